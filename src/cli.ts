@@ -1,0 +1,161 @@
+/**
+ * `opencode-compaction-guard replay <export.json | -> [flags]`: where would the guard have
+ * stopped this session? Runs the same decision as the plugin at every automatic compaction
+ * of an `opencode export` file.
+ *
+ * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr.
+ */
+import { parseArgs } from "node:util";
+import { ExportError, readExport } from "./export.js";
+import { usableContext, type ModelLimits } from "./limits.js";
+import { describeEvidence } from "./notice.js";
+import { checkSetting, parseSettingText, resolveSettings, type GuardSettings } from "./settings.js";
+import { replayMessages, type ReplayRow } from "./verdict.js";
+
+const USAGE = `Usage: opencode-compaction-guard replay <export.json | -> [options]
+
+Replays a session exported with \`opencode export <sessionID>\` through the guard and shows,
+for every automatic compaction, whether the guard would have allowed the synthetic
+continue turn.
+
+Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):
+  --threshold N          repeated-tool-call count that denies (default 3)
+  --window N             assistant messages repeated-tool-call reads (default 8)
+  --min-reduction F      fraction a compaction must cut the context by (default 0.1)
+  --match-output BOOL    same call needs the same output to count (default true)
+  --context-limit N      model context window, tokens   } known limits let no-progress
+  --output-limit N       model output limit, tokens     } compare with opencode's
+  --input-limit N        model input limit, tokens      } usable context
+  --json                 print one JSON object instead of a table
+  -h, --help             show this help
+`;
+
+/** A usage or input problem: printed as one line, exit 2. */
+class UsageError extends Error {}
+
+const SETTING_FLAGS = {
+  threshold: "threshold",
+  window: "window",
+  "min-reduction": "minReduction",
+  "match-output": "matchOutput",
+} as const satisfies Record<string, keyof GuardSettings>;
+
+function tokensFlag(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} must be a whole number of tokens, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));
+
+function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null): string {
+  const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
+  const body = rows.map((r) => [
+    String(r.compaction.index),
+    r.compaction.messageID,
+    fmt(r.triggerTokens),
+    fmt(r.afterTokens),
+    r.decision,
+    r.rule ?? "-",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const right = new Set([0, 2, 3]);
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const firstDeny = rows.find((r) => r.decision === "deny");
+  return [
+    `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
+      (usable === null ? "model limits unknown (see --context-limit)" : `usable context ${fmt(usable)} tokens`),
+    line(header),
+    ...body.map(line),
+    firstDeny
+      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${describeEvidence(firstDeny)}`
+      : "no deny: the guard would have let every continue turn through",
+  ].join("\n");
+}
+
+/**
+ * Runs the CLI.
+ * @param argv arguments after the program name.
+ * @returns the exit code; output goes to the given streams.
+ */
+export async function main(
+  argv: readonly string[],
+  out: (text: string) => void = (t) => process.stdout.write(t),
+  err: (text: string) => void = (t) => process.stderr.write(t),
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        threshold: { type: "string" },
+        window: { type: "string" },
+        "min-reduction": { type: "string" },
+        "match-output": { type: "string" },
+        "context-limit": { type: "string" },
+        "output-limit": { type: "string" },
+        "input-limit": { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (values.help) {
+      out(USAGE);
+      return 0;
+    }
+    const [command, file, ...extra] = positionals;
+    if (command !== "replay") throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
+    if (file === undefined) throw new UsageError("replay needs an export file (or - for standard input)");
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+
+    const resolved = resolveSettings(undefined, env);
+    for (const problem of resolved.problems) err(`warning: ${problem}\n`);
+    const settings: Record<string, unknown> = { ...resolved.settings };
+    for (const [flag, key] of Object.entries(SETTING_FLAGS)) {
+      const text = values[flag as keyof typeof SETTING_FLAGS];
+      if (text === undefined) continue;
+      const checked = checkSetting(key, parseSettingText(key, text));
+      if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
+      settings[key] = checked.value;
+    }
+    const limits: Partial<ModelLimits> = {
+      context: tokensFlag("context-limit", values["context-limit"]),
+      output: tokensFlag("output-limit", values["output-limit"]),
+      input: tokensFlag("input-limit", values["input-limit"]),
+    };
+
+    const session = await readExport(file);
+    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits });
+    const firstDeny = rows.find((r) => r.decision === "deny")?.compaction.index ?? null;
+    if (values.json) {
+      const compactions = rows.map((r) => ({
+        index: r.compaction.index,
+        messageID: r.compaction.messageID,
+        decision: r.decision,
+        rule: r.rule,
+        triggerTokens: r.triggerTokens,
+        afterTokens: r.afterTokens,
+        evidence: r.evidence,
+      }));
+      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny })}\n`);
+    } else {
+      out(`${table(session.info.id, rows, usableContext(limits))}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ExportError) {
+      err(`opencode-compaction-guard: ${error.message}\n`);
+      return 2;
+    }
+    const code = (error as { code?: string }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      err(`opencode-compaction-guard: ${(error as Error).message}; try --help\n`);
+      return 2;
+    }
+    err(`opencode-compaction-guard: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * opencode messages → a flat, validated timeline the rules can read.
+ *
+ * The input is what `client.session.messages()` returns and what `opencode export` writes
+ * under `messages`: `Array<{ info, parts }>`, oldest first. Every field is read
+ * defensively: a message the guard cannot understand becomes an `other` entry and is
+ * otherwise ignored, so that no shape of history makes the guard throw.
+ */
+
+/** The text opencode 1.18.33 puts in the synthetic continue turn (session/compaction.ts). */
+export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
+
+/** A completed tool part as the rules need it: raw input and output are kept, not copied. */
+export interface ToolCall {
+  /** Tool name as opencode records it (`bash`, `read`, an MCP tool id …). */
+  readonly tool: string;
+  /** `state.input`, untouched. */
+  readonly input: unknown;
+  /** `state.output`, untouched (a string for opencode's own tools). */
+  readonly output: unknown;
+}
+
+/** An assistant message. `contextTokens` is null when opencode recorded no usable size. */
+export interface AssistantEntry {
+  readonly kind: "assistant";
+  readonly id: string;
+  /** `summary: true`: the compaction agent's summary of the history before it. */
+  readonly summary: boolean;
+  /** For a summary: the id of the compaction user message it answers. */
+  readonly parentID: string | undefined;
+  /** `finish` is set and `error` is not: the step (or summary) ended normally. */
+  readonly succeeded: boolean;
+  /** opencode's context size of this step in tokens, see {@link contextTokens}. */
+  readonly contextTokens: number | null;
+  /** Tool parts with `state.status === "completed"`, in part order. */
+  readonly toolCalls: readonly ToolCall[];
+}
+
+/** A user message, classified the way the rules need. */
+export interface UserEntry {
+  readonly kind: "user";
+  readonly id: string;
+  /**
+   * `real`: typed by a person (or a command); it resets the repeated-tool-call count.
+   * `compaction`: holds a `compaction` part. `continue`: opencode's synthetic continue turn.
+   */
+  readonly role: "real" | "compaction" | "continue";
+  /** For a compaction message: `auto` of its compaction part. */
+  readonly auto: boolean;
+}
+
+/** Anything else (unknown role, malformed entry): kept so positions match the source. */
+export interface OtherEntry {
+  readonly kind: "other";
+  readonly id: string | undefined;
+}
+
+export type Entry = AssistantEntry | UserEntry | OtherEntry;
+
+/** One compaction in the timeline. Positions index {@link Timeline.entries}. */
+export interface Compaction {
+  /** 1-based among *automatic* compactions; 0 for a manual one. */
+  readonly index: number;
+  readonly auto: boolean;
+  /** Id of the user message holding the `compaction` part. */
+  readonly messageID: string;
+  /** Position of that user message. */
+  readonly position: number;
+  /** Position of its summary (assistant, `summary: true`, `parentID` = messageID), or -1. */
+  readonly summaryPosition: number;
+  /** The summary exists and finished without error. */
+  readonly succeeded: boolean;
+}
+
+export interface Timeline {
+  readonly entries: readonly Entry[];
+  /** Every compaction, manual ones too, in order. */
+  readonly compactions: readonly Compaction[];
+}
+
+type Rec = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Rec =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** A token count opencode could have written: finite and ≥ 0; anything else reads as 0. */
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+
+/**
+ * opencode's context size of one step, in tokens:
+ * `tokens.total || input + output + cache.read + cache.write`
+ * (session/overflow.ts, `isOverflow`). Negative, NaN or non-numeric fields read as 0.
+ *
+ * @returns the size, or null when it is missing or zero (the rules treat both as "no data").
+ */
+export function contextTokens(tokens: unknown): number | null {
+  if (!isRecord(tokens)) return null;
+  const cache = isRecord(tokens.cache) ? tokens.cache : {};
+  const size =
+    count(tokens.total) ||
+    count(tokens.input) + count(tokens.output) + count(cache.read) + count(cache.write);
+  return size > 0 ? size : null;
+}
+
+function toolCalls(parts: readonly unknown[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const part of parts) {
+    if (!isRecord(part) || part.type !== "tool" || !isRecord(part.state)) continue;
+    if (part.state.status !== "completed") continue;
+    calls.push({ tool: str(part.tool) ?? "", input: part.state.input, output: part.state.output });
+  }
+  return calls;
+}
+
+/**
+ * Is this user message opencode's synthetic continue turn? The marker
+ * `metadata.compaction_continue` comes first; opencode says it is not a stable contract,
+ * so a synthetic text part starting with the continue text counts too.
+ */
+function isContinueTurn(parts: readonly unknown[]): boolean {
+  return parts.some(
+    (part) =>
+      isRecord(part) &&
+      part.type === "text" &&
+      ((isRecord(part.metadata) && part.metadata.compaction_continue === true) ||
+        (part.synthetic === true && str(part.text)?.startsWith(CONTINUE_TEXT_PREFIX) === true)),
+  );
+}
+
+function toEntry(message: unknown): Entry {
+  const info = isRecord(message) && isRecord(message.info) ? message.info : undefined;
+  const id = str(info?.id);
+  if (!info || id === undefined) return { kind: "other", id };
+  const parts = isRecord(message) && Array.isArray(message.parts) ? message.parts : [];
+
+  if (info.role === "assistant") {
+    return {
+      kind: "assistant",
+      id,
+      summary: info.summary === true,
+      parentID: str(info.parentID),
+      succeeded: info.finish !== undefined && info.finish !== null && !info.error,
+      contextTokens: contextTokens(info.tokens),
+      toolCalls: toolCalls(parts),
+    };
+  }
+  if (info.role === "user") {
+    const compaction = parts.find((part) => isRecord(part) && part.type === "compaction");
+    if (isRecord(compaction)) return { kind: "user", id, role: "compaction", auto: compaction.auto === true };
+    return { kind: "user", id, role: isContinueTurn(parts) ? "continue" : "real", auto: false };
+  }
+  return { kind: "other", id };
+}
+
+/**
+ * Builds the timeline of a session's messages.
+ *
+ * @param messages `Array<{ info, parts }>`, oldest first, as opencode returns them.
+ *   Entries of any other shape are kept as `other` and ignored by the rules.
+ * @returns entries in input order and every compaction found; never throws.
+ */
+export function buildTimeline(messages: readonly unknown[]): Timeline {
+  const entries = messages.map(toEntry);
+  const summaries = new Map<string, number>();
+  entries.forEach((entry, position) => {
+    if (entry.kind === "assistant" && entry.summary && entry.parentID !== undefined) {
+      if (!summaries.has(entry.parentID)) summaries.set(entry.parentID, position);
+    }
+  });
+
+  const compactions: Compaction[] = [];
+  let autoIndex = 0;
+  entries.forEach((entry, position) => {
+    if (entry.kind !== "user" || entry.role !== "compaction") return;
+    const summaryPosition = summaries.get(entry.id) ?? -1;
+    const summary = entries[summaryPosition];
+    compactions.push({
+      index: entry.auto ? ++autoIndex : 0,
+      auto: entry.auto,
+      messageID: entry.id,
+      position,
+      summaryPosition,
+      succeeded: summaryPosition > position && summary?.kind === "assistant" && summary.succeeded,
+    });
+  });
+  return { entries, compactions };
+}

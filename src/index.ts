@@ -1,0 +1,146 @@
+/**
+ * The plugin module opencode loads. It wires `experimental.compaction.autocontinue` to the
+ * pure decision in ./verdict.ts and tells the user when it denies; nothing else.
+ *
+ * opencode calls the hook once per automatic compaction, after the summary finished and
+ * just before it would add the synthetic continue turn (session/compaction.ts, 1.18.33).
+ * A throw inside a hook becomes a defect in opencode's runtime, so every path is caught:
+ * on any failure the guard logs one warning and leaves `output.enabled` as it was.
+ */
+import type { Hooks, Plugin, PluginInput, PluginModule } from "@opencode-ai/plugin";
+import { buildTimeline } from "./history.js";
+import { allowLogMessage, denialLogMessage, denialToast } from "./notice.js";
+import { resolveSettings } from "./settings.js";
+import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
+
+
+/** The `service` of every log line the guard writes (`client.app.log`). */
+export const SERVICE = "compaction-guard";
+
+/** How long the hook waits for `session.messages` before falling back to opencode's behaviour, ms. */
+export const MESSAGES_TIMEOUT_MS = 5_000;
+/** How long the hook waits for a toast or a log call before moving on, ms. */
+export const NOTIFY_TIMEOUT_MS = 1_000;
+
+type Client = PluginInput["client"];
+type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
+type Level = "debug" | "info" | "warn" | "error";
+
+/** Test seams: everything the guard takes from its surroundings. */
+export interface GuardDeps {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly messagesTimeoutMs?: number;
+  readonly notifyTimeoutMs?: number;
+}
+
+class TimeoutError extends Error {}
+
+/** Resolves like `promise`, or rejects with TimeoutError after `ms`. The timer never holds the process. */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A one-line description of anything thrown, without stack or payload. */
+const reason = (error: unknown): string =>
+  (error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error")
+    .split("\n")[0]!
+    .slice(0, 200);
+
+/**
+ * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
+ * setting is logged once as a warning. Keeps no per-session state.
+ *
+ * @param input opencode's PluginInput (only `client` is used).
+ * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
+ */
+export function createGuard(input: Pick<PluginInput, "client">, options: unknown, deps: GuardDeps = {}): Hooks {
+  const client: Client = input.client;
+  const { settings, problems } = resolveSettings(options, deps.env ?? process.env);
+  const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
+  const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
+
+  /** Logging never throws and never waits longer than notifyTimeoutMs. */
+  const log = async (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> => {
+    try {
+      await withTimeout(
+        Promise.resolve(client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } })),
+        notifyTimeoutMs,
+        "client.app.log",
+      );
+    } catch {
+      // Nowhere left to report to.
+    }
+  };
+
+  for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
+  if (!settings.enabled) {
+    void log("info", "compaction-guard is disabled (OPENCODE_COMPACTION_GUARD_DISABLED or enabled: false)");
+    return {};
+  }
+
+  const autocontinue: AutocontinueHook = async (hookInput, output) => {
+    const started = performance.now();
+    const sessionID = String(hookInput?.sessionID ?? "unknown");
+    try {
+      if (output?.enabled === false) return; // another plugin already denied it
+      const response = await withTimeout(
+        Promise.resolve(
+          client.session.messages({ path: { id: sessionID }, query: { limit: historyLimit(settings) } }),
+        ),
+        messagesTimeoutMs,
+        "session.messages",
+      );
+      const data: unknown = (response as { data?: unknown } | undefined)?.data;
+      if (!Array.isArray(data)) {
+        const error = (response as { error?: unknown } | undefined)?.error;
+        throw new Error(`session.messages returned no message list${error ? ` (${reason(JSON.stringify(error))})` : ""}`);
+      }
+      const timeline = buildTimeline(data);
+      const point = findDecisionPoint(timeline, hookInput?.message?.id);
+      if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
+
+      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit });
+      const extra = {
+        sessionID,
+        messageID: verdict.compaction.messageID,
+        decision: verdict.decision,
+        rule: verdict.rule,
+        elapsedMs: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (verdict.decision === "allow") {
+        if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict), extra);
+        return;
+      }
+      output.enabled = false;
+      if (settings.notify === "off") return;
+      if (settings.notify === "toast") {
+        await withTimeout(
+          Promise.resolve(client.tui.showToast({ body: denialToast(verdict) })),
+          notifyTimeoutMs,
+          "tui.showToast",
+        ).catch(() => undefined);
+      }
+      await log("warn", denialLogMessage(sessionID, verdict), extra);
+    } catch (error) {
+      await log(
+        "warn",
+        `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`,
+        { sessionID, elapsedMs: Math.round(performance.now() - started) },
+      );
+    }
+  };
+
+  return { "experimental.compaction.autocontinue": autocontinue };
+}
+
+/** The plugin function opencode calls at start-up: `(input, options) => hooks`. */
+export const server: Plugin = async (input, options) => createGuard(input, options);
+
+/** The module shape opencode 1.18.33 loads; a path-loaded plugin must export `id`. */
+const plugin: PluginModule = { id: "compaction-guard", server };
+export default plugin;

@@ -1,0 +1,54 @@
+/**
+ * Short, redacted previews of tool inputs: the only part of a tool call the guard ever
+ * shows (in evidence, logs, toasts and replay output). Raw outputs are never shown.
+ */
+import { canonicalJson } from "./signature.js";
+
+/** Longest preview, characters. */
+export const PREVIEW_MAX = 60;
+
+/** Fields whose value says best what a call did (bash `command`, read `filePath` …). */
+const TELLING_FIELDS = ["command", "filePath", "path", "pattern", "url", "query"];
+
+const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi, "$1 [redacted]"],
+  [/((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)["']?\s*[:=]\s*["']?)[^\s"',;&]+/gi, "$1[redacted]"],
+  [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, "sk-[redacted]"],
+  [/\bgh[pousr]_[A-Za-z0-9]{10,}/g, "gh_[redacted]"],
+  [/\bgithub_pat_[A-Za-z0-9_]{10,}/g, "github_pat_[redacted]"],
+  [/\bxox[abprs]-[A-Za-z0-9-]{8,}/g, "xox-[redacted]"],
+  [/\bAKIA[0-9A-Z]{16}\b/g, "AKIA[redacted]"],
+  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, "[redacted-jwt]"],
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, "[redacted-key]"],
+];
+
+/** Long runs of letters and digits mixed (hex, base64 keys) read as secrets too. */
+const LONG_TOKEN = /[A-Za-z0-9_+=-]{32,}/g;
+
+/**
+ * Masks secret-shaped substrings: `sk-…`, `ghp_…`, `Bearer …`, `api_key=…`, JWTs, private
+ * keys, AWS key ids, and any 32+ character run that mixes letters and digits.
+ */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out.replace(LONG_TOKEN, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? "[redacted]" : run));
+}
+
+/**
+ * A one-line preview of a tool input, at most {@link PREVIEW_MAX} characters, secrets masked.
+ * For an object with a telling field (`command`, `filePath` …) it shows `field=value`;
+ * otherwise the canonical JSON.
+ */
+export function previewInput(input: unknown): string {
+  let text: string;
+  const field =
+    typeof input === "object" && input !== null
+      ? TELLING_FIELDS.find((name) => typeof (input as Record<string, unknown>)[name] === "string")
+      : undefined;
+  if (field !== undefined) text = `${field}=${JSON.stringify((input as Record<string, string>)[field])}`;
+  else text = canonicalJson(input);
+  // Redact a bounded prefix: a secret cut at the edge still matches its pattern's prefix.
+  const flat = redactSecrets(text.slice(0, 4 * PREVIEW_MAX)).replace(/\s+/g, " ").trim();
+  return flat.length > PREVIEW_MAX ? `${flat.slice(0, PREVIEW_MAX - 1)}…` : flat;
+}

@@ -1,0 +1,114 @@
+/**
+ * Rule no-progress: the previous automatic compaction did not reduce the overflow, so the
+ * next one will not either (do not re-arm).
+ *
+ * Mirrors the unmerged opencode PRs #29150 (tokens dropped < 5%), #50233 (first step after
+ * compaction still at or above the trigger) and #48828 (trailing compactions that still
+ * overflow), and Gemini CLI's "compression made the history bigger" check. A missing
+ * measurement never counts as a stall.
+ */
+import type { Compaction, Entry, Timeline } from "../history.js";
+import type { GuardSettings } from "../settings.js";
+
+/** The step that triggered a compaction, and the first step after its summary. */
+export interface CompactionSizes {
+  /** Context size (tokens) of the last non-summary assistant message before the compaction message. */
+  readonly triggerTokens: number | null;
+  readonly triggerMessageID: string | null;
+  /** Context size (tokens) of the first non-summary assistant message after the summary. */
+  readonly afterTokens: number | null;
+  readonly afterMessageID: string | null;
+}
+
+export type NoProgressCheck =
+  | {
+      readonly status: "abstain";
+      /** Why nothing was measured, in words. */
+      readonly reason: string;
+    }
+  | ({
+      readonly status: "measured";
+      /** The previous automatic compaction, k−1. */
+      readonly previousMessageID: string;
+      /** 1 − after / trigger: the fraction of the context the compaction removed (may be < 0). */
+      readonly reduction: number;
+      readonly minReduction: number;
+      /** opencode's usable context in tokens, when the model's limits are known. */
+      readonly usableTokens: number | null;
+      /** Which test failed, or null when the compaction made progress. */
+      readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context";
+    } & CompactionSizes);
+
+const isStep = (entry: Entry | undefined): entry is Extract<Entry, { kind: "assistant" }> =>
+  entry?.kind === "assistant" && !entry.summary;
+
+/**
+ * Measures one compaction in `entries[start..end]`.
+ * @returns trigger and after sizes in tokens, null where no step or no token data exists.
+ */
+export function compactionSizes(
+  entries: readonly Entry[],
+  compaction: Compaction,
+  end: number = entries.length - 1,
+  start = 0,
+): CompactionSizes {
+  let trigger: Extract<Entry, { kind: "assistant" }> | undefined;
+  for (let position = compaction.position - 1; position >= start && !trigger; position--) {
+    const entry = entries[position];
+    if (isStep(entry)) trigger = entry;
+  }
+  let after: Extract<Entry, { kind: "assistant" }> | undefined;
+  const from = Math.max(compaction.position, compaction.summaryPosition) + 1;
+  for (let position = from; position <= end && !after; position++) {
+    const entry = entries[position];
+    if (isStep(entry)) after = entry;
+  }
+  return {
+    triggerTokens: trigger?.contextTokens ?? null,
+    triggerMessageID: trigger?.id ?? null,
+    afterTokens: after?.contextTokens ?? null,
+    afterMessageID: after?.id ?? null,
+  };
+}
+
+/**
+ * Evaluates no-progress for compaction k (`current`) on `entries[start..current]`.
+ *
+ * Let k−1 be the previous automatic compaction. Fires when
+ * after(k−1) ≥ trigger(k−1) × (1 − minReduction), or when `usableTokens` is known and
+ * after(k−1) ≥ usableTokens (opencode's own overflow line). Abstains when k is the first
+ * automatic compaction in view, or either size is missing or zero.
+ */
+export function checkNoProgress(
+  timeline: Timeline,
+  current: Compaction,
+  settings: Pick<GuardSettings, "minReduction">,
+  usableTokens: number | null,
+  start = 0,
+): NoProgressCheck {
+  const previous = timeline.compactions.filter(
+    (c) => c.auto && c.position >= start && c.position < current.position,
+  ).at(-1);
+  if (!previous) return { status: "abstain", reason: "no earlier automatic compaction" };
+
+  const sizes = compactionSizes(timeline.entries, previous, current.position - 1, start);
+  if (sizes.triggerTokens === null || sizes.afterTokens === null) {
+    return { status: "abstain", reason: "token sizes around the previous compaction are missing" };
+  }
+  const { triggerTokens, afterTokens } = sizes;
+  const stalled =
+    afterTokens >= triggerTokens * (1 - settings.minReduction)
+      ? "reduction-below-minimum"
+      : usableTokens !== null && afterTokens >= usableTokens
+        ? "still-over-usable-context"
+        : null;
+  return {
+    status: "measured",
+    previousMessageID: previous.messageID,
+    ...sizes,
+    reduction: 1 - afterTokens / triggerTokens,
+    minReduction: settings.minReduction,
+    usableTokens,
+    stalled,
+  };
+}
