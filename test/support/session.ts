@@ -1,0 +1,143 @@
+/**
+ * A small builder of opencode 1.18.33 session histories, in the exact shapes
+ * `opencode export` writes (see fixtures/opencode-1.18.33-loop-bash.json).
+ */
+
+export interface ToolSpec {
+  tool: string;
+  input: unknown;
+  output?: unknown;
+  status?: "completed" | "error" | "pending" | "running";
+}
+
+/** A step's tokens: a context size (input = size − 20, output = 20), raw fields, or none. */
+export type TokenSpec = number | Record<string, unknown> | null;
+
+export interface Message {
+  info: Record<string, unknown>;
+  parts: Array<Record<string, unknown>>;
+}
+
+const CONTINUE =
+  "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.";
+
+function tokensOf(spec: TokenSpec): Record<string, unknown> | undefined {
+  if (spec === null) return undefined;
+  if (typeof spec !== "number") return spec;
+  return { total: spec, input: spec - 20, output: 20, reasoning: 0, cache: { read: 0, write: 0 } };
+}
+
+export class SessionBuilder {
+  readonly messages: Message[] = [];
+  private seq = 0;
+  private lastUser = "";
+  private readonly sessionID: string;
+
+  constructor(sessionID = "ses_test") {
+    this.sessionID = sessionID;
+  }
+
+  private id(prefix: string): string {
+    this.seq += 1;
+    return `${prefix}_${String(this.seq).padStart(4, "0")}`;
+  }
+
+  private part(messageID: string, part: Record<string, unknown>): Record<string, unknown> {
+    return { id: this.id("prt"), sessionID: this.sessionID, messageID, ...part };
+  }
+
+  private pushUser(parts: Array<Record<string, unknown>>): string {
+    const id = this.id("msg");
+    this.messages.push({
+      info: { id, sessionID: this.sessionID, role: "user", agent: "build", time: { created: this.seq } },
+      parts: parts.map((p) => this.part(id, p)),
+    });
+    this.lastUser = id;
+    return id;
+  }
+
+  /** A real user message (typed by a person). */
+  user(text = "do the task"): this {
+    this.pushUser([{ type: "text", text }]);
+    return this;
+  }
+
+  /** One assistant step with the given tool parts and context size. */
+  step(tools: ToolSpec[] | ToolSpec, tokens: TokenSpec = 7020): this {
+    const id = this.id("msg");
+    const list = Array.isArray(tools) ? tools : [tools];
+    const t = tokensOf(tokens);
+    this.messages.push({
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        parentID: this.lastUser,
+        agent: "build",
+        mode: "build",
+        finish: "tool-calls",
+        ...(t ? { tokens: t } : {}),
+      },
+      parts: [
+        this.part(id, { type: "step-start" }),
+        ...list.map((spec, i) =>
+          this.part(id, {
+            type: "tool",
+            tool: spec.tool,
+            callID: `call_${this.seq}_${i}`,
+            state: {
+              status: spec.status ?? "completed",
+              input: spec.input,
+              ...((spec.status ?? "completed") === "completed" ? { output: spec.output ?? "ok\n" } : {}),
+              ...(spec.status === "error" ? { error: "failed" } : {}),
+            },
+          }),
+        ),
+        this.part(id, { type: "step-finish", reason: "tool-calls", ...(t ? { tokens: t } : {}) }),
+      ],
+    });
+    return this;
+  }
+
+  /**
+   * A compaction cycle: the compaction user message, the summary, and (for an automatic
+   * compaction, unless `continueTurn` is false) the synthetic continue turn.
+   */
+  compact(options: { auto?: boolean; failed?: boolean; continueTurn?: boolean } = {}): this {
+    const auto = options.auto ?? true;
+    const compactionID = this.pushUser([{ type: "compaction", auto, overflow: false }]);
+    const id = this.id("msg");
+    this.messages.push({
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        parentID: compactionID,
+        summary: true,
+        agent: "compaction",
+        mode: "compaction",
+        tokens: tokensOf(330),
+        ...(options.failed ? { error: { name: "APIError", data: { message: "boom" } } } : { finish: "stop" }),
+      },
+      parts: [this.part(id, { type: "text", text: "SUMMARY: next step: run it again." })],
+    });
+    if (auto && !options.failed && options.continueTurn !== false) {
+      this.pushUser([
+        { type: "text", text: CONTINUE, synthetic: true, metadata: { compaction_continue: true } },
+      ]);
+    }
+    return this;
+  }
+
+  /** `{ info, messages }` as `opencode export` writes it. */
+  export(): { info: Record<string, unknown>; messages: Message[] } {
+    return { info: { id: this.sessionID, version: "1.18.33" }, messages: this.messages };
+  }
+}
+
+/** A bash tool spec. */
+export const bash = (command: string, output = "ok\n"): ToolSpec => ({
+  tool: "bash",
+  input: { command, description: "run" },
+  output,
+});

@@ -1,0 +1,308 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
+import { replayMessages, type ReplayRow } from "../src/verdict.js";
+import { bash, SessionBuilder } from "./support/session.js";
+
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8")) as { messages: unknown[] };
+
+const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });
+const LIMITS_65K = { context: 65_536, output: 16_384 };
+
+const decisions = (rows: ReplayRow[]) => rows.map((r) => [r.compaction.index, r.decision, r.rule]);
+const firstDeny = (rows: ReplayRow[]) => rows.find((r) => r.decision === "deny")?.compaction.index ?? null;
+
+describe("case 1: the real looping export from opencode 1.18.33", () => {
+  const rows = replayMessages(fixture("opencode-1.18.33-loop-bash.json").messages, settings());
+
+  it("allows compaction 1, denies compaction 2 by no-progress, then repeated-tool-call at 3", () => {
+    expect(decisions(rows)).toEqual([
+      [1, "allow", null],
+      [2, "deny", "no-progress"],
+      [3, "deny", "repeated-tool-call"],
+    ]);
+    expect(firstDeny(rows)).toBe(2);
+  });
+
+  it("carries the measured evidence", () => {
+    const second = rows[1]!;
+    expect(second.evidence.noProgress).toMatchObject({
+      status: "measured",
+      triggerTokens: 7020,
+      afterTokens: 7020,
+      reduction: 0,
+      stalled: "reduction-below-minimum",
+      previousMessageID: "msg_22b7cb6d0001bzMcMOyhULTJKu",
+      triggerMessageID: "msg_22b7cb101001mJn299jTF6obfO",
+      afterMessageID: "msg_22b7cb7e5001E1wPUtYr0HCEti",
+    });
+    expect(rows[2]!.evidence.repeatedToolCall).toMatchObject({
+      fired: true,
+      tool: "bash",
+      count: 3,
+      preview: 'command="echo hi"',
+      messagesRead: 3,
+    });
+  });
+});
+
+describe("case 2: the reported fixed point (65,536 context / 16,384 output)", () => {
+  const session = new SessionBuilder().user("fix the build");
+  const sizes = Array.from({ length: 26 }, (_, i) => Math.round(49_417 + ((50_835 - 49_417) * i) / 25));
+  for (const size of sizes) session.step(bash("npm run build", "error TS2304\n"), size).compact();
+  const rows = replayMessages(session.messages, settings(), { limits: LIMITS_65K });
+
+  it("replays 26 automatic compactions with trigger sizes 49,417 → 50,835", () => {
+    expect(rows).toHaveLength(26);
+    expect(rows[0]!.triggerTokens).toBe(49_417);
+    expect(rows[25]!.triggerTokens).toBe(50_835);
+  });
+
+  it("denies at compaction 2 by no-progress, above opencode's usable context of 49,152", () => {
+    expect(firstDeny(rows)).toBe(2);
+    expect(rows[1]!.rule).toBe("no-progress");
+    expect(rows[1]!.evidence.noProgress).toMatchObject({ usableTokens: 49_152, afterTokens: sizes[1] });
+    expect(rows[2]!.rule).toBe("repeated-tool-call");
+  });
+});
+
+describe("case 3: compactions that reduce the context", () => {
+  // Four cycles: 52K triggers, the first step after each compaction is at 14K and the
+  // context grows back to 52K over six steps, each a different tool call.
+  const session = new SessionBuilder().user("refactor the parser");
+  const cycle = [14_000, 21_600, 29_200, 36_800, 44_400, 52_000];
+  let n = 0;
+  session.step({ tool: "read", input: { filePath: `src/file${n++}.ts` } }, 52_000).compact();
+  for (let c = 0; c < 4; c++) {
+    for (const size of cycle) session.step({ tool: "read", input: { filePath: `src/file${n++}.ts` } }, size);
+    session.compact();
+  }
+
+  it.each([
+    ["with known limits", { limits: LIMITS_65K }],
+    ["without limits", {}],
+  ])("never denies, %s", (_, options) => {
+    const rows = replayMessages(session.messages, settings(), options);
+    expect(rows.map((r) => r.decision)).toEqual(["allow", "allow", "allow", "allow", "allow"]);
+    expect(rows[1]!.evidence.noProgress).toMatchObject({ triggerTokens: 52_000, afterTokens: 14_000, stalled: null });
+  });
+});
+
+describe("case 4: a real user message resets repeated-tool-call", () => {
+  it("does not deny when the third identical call follows a real user message", () => {
+    const session = new SessionBuilder()
+      .user("run the tests")
+      .step(bash("npm test", "3 passed\n"), 40_000)
+      .step(bash("npm test", "3 passed\n"), 41_000)
+      .user("run them once more please")
+      .step(bash("npm test", "3 passed\n"), 42_000)
+      .compact();
+    const [row] = replayMessages(session.messages, settings());
+    expect(row!.decision).toBe("allow");
+    expect(row!.evidence.repeatedToolCall).toMatchObject({ count: 1, messagesRead: 1, fired: false });
+  });
+
+  it("denies the same history without the real user message", () => {
+    const session = new SessionBuilder()
+      .user("run the tests")
+      .step(bash("npm test", "3 passed\n"), 40_000)
+      .step(bash("npm test", "3 passed\n"), 41_000)
+      .step(bash("npm test", "3 passed\n"), 42_000)
+      .compact();
+    const [row] = replayMessages(session.messages, settings());
+    expect(row!.rule).toBe("repeated-tool-call");
+    expect(row!.evidence.repeatedToolCall.count).toBe(3);
+  });
+
+  it("synthetic continue turns do not reset the count", () => {
+    const session = new SessionBuilder().user("go");
+    for (let i = 0; i < 3; i++) session.step(bash("npm test", "3 passed\n"), null).compact();
+    const rows = replayMessages(session.messages, settings());
+    expect(decisions(rows)).toEqual([
+      [1, "allow", null],
+      [2, "allow", null],
+      [3, "deny", "repeated-tool-call"],
+    ]);
+  });
+});
+
+describe("case 5: key order of tool inputs", () => {
+  it("counts inputs whose keys come in another order as identical", () => {
+    const session = new SessionBuilder()
+      .user()
+      .step({ tool: "grep", input: { pattern: "TODO", path: "src", opts: { a: 1, b: [1, 2] } } }, null)
+      .step({ tool: "grep", input: { opts: { b: [1, 2], a: 1 }, path: "src", pattern: "TODO" } }, null)
+      .step({ tool: "grep", input: { path: "src", opts: { a: 1, b: [1, 2] }, pattern: "TODO" } }, null)
+      .compact();
+    const [row] = replayMessages(session.messages, settings());
+    expect(row!.rule).toBe("repeated-tool-call");
+    expect(row!.evidence.repeatedToolCall).toMatchObject({ tool: "grep", count: 3 });
+  });
+
+  it("keeps array order significant", () => {
+    const session = new SessionBuilder()
+      .user()
+      .step({ tool: "grep", input: { paths: ["a", "b"] } }, null)
+      .step({ tool: "grep", input: { paths: ["b", "a"] } }, null)
+      .step({ tool: "grep", input: { paths: ["a", "b"] } }, null)
+      .compact();
+    const [row] = replayMessages(session.messages, settings());
+    expect(row!.decision).toBe("allow");
+    expect(row!.evidence.repeatedToolCall.count).toBe(2);
+  });
+});
+
+describe("case 6: matchOutput", () => {
+  const session = new SessionBuilder()
+    .user()
+    .step(bash("npm test", "1 of 3 passed\n"), null)
+    .step(bash("npm test", "2 of 3 passed\n"), null)
+    .step(bash("npm test", "3 of 3 passed\n"), null)
+    .compact();
+
+  it("does not deny the same call with different outputs when on", () => {
+    const [row] = replayMessages(session.messages, settings({ matchOutput: true }));
+    expect(row!.decision).toBe("allow");
+    expect(row!.evidence.repeatedToolCall.count).toBe(1);
+  });
+
+  it("denies it when off", () => {
+    const [row] = replayMessages(session.messages, settings({ matchOutput: false }));
+    expect(row!.rule).toBe("repeated-tool-call");
+    expect(row!.evidence.repeatedToolCall.count).toBe(3);
+  });
+});
+
+describe("case 7: missing token data", () => {
+  const zero = { total: 0, input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
+
+  it.each([
+    ["absent", null],
+    ["all zero", zero],
+  ])("no-progress abstains when token counts are %s", (_, tokens) => {
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < 4; i++) session.step({ tool: "read", input: { filePath: `f${i}` } }, tokens).compact();
+    const rows = replayMessages(session.messages, settings(), { limits: LIMITS_65K });
+    expect(rows.map((r) => r.decision)).toEqual(["allow", "allow", "allow", "allow"]);
+    expect(rows[3]!.evidence.noProgress).toEqual({
+      status: "abstain",
+      reason: "token sizes around the previous compaction are missing",
+    });
+  });
+
+  it("repeated-tool-call still decides", () => {
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < 3; i++) session.step(bash("ls"), zero).compact();
+    expect(decisions(replayMessages(session.messages, settings()))).toEqual([
+      [1, "allow", null],
+      [2, "allow", null],
+      [3, "deny", "repeated-tool-call"],
+    ]);
+  });
+});
+
+describe("case 8: a slow decline (Kilo-Org/kilocode#12769)", () => {
+  it("denies at compaction 2 for 308,977 → 305,845 → 305,832 tokens", () => {
+    const session = new SessionBuilder().user();
+    [308_977, 305_845, 305_832, 305_841].forEach((size, i) =>
+      session.step({ tool: "read", input: { filePath: `f${i}` } }, size).compact(),
+    );
+    const rows = replayMessages(session.messages, settings());
+    expect(decisions(rows)).toEqual([
+      [1, "allow", null],
+      [2, "deny", "no-progress"],
+      [3, "deny", "no-progress"],
+      [4, "deny", "no-progress"],
+    ]);
+    expect(rows[1]!.evidence.noProgress).toMatchObject({ triggerTokens: 308_977, afterTokens: 305_845 });
+  });
+});
+
+describe("case 9: manual compactions", () => {
+  const session = new SessionBuilder()
+    .user()
+    .step(bash("make"), 50_000)
+    .compact({ auto: false })
+    .step(bash("make"), 49_000)
+    .step(bash("make"), 49_500)
+    .compact();
+  const rows = replayMessages(session.messages, settings());
+
+  it("is never a decision point", () => {
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.compaction.index).toBe(1);
+  });
+
+  it("keeps its messages in the history the rules read", () => {
+    // The three `make` calls straddle the manual compaction and still count.
+    expect(rows[0]!.rule).toBe("repeated-tool-call");
+    expect(rows[0]!.evidence.repeatedToolCall.count).toBe(3);
+    // And it is not the "previous automatic compaction" of no-progress.
+    expect(rows[0]!.evidence.noProgress).toEqual({ status: "abstain", reason: "no earlier automatic compaction" });
+  });
+});
+
+describe("threshold and window edges", () => {
+  const repeated = (times: number, others = 0) => {
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < times; i++) session.step(bash("npm test"), null);
+    for (let i = 0; i < others; i++) session.step({ tool: "read", input: { filePath: `f${i}` } }, null);
+    return replayMessages(session.compact().messages, settings())[0]!;
+  };
+
+  it("one below the threshold allows, exactly at it denies", () => {
+    expect(repeated(2).decision).toBe("allow");
+    expect(repeated(3).decision).toBe("deny");
+  });
+
+  it("only the last `window` assistant messages count", () => {
+    // three repeats followed by 5 others: all within 8 messages
+    expect(repeated(3, 5).decision).toBe("deny");
+    // followed by 6 others: the first repeat falls out of the window
+    expect(repeated(3, 6).evidence.repeatedToolCall).toMatchObject({ count: 2, messagesRead: 8 });
+  });
+
+  it("catches an A,B,A,B,A,B cycle (opencode#47759)", () => {
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < 3; i++) session.step(bash("git status")).step({ tool: "read", input: { filePath: "a.ts" } });
+    const [row] = replayMessages(session.compact().messages, settings());
+    expect(row!.rule).toBe("repeated-tool-call");
+  });
+
+  it("never counts errored, pending or running tool parts", () => {
+    const session = new SessionBuilder().user();
+    for (const status of ["error", "pending", "running", "completed", "completed"] as const) {
+      session.step({ ...bash("npm test"), status }, null);
+    }
+    const [row] = replayMessages(session.compact().messages, settings());
+    expect(row!.decision).toBe("allow");
+    expect(row!.evidence.repeatedToolCall.count).toBe(2);
+  });
+
+  it("no-progress: exactly 10% reduction allows, just under denies", () => {
+    const run = (after: number) => {
+      const session = new SessionBuilder().user();
+      session.step({ tool: "read", input: { filePath: "a" } }, 10_000).compact();
+      session.step({ tool: "read", input: { filePath: "b" } }, after).compact();
+      return replayMessages(session.messages, settings())[1]!;
+    };
+    expect(run(8_999).decision).toBe("allow");
+    expect(run(9_000).rule).toBe("no-progress");
+  });
+
+  it("no-progress: a good reduction that is still over the usable context denies", () => {
+    const session = new SessionBuilder().user();
+    session.step({ tool: "read", input: { filePath: "a" } }, 60_000).compact();
+    session.step({ tool: "read", input: { filePath: "b" } }, 50_000).compact();
+    const [, withLimits] = replayMessages(session.messages, settings(), { limits: LIMITS_65K });
+    const [, withoutLimits] = replayMessages(session.messages, settings());
+    expect(withLimits!.evidence.noProgress).toMatchObject({ stalled: "still-over-usable-context", usableTokens: 49_152 });
+    expect(withoutLimits!.decision).toBe("allow");
+  });
+
+  it("a compaction whose summary failed is not a decision point", () => {
+    const session = new SessionBuilder().user().step(bash("ls"), 9_000).compact({ failed: true });
+    expect(replayMessages(session.messages, settings())).toEqual([]);
+  });
+});
