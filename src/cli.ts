@@ -152,7 +152,7 @@ export async function main(
     }
     const code = (error as { code?: string }).code;
     if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
-      err(`opencode-compaction-guard: ${(error as Error).message}; try --help\n`);
+      err(`opencode-compaction-guard: ${(error as Error).message.replace(/\s+/g, " ").trim()} (try --help)\n`);
       return 2;
     }
     err(`opencode-compaction-guard: internal error: ${(error as Error)?.message ?? String(error)}\n`);

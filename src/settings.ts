@@ -78,8 +78,8 @@ function parseBoolean(text: string): boolean | string {
 export function parseSettingText(key: Key, text: string): unknown {
   if (key === "notify") return text.trim().toLowerCase();
   if (key === "matchOutput" || key === "enabled") return parseBoolean(text);
-  const trimmed = text.trim();
-  return trimmed === "" ? text : Number(trimmed);
+  const number = Number(text.trim());
+  return text.trim() === "" || Number.isNaN(number) ? text : number;
 }
 
 /** A short, safe rendering of a rejected value (never more than 40 characters). */

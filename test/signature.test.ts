@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, toolCallSignature } from "../src/signature.js";
+
+describe("canonicalJson", () => {
+  it("sorts object keys at every depth and keeps array order", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson([2, 1])).not.toBe(canonicalJson([1, 2]));
+  });
+
+  it("survives cycles, bigints and undefined", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
+    expect(canonicalJson({ n: 10n })).toBe('{"n":10}');
+    expect(canonicalJson(undefined)).toBe("null");
+  });
+});
+
+describe("toolCallSignature", () => {
+  const call = (input: unknown, output: unknown = "ok", tool = "bash") => ({ tool, input, output });
+
+  it("is a sha256 hex digest", () => {
+    expect(toolCallSignature(call({ command: "ls" }), true)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("ignores key order, and the output only when matchOutput is off", () => {
+    const a = call({ command: "ls", description: "x" }, "a\n");
+    const b = call({ description: "x", command: "ls" }, "b\n");
+    expect(toolCallSignature(a, false)).toBe(toolCallSignature(b, false));
+    expect(toolCallSignature(a, true)).not.toBe(toolCallSignature(b, true));
+  });
+
+  it("separates tools and cannot be fooled by joining fields", () => {
+    expect(toolCallSignature(call({ x: 1 }, "o", "read"), true)).not.toBe(toolCallSignature(call({ x: 1 }, "o", "grep"), true));
+    expect(toolCallSignature(call("a", "bc"), true)).not.toBe(toolCallSignature(call("ab", "c"), true));
+  });
+});

@@ -1,0 +1,34 @@
+/** A fake of the v1 SDK client surface the plugin uses, recording every call. */
+import { vi } from "vitest";
+
+export interface LogBody {
+  service: string;
+  level: string;
+  message: string;
+  extra?: Record<string, unknown>;
+}
+
+export function fakeClient(messages: (query: { limit?: number }) => unknown) {
+  const logs: LogBody[] = [];
+  const toasts: Array<{ title?: string; message: string; variant: string }> = [];
+  const client = {
+    session: {
+      messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) =>
+        messages(options.query ?? {}),
+      ),
+    },
+    app: {
+      log: vi.fn(async (options: { body: LogBody }) => {
+        logs.push(options.body);
+        return { data: true };
+      }),
+    },
+    tui: {
+      showToast: vi.fn(async (options: { body: { title?: string; message: string; variant: string } }) => {
+        toasts.push(options.body);
+        return { data: true };
+      }),
+    },
+  };
+  return { client, logs, toasts };
+}
