@@ -1,0 +1,137 @@
+/**
+ * A hermetic place to run the real opencode: a temp dir holding its XDG dirs, a HOME,
+ * a project dir with `opencode.json`, and config dirs seeded so that opencode does not try
+ * to install `@opencode-ai/plugin` from the network at start-up.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MODEL_LIMITS, READ_FILE_CONTENT, READ_FILE_NAME } from "./scenarios.js";
+
+/** The project root (the folder holding package.json), found from this file. */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The opencode version the e2e runs were written against (the devDependency). */
+export const OPENCODE_VERSION = "1.18.33";
+
+/**
+ * The opencode binary shipped by the `opencode-ai` devDependency.
+ * @returns an absolute path; throws when none of the known places holds it.
+ */
+export function opencodeBinary(): string {
+  const candidates = [
+    "node_modules/opencode-linux-x64/bin/opencode",
+    "node_modules/.bin/opencode",
+    "node_modules/opencode-linux-x64-baseline/bin/opencode",
+  ].map((p) => join(PROJECT_ROOT, p));
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`opencode binary not found; run npm ci (looked in ${candidates.join(", ")})`);
+  return found;
+}
+
+/** The paths of one sandbox. All absolute, all inside `root`. */
+export interface Sandbox {
+  root: string;
+  home: string;
+  project: string;
+  xdg: { data: string; config: string; cache: string; state: string };
+  /** The file the `read` scenarios read. */
+  readPath: string;
+  /** The environment opencode runs with (nothing inherited but PATH and locale). */
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+/** What goes into the project's `opencode.json`. */
+export interface SandboxConfig {
+  /** The fake provider's base URL, ending in `/v1`. */
+  baseURL: string;
+  /** Plugin entries as opencode takes them: a `file://` URL or `[url, options]`. */
+  plugin?: Array<string | [string, Record<string, unknown>]>;
+}
+
+/** Environment switches that keep opencode off the network and away from the user's setup. */
+const NETWORK_OFF_ENV = {
+  OPENCODE_DISABLE_AUTOUPDATE: "1",
+  OPENCODE_DISABLE_MODELS_FETCH: "1",
+  OPENCODE_DISABLE_SHARE: "1",
+  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+  OPENCODE_DISABLE_CLAUDE_CODE: "1",
+  OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+};
+
+/**
+ * Seed a config dir so opencode's start-up install of `@opencode-ai/plugin` finds it done:
+ * it skips the install when `node_modules/` exists and `package-lock.json` lists every
+ * dependency of `package.json` (checked in opencode 1.18.33's `Npm.install`).
+ */
+async function seedConfigDir(dir: string): Promise<void> {
+  const deps = { "@opencode-ai/plugin": OPENCODE_VERSION };
+  await mkdir(join(dir, "node_modules"), { recursive: true });
+  await writeFile(join(dir, "package.json"), JSON.stringify({ dependencies: deps }, null, 2));
+  await writeFile(
+    join(dir, "package-lock.json"),
+    JSON.stringify({ lockfileVersion: 3, requires: true, packages: { "": { dependencies: deps } } }, null, 2),
+  );
+}
+
+/** The `opencode.json` for a run against the fake provider. */
+export function opencodeConfig(config: SandboxConfig): Record<string, unknown> {
+  return {
+    $schema: "https://opencode.ai/config.json",
+    autoupdate: false,
+    share: "disabled",
+    enabled_providers: ["fake"],
+    model: "fake/fakemodel",
+    permission: { bash: "allow", read: "allow", edit: "allow", external_directory: "allow" },
+    provider: {
+      fake: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Fake",
+        options: { baseURL: config.baseURL, apiKey: "x" },
+        models: {
+          fakemodel: { name: "Fake model", tool_call: true, limit: { context: MODEL_LIMITS.context, output: MODEL_LIMITS.output } },
+        },
+      },
+    },
+    ...(config.plugin ? { plugin: config.plugin } : {}),
+  };
+}
+
+/** Write the project's `opencode.json` for a run against the fake provider. */
+export async function writeOpencodeConfig(sandbox: Sandbox, config: SandboxConfig): Promise<void> {
+  await writeFile(join(sandbox.project, "opencode.json"), JSON.stringify(opencodeConfig(config), null, 2));
+}
+
+/**
+ * Create a sandbox under the OS temp dir: XDG dirs, HOME, a project dir holding the file
+ * the read scenarios read, seeded config dirs. Write `opencode.json` with `writeOpencodeConfig`.
+ * @returns the sandbox; `dispose()` removes it.
+ */
+export async function createSandbox(): Promise<Sandbox> {
+  const root = await mkdtemp(join(tmpdir(), "ocg-e2e-"));
+  const home = join(root, "home");
+  const project = join(root, "project");
+  const xdg = { data: join(root, "data"), config: join(root, "config"), cache: join(root, "cache"), state: join(root, "state") };
+  for (const dir of [home, project, ...Object.values(xdg)]) await mkdir(dir, { recursive: true });
+  await seedConfigDir(join(xdg.config, "opencode"));
+  await seedConfigDir(join(project, ".opencode"));
+  const readPath = join(project, READ_FILE_NAME);
+  await writeFile(readPath, READ_FILE_CONTENT);
+
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: process.env.LANG ?? "C.UTF-8",
+    HOME: home,
+    TMPDIR: tmpdir(),
+    XDG_DATA_HOME: xdg.data,
+    XDG_CONFIG_HOME: xdg.config,
+    XDG_CACHE_HOME: xdg.cache,
+    XDG_STATE_HOME: xdg.state,
+    ...NETWORK_OFF_ENV,
+  };
+  return { root, home, project, xdg, readPath, env, dispose: () => rm(root, { recursive: true, force: true }) };
+}
