@@ -1,0 +1,281 @@
+/**
+ * Runs the real opencode headless against the scripted model server, once per call, in a
+ * hermetic sandbox, and gathers what happened: opencode's exit, its JSON events, the
+ * session export, the server's request log, the guard's log lines, and (for guarded runs)
+ * the replay CLI's decisions on the same export.
+ */
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { guardLogLines, liveDecisions, type LiveDecision, type LogLine } from "./guard-log.js";
+import { startModelServer, type RecordedRequest } from "./model-server.js";
+import { PLUGIN_ENTRY, replayExport, type ReplayResult } from "./replay.js";
+import { createSandbox, opencodeBinary, writeOpencodeConfig, type Sandbox } from "./sandbox.js";
+import { PRIOR_PROMPT, PROMPTS, type ScenarioName } from "./scenarios.js";
+import { exportFigures, sanitizeExport, type ExportFigures, type SessionExport } from "./session-export.js";
+
+/** Options of `runScenario`. */
+export interface RunOptions {
+  scenario: ScenarioName;
+  /** Load the built plugin (`dist/index.js`) into opencode. */
+  guard: boolean;
+  /** The plugin tuple's options (`["file:///…/dist/index.js", pluginOptions]`). */
+  pluginOptions?: Record<string, unknown>;
+  /** Extra environment for opencode (e.g. `OPENCODE_COMPACTION_GUARD_THRESHOLD`). */
+  env?: Record<string, string>;
+  /** Model requests the server answers before refusing with HTTP 400. Default 16. */
+  maxRequests?: number;
+  /** Kill opencode's process group after this many ms. Default 60 000. */
+  timeoutMs?: number;
+  /** First run a normally answered prompt, then run the scenario in the same session (`--session`). */
+  priorTurn?: boolean;
+  /** Replay the export through the built CLI. Default: when `guard` is true. */
+  replay?: boolean;
+  /** Plugin file to load instead of dist/index.js (an absolute path). */
+  pluginPath?: string;
+}
+
+/** How a run ended, most telling cause first. */
+export type Ending =
+  | { kind: "timeout"; detail: string }
+  | { kind: "request-cap"; detail: string }
+  | { kind: "provider-error"; detail: string }
+  | { kind: "guard-stop"; detail: string }
+  | { kind: "final-answer"; detail: string }
+  | { kind: "exit"; detail: string };
+
+/** Figures of one run, for the tables. Tokens in tokens, times in milliseconds. */
+export interface RunMetrics {
+  /** Automatic compactions in the export. */
+  compactionCycles: number;
+  /** Synthetic continue turns opencode added. */
+  continueTurns: number;
+  /** Requests opencode sent to the model server (titles and refused ones included). */
+  modelRequests: number;
+  /** Sum of the prompt tokens the server reported for every answered request. */
+  promptTokensSent: number;
+  /** From spawning `opencode run` until it exited. */
+  wallMs: number;
+  ended: Ending;
+  /** The guard's warn message when it denied, else null. */
+  guardReason: string | null;
+  /** `elapsedMs` of every guard decision, in order. */
+  hookMs: number[];
+}
+
+/** Everything one run produced. */
+export interface ScenarioRun {
+  scenario: ScenarioName;
+  guard: boolean;
+  sessionID: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  /** Error messages from opencode's JSON `error` events, in order. */
+  errorEvents: string[];
+  /** The session export as opencode printed it, or null when there was no session. */
+  export: SessionExport | null;
+  /** The same with sandbox paths replaced by /home/dev/… (safe to commit). */
+  sanitizedExport: SessionExport | null;
+  figures: ExportFigures | null;
+  /** The model server's request log. */
+  requests: RecordedRequest[];
+  guardLines: LogLine[];
+  decisions: LiveDecision[];
+  /** The replay CLI's verdicts on the raw export, or null when not replayed. */
+  replay: ReplayResult | null;
+  metrics: RunMetrics;
+}
+
+/** A finished child process. */
+interface Finished {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+/**
+ * Run opencode in its own process group; on timeout, kill the whole group. After a normal
+ * exit, stragglers left in the group (tool subprocesses) are killed too.
+ */
+function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number): Promise<Finished> {
+  const started = performance.now();
+  const child = spawn(opencodeBinary(), args, { cwd: sandbox.project, env: sandbox.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("exit", (code, signal) => {
+      const wallMs = performance.now() - started;
+      clearTimeout(timer);
+      killGroup();
+      // Streams may still hold buffered output; wait for them, but not forever.
+      const closed = new Promise<void>((r) => child.on("close", () => r()));
+      const grace = new Promise<void>((r) => setTimeout(r, 2000).unref());
+      void Promise.race([closed, grace]).then(() => resolve({ code, signal, timedOut, stdout, stderr, wallMs }));
+    });
+  });
+}
+
+/** The JSON events `opencode run --format json` printed, one per line. */
+function jsonEvents(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The session id from the JSON events, or from the "created id=ses_…" log line. */
+function findSessionID(stdout: string, stderr: string): string | null {
+  const fromEvent = jsonEvents(stdout).find((e) => typeof e.sessionID === "string")?.sessionID;
+  if (typeof fromEvent === "string") return fromEvent;
+  return /message=created id=(ses_[A-Za-z0-9]+)/.exec(stderr)?.[1] ?? null;
+}
+
+function errorMessages(stdout: string): string[] {
+  return jsonEvents(stdout)
+    .filter((e) => e.type === "error")
+    .map((e) => {
+      const error = e.error as { name?: string; data?: { message?: string } } | undefined;
+      return error?.data?.message ?? error?.name ?? "unknown error";
+    });
+}
+
+function classifyEnding(f: Finished, errors: string[], decisions: LiveDecision[], figures: ExportFigures | null): Ending {
+  if (f.timedOut) return { kind: "timeout", detail: `killed after timeout (exit ${f.code ?? f.signal})` };
+  const lastError = errors.at(-1);
+  if (lastError?.includes("request cap")) return { kind: "request-cap", detail: `server cap, exit ${f.code}` };
+  if (lastError) return { kind: "provider-error", detail: `${lastError.slice(0, 60)}, exit ${f.code}` };
+  const deny = decisions.find((d) => d.decision === "deny");
+  if (f.code === 0 && deny) return { kind: "guard-stop", detail: `guard: ${deny.rule}, exit 0` };
+  if (f.code === 0 && figures?.finalAssistantFinish === "stop") return { kind: "final-answer", detail: "final answer, exit 0" };
+  return { kind: "exit", detail: `exit ${f.code ?? f.signal}` };
+}
+
+/** Export a session; opencode prints "Exporting session: …" on stderr and the JSON on stdout. */
+async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: number): Promise<SessionExport> {
+  const f = await runOpencode(["export", sessionID], sandbox, timeoutMs);
+  const start = f.stdout.indexOf("{");
+  if (f.code !== 0 || start < 0) throw new Error(`opencode export ${sessionID} failed (exit ${f.code}): ${f.stderr.slice(-500)}`);
+  return JSON.parse(f.stdout.slice(start)) as SessionExport;
+}
+
+/**
+ * Run one scenario end to end.
+ * @returns the run's outputs and metrics; the sandbox is removed before returning.
+ */
+export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const sandbox = await createSandbox();
+  Object.assign(sandbox.env, options.env ?? {});
+  const server = await startModelServer({
+    scenario: options.scenario,
+    readPath: sandbox.readPath,
+    maxRequests: options.maxRequests ?? 16,
+    ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
+  });
+  const pluginURL = pathToFileURL(options.pluginPath ?? PLUGIN_ENTRY).href;
+  const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
+
+  try {
+    await writeOpencodeConfig(sandbox, { baseURL: server.baseURL, ...(options.guard ? { plugin: [entry] } : {}) });
+    const runArgs = (prompt: string, session?: string) => [
+      "run",
+      "--print-logs",
+      "--format",
+      "json",
+      "--model",
+      "fake/fakemodel",
+      ...(session ? ["--session", session] : []),
+      prompt,
+    ];
+    let priorSession: string | undefined;
+    if (options.priorTurn) {
+      const prior = await runOpencode(runArgs(PRIOR_PROMPT), sandbox, timeoutMs);
+      priorSession = findSessionID(prior.stdout, prior.stderr) ?? undefined;
+      if (prior.code !== 0 || !priorSession) throw new Error(`prior turn failed (exit ${prior.code}): ${prior.stderr.slice(-500)}`);
+    }
+    const firstRequest = server.requests.length; // the prior turn's requests are not this run's
+    const f = await runOpencode(runArgs(PROMPTS[options.scenario], priorSession), sandbox, timeoutMs);
+    const sessionID = findSessionID(f.stdout, f.stderr);
+    const exp = sessionID ? await exportSession(sessionID, sandbox, timeoutMs) : null;
+    const figures = exp ? exportFigures(exp) : null;
+    const guardLines = guardLogLines(f.stderr);
+    const decisions = liveDecisions(guardLines);
+    let replay: ReplayResult | null = null;
+    if (exp && (options.replay ?? options.guard)) {
+      const exportPath = join(sandbox.root, "export.json");
+      await writeFile(exportPath, JSON.stringify(exp));
+      replay = await replayExport(exportPath, { pluginOptions: options.pluginOptions, env: options.env });
+    }
+    const errorEvents = errorMessages(f.stdout);
+    const requests = server.requests.slice(firstRequest);
+    const denial = decisions.find((d) => d.decision === "deny");
+    return {
+      scenario: options.scenario,
+      guard: options.guard,
+      sessionID,
+      exitCode: f.code,
+      signal: f.signal,
+      timedOut: f.timedOut,
+      stdout: f.stdout,
+      stderr: f.stderr,
+      errorEvents,
+      export: exp,
+      sanitizedExport: exp
+        ? sanitizeExport(exp, [
+            [sandbox.project, "/home/dev/project"],
+            [sandbox.home, "/home/dev"],
+            [sandbox.root, "/home/dev/.local/e2e"],
+          ])
+        : null,
+      figures,
+      requests,
+      guardLines,
+      decisions,
+      replay,
+      metrics: {
+        compactionCycles: figures?.compactionCycles ?? 0,
+        continueTurns: figures?.continueTurns ?? 0,
+        modelRequests: requests.length,
+        promptTokensSent: requests.reduce((sum, r) => sum + (r.promptTokens ?? 0), 0),
+        wallMs: f.wallMs,
+        ended: classifyEnding(f, errorEvents, decisions, figures),
+        guardReason: denial?.message ?? null,
+        hookMs: decisions.map((d) => d.elapsedMs).filter((ms): ms is number => ms !== null),
+      },
+    };
+  } finally {
+    await server.close();
+    await sandbox.dispose();
+  }
+}
