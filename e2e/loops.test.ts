@@ -1,0 +1,85 @@
+/**
+ * Looping sessions in the real opencode 1.18.33: with the guard the run stops by itself
+ * within two synthetic continue turns and says why; without it the loop runs until the
+ * scripted model server refuses.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectHookTimes, expectLiveMatchesReplay } from "./expect-run.js";
+import { runScenario, type ScenarioRun } from "./harness.js";
+import { e2eConcurrency, mapLimit } from "./pool.js";
+import type { ScenarioName } from "./scenarios.js";
+
+/** Each guarded loop, the rule that must stop it, and the compaction after which it must. */
+const GUARDED: Array<{ scenario: ScenarioName; rule: string; deniedAt: number }> = [
+  // Every step is over the usable line: compaction 2 shows compaction 1 cut nothing.
+  { scenario: "fixed-point", rule: "no-progress", deniedAt: 2 },
+  { scenario: "alternating", rule: "no-progress", deniedAt: 2 },
+  { scenario: "reread", rule: "no-progress", deniedAt: 2 },
+  // Compaction cuts the context, but the same call completed 4 times before compaction 1.
+  { scenario: "repeat-with-progress", rule: "repeated-tool-call", deniedAt: 1 },
+];
+
+/** The unguarded run's request cap: chat, then (compaction, continue) pairs, so cap/2 compactions. */
+const UNGUARDED_CAP = 12;
+
+const runs = new Map<string, ScenarioRun>();
+
+beforeAll(async () => {
+  const jobs = [
+    ...GUARDED.map((g) => ({ key: g.scenario, options: { scenario: g.scenario, guard: true } })),
+    { key: "fixed-point/unguarded", options: { scenario: "fixed-point" as const, guard: false, maxRequests: UNGUARDED_CAP } },
+  ];
+  const results = await mapLimit(jobs, e2eConcurrency(), (job) => runScenario(job.options));
+  jobs.forEach((job, i) => runs.set(job.key, results[i]!));
+});
+
+describe.each(GUARDED)("$scenario with the guard", ({ scenario, rule, deniedAt }) => {
+  const run = () => runs.get(scenario)!;
+
+  it("exits 0 by itself, before the server's cap", () => {
+    expect(run().timedOut).toBe(false);
+    expect(run().exitCode).toBe(0);
+    expect(run().metrics.ended.kind).toBe("guard-stop");
+    expect(run().requests.some((r) => r.reply === "cap")).toBe(false);
+  });
+
+  it("adds at most two synthetic continue turns", () => {
+    expect(run().figures!.continueTurns).toBeLessThanOrEqual(2);
+    expect(run().figures!.continueTurns).toBe(deniedAt - 1);
+    expect(run().figures!.compactionCycles).toBe(deniedAt);
+    // The denied compaction is the last message pair: nothing follows its summary.
+    expect(run().figures!.compactions.at(-1)).toMatchObject({ index: deniedAt, summaryOk: true, next: "none" });
+  });
+
+  it(`logs one warn line naming ${rule}`, () => {
+    const denials = run().decisions.filter((d) => d.decision === "deny");
+    expect(denials).toHaveLength(1);
+    expect(denials[0]).toMatchObject({ level: "WARN", rule });
+    expect(denials[0]!.message).toContain(`compaction-guard stopped auto-continue in session ${run().sessionID}`);
+    expect(denials[0]!.message).toContain(rule);
+    expect(run().metrics.guardReason).toBe(denials[0]!.message);
+    // Every compaction before it was allowed, at info level.
+    expect(run().decisions.slice(0, -1).every((d) => d.decision === "allow" && d.level === "INFO")).toBe(true);
+  });
+
+  it("decides live exactly as the replay CLI does on the export", () => {
+    expectLiveMatchesReplay(run());
+    expect(run().replay!.firstDeny).toBe(deniedAt);
+    expectHookTimes(run());
+  });
+});
+
+describe("fixed-point without the guard", () => {
+  const run = () => runs.get("fixed-point/unguarded")!;
+
+  it("compacts and continues until the server's request cap ends the run", () => {
+    expect(run().timedOut).toBe(false);
+    expect(run().metrics.ended.kind).toBe("request-cap");
+    expect(run().exitCode).not.toBe(0);
+    expect(run().figures!.compactionCycles).toBe(UNGUARDED_CAP / 2);
+    expect(run().figures!.continueTurns).toBe(UNGUARDED_CAP / 2);
+    expect(run().figures!.compactions.every((c) => c.next === "continue")).toBe(true);
+    expect(run().figures!.toolCalls.every((call) => call === 'bash({"command":"echo hi","description":"echo hi"})')).toBe(true);
+    expect(run().guardLines).toEqual([]);
+  });
+});
