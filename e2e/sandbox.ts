@@ -3,7 +3,7 @@
  * a project dir with `opencode.json`, and config dirs seeded so that opencode does not try
  * to install `@opencode-ai/plugin` from the network at start-up.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -13,8 +13,14 @@ import { MODEL_LIMITS, READ_FILE_CONTENT, READ_FILE_NAME } from "./scenarios.js"
 /** The project root (the folder holding package.json), found from this file. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The opencode version the e2e runs were written against (the devDependency). */
-export const OPENCODE_VERSION = "1.18.33";
+/** The installed opencode version (from the `opencode-ai` devDependency), e.g. "1.18.33". */
+export const OPENCODE_VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", "opencode-ai", "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+})();
 
 /**
  * The opencode binary shipped by the `opencode-ai` devDependency.
@@ -69,6 +75,7 @@ const NETWORK_OFF_ENV = {
  * dependency of `package.json` (checked in opencode 1.18.33's `Npm.install`).
  */
 async function seedConfigDir(dir: string): Promise<void> {
+  // Only the dependency names are compared; the version is what opencode would install.
   const deps = { "@opencode-ai/plugin": OPENCODE_VERSION };
   await mkdir(join(dir, "node_modules"), { recursive: true });
   await writeFile(join(dir, "package.json"), JSON.stringify({ dependencies: deps }, null, 2));
