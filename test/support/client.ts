@@ -32,3 +32,13 @@ export function fakeClient(messages: (query: { limit?: number }) => unknown) {
   };
   return { client, logs, toasts };
 }
+
+/**
+ * A `session.messages` answer as opencode 1.18.33 gives it: `query.limit` selects the
+ * newest N messages, still oldest first (checked against the real binary).
+ */
+export const newestMessages =
+  (messages: readonly unknown[]) =>
+  (query: { limit?: number }): { data: unknown[] } => ({
+    data: query.limit === undefined ? [...messages] : messages.slice(Math.max(0, messages.length - query.limit)),
+  });

@@ -1,0 +1,244 @@
+/**
+ * Property-based tests over generated opencode histories (see support/arbitraries.ts).
+ * Run counts are kept small enough that the whole file runs in a few seconds.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildTimeline, type Compaction, type Timeline } from "../src/history.js";
+import { createGuard } from "../src/index.js";
+import type { ModelLimits } from "../src/limits.js";
+import type { GuardSettings } from "../src/settings.js";
+import { decide, historyLimit, replayMessages } from "../src/verdict.js";
+import {
+  guardSettings,
+  history,
+  historyEvents,
+  missingTokens,
+  modelLimits,
+  permuteKeys,
+  toMessages,
+  toolInput,
+  type HistoryEvent,
+} from "./support/arbitraries.js";
+import { fakeClient, newestMessages } from "./support/client.js";
+
+const RUNS = { numRuns: 150 };
+const DEFAULTS = { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true } as const;
+
+/** A step with one completed tool call. */
+const toolStep = (tool: string, input: unknown, output: unknown, tokens: unknown = undefined): HistoryEvent => ({
+  kind: "step",
+  tools: [{ type: "tool", tool, state: { status: "completed", input, output } }],
+  others: [],
+  tokens,
+  finish: "tool-calls",
+  error: undefined,
+});
+const STEP: HistoryEvent = { kind: "step", tools: [], others: [], tokens: { total: 5_000 }, finish: "stop", error: undefined };
+/** An automatic compaction whose summary succeeded, and the continue turn. */
+const COMPACT: HistoryEvent = { kind: "compact", auto: true, summaryFinish: "stop", summaryError: undefined, summaryTokens: undefined, continueTurn: true };
+
+/** Every kind of value fc.anything can make, in messages, parts and fields. */
+const wildValue = fc.anything({
+  maxDepth: 4,
+  withBigInt: true,
+  withBoxedValues: true,
+  withDate: true,
+  withMap: true,
+  withSet: true,
+  withNullPrototype: true,
+  withObjectString: true,
+  withSparseArray: true,
+  withTypedArray: true,
+  withUnicodeString: true,
+});
+
+/** decide() at every compaction of a timeline, manual and failed ones included. */
+const decideAll = (timeline: Timeline, settings: GuardSettings, limits?: Partial<ModelLimits>) =>
+  timeline.compactions.map((c) => decide(timeline, c, settings, { limits }));
+
+describe("buildTimeline and replayMessages never throw", () => {
+  it.each([
+    ["fc.anything()", fc.array(wildValue, { maxLength: 30 })],
+    ["fc.jsonValue()", fc.array(fc.jsonValue({ maxDepth: 5 }), { maxLength: 30 })],
+    ["messages with junk info and parts", fc.array(fc.record({ info: wildValue, parts: fc.oneof(wildValue, fc.array(wildValue)) }), { maxLength: 30 })],
+  ])("on arrays of %s", (_, messages) => {
+    fc.assert(
+      fc.property(messages, guardSettings, (list, settings) => {
+        const timeline = buildTimeline(list);
+        expect(timeline.entries).toHaveLength(list.length);
+        decideAll(timeline, settings);
+        expect(Array.isArray(replayMessages(list, settings))).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("on generated histories, with any settings and model limits, and the same answer every time", () => {
+    fc.assert(
+      fc.property(history(), guardSettings, modelLimits, (messages, settings, limits) => {
+        const rows = replayMessages(messages, settings, { limits });
+        expect(replayMessages(messages, settings, { limits })).toEqual(rows);
+        expect(replayMessages(structuredClone(messages), settings, { limits })).toEqual(rows);
+        const timeline = buildTimeline(messages);
+        expect(decideAll(timeline, settings, limits)).toEqual(decideAll(buildTimeline(messages), settings, limits));
+        // One row per successful automatic compaction; deny exactly when a rule fired.
+        expect(rows).toHaveLength(timeline.compactions.filter((c) => c.auto && c.succeeded).length);
+        for (const row of rows) expect(row.decision === "deny").toBe(row.rule !== null);
+      }),
+      RUNS,
+    );
+  });
+
+  it("generated histories do reach both rules (the generator is not trivially allowing)", () => {
+    const seen = new Set<string | null>();
+    fc.assert(
+      fc.property(history(), guardSettings, (messages, settings) => {
+        for (const row of replayMessages(messages, settings)) seen.add(row.rule);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+    expect(seen).toEqual(new Set([null, "repeated-tool-call", "no-progress"]));
+  });
+});
+
+/** The same messages with the keys of every tool input permuted (each input on its own). */
+function permuteToolInputs(messages: unknown[], seed: number): unknown[] {
+  return messages.map((message, m) => {
+    const parts = (message as { parts?: unknown })?.parts;
+    if (!Array.isArray(parts)) return message;
+    return {
+      ...(message as object),
+      parts: parts.map((part, p) => {
+        const state = (part as { state?: { input?: unknown } } | null)?.state;
+        if ((part as { type?: unknown })?.type !== "tool" || typeof state !== "object" || state === null) return part;
+        return { ...part, state: { ...state, input: permuteKeys(state.input, seed + 31 * m + p) } };
+      }),
+    };
+  });
+}
+
+describe("tool inputs are compared up to key order", () => {
+  it("permuting the keys of tool inputs never changes any decision", () => {
+    fc.assert(
+      fc.property(history(), guardSettings, fc.integer(), (messages, settings, seed) => {
+        const permuted = permuteToolInputs(messages, seed);
+        expect(replayMessages(permuted, settings)).toEqual(replayMessages(messages, settings));
+      }),
+      RUNS,
+    );
+  });
+
+  it("a loop of one call whose input keys come in a new order each time still denies", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { minKeys: 2, maxKeys: 6 }), fc.integer(), (input, seed) => {
+        const step = (i: number) => toolStep("bash", permuteKeys(input, seed + i), "same\n");
+        const rows = replayMessages(toMessages([step(0), step(1), step(2), COMPACT]), { ...DEFAULTS });
+        expect(rows.map((r) => r.rule)).toEqual(["repeated-tool-call"]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("a real user message resets repeated-tool-call", () => {
+  const loopCase = fc.record({
+    prefix: historyEvents({}, 20),
+    tool: fc.constantFrom("bash", "read", "edit"),
+    input: toolInput,
+    output: fc.string({ unit: "binary", maxLength: 30 }),
+    threshold: fc.integer({ min: 2, max: 5 }),
+    extra: fc.integer({ min: 0, max: 4 }),
+    matchOutput: fc.boolean(),
+  });
+
+  it("a loop denies by repeated-tool-call; the same loop followed by a real user message does not", () => {
+    fc.assert(
+      fc.property(loopCase, (c) => {
+        const settings = { ...DEFAULTS, threshold: c.threshold, window: c.threshold + c.extra, matchOutput: c.matchOutput };
+        const loop = Array.from({ length: c.threshold + c.extra }, () => toolStep(c.tool, c.input, c.output, { total: 9_000 }));
+        const real: HistoryEvent = { kind: "user", parts: [] };
+
+        const looping = replayMessages(toMessages([...c.prefix, real, ...loop, COMPACT]), settings).at(-1)!;
+        expect(looping.rule).toBe("repeated-tool-call");
+        expect(looping.evidence.repeatedToolCall.count).toBe(c.threshold + c.extra);
+
+        const answered = replayMessages(toMessages([...c.prefix, real, ...loop, real, COMPACT]), settings).at(-1)!;
+        expect(answered.evidence.repeatedToolCall).toMatchObject({ fired: false, count: 0, messagesRead: 0 });
+        expect(answered.rule).not.toBe("repeated-tool-call");
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("without an automatic compaction nothing is ever denied", () => {
+  const manualOnly = history({ auto: fc.constantFrom(false, undefined, null, "true", 1, "auto") });
+
+  it("replay returns no rows", () => {
+    fc.assert(
+      fc.property(manualOnly, guardSettings, (messages, settings) => {
+        expect(replayMessages(messages, settings)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("the hook leaves output.enabled true and logs one warning", async () => {
+    await fc.assert(
+      fc.asyncProperty(manualOnly, fc.option(fc.string(), { nil: undefined }), async (messages, messageID) => {
+        const fake = fakeClient(newestMessages(messages));
+        const hook = createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!;
+        const output = { enabled: true };
+        await hook({ sessionID: "ses_fuzz", message: { id: messageID } } as never, output);
+        expect(output.enabled).toBe(true);
+        expect(fake.logs).toHaveLength(1);
+        expect(fake.logs[0]!.message).toMatch(/^compaction-guard could not decide for session ses_fuzz; auto-continue left to opencode: no automatic compaction among the \d+ newest messages$/);
+        expect(fake.toasts).toEqual([]);
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
+
+describe("no-progress never denies on missing token data", () => {
+  it("abstains at every compaction when no step has a usable size", () => {
+    fc.assert(
+      fc.property(history({ tokens: missingTokens }), guardSettings, modelLimits, (messages, settings, limits) => {
+        const timeline = buildTimeline(messages);
+        for (const verdict of decideAll(timeline, settings, limits)) {
+          expect(verdict.evidence.noProgress.status).toBe("abstain");
+          expect(verdict.rule).not.toBe("no-progress");
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("no-progress compares with the right earlier compaction", () => {
+  /** The specification: the last automatic compaction in view before the current one. */
+  const reference = (timeline: Timeline, current: Compaction, start: number) =>
+    timeline.compactions.filter((c) => c.auto && c.position >= start && c.position < current.position).at(-1);
+
+  it("matches a linear scan of the compactions in view", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 260 }), history({}, 60), guardSettings, (gap, tail, settings) => {
+        // An automatic compaction, then up to 260 steps: the next compactions have an earlier
+        // one inside or outside the history a decision reads (historyLimit).
+        const filler: HistoryEvent[] = [STEP, COMPACT, ...Array<HistoryEvent>(gap).fill(STEP)];
+        const messages = [...toMessages(filler), ...tail];
+        const timeline = buildTimeline(messages);
+        for (const current of timeline.compactions) {
+          const end = Math.max(current.position, current.summaryPosition);
+          const expected = reference(timeline, current, Math.max(0, end - historyLimit(settings) + 1));
+          const check = decide(timeline, current, settings).evidence.noProgress;
+          if (expected === undefined) expect(check).toEqual({ status: "abstain", reason: "no earlier automatic compaction" });
+          else if (check.status === "measured") expect(check.previousMessageID).toBe(expected.messageID);
+          else expect(check.reason).toBe("token sizes around the previous compaction are missing");
+        }
+      }),
+      RUNS,
+    );
+  });
+});
