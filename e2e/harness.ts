@@ -32,8 +32,6 @@ export interface RunOptions {
   priorTurn?: boolean;
   /** Replay the export through the built CLI. Default: when `guard` is true. */
   replay?: boolean;
-  /** Plugin file to load instead of dist/index.js (an absolute path). */
-  pluginPath?: string;
 }
 
 /** How a run ended, most telling cause first. */
@@ -203,7 +201,7 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
     maxRequests: options.maxRequests ?? 16,
     ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
   });
-  const pluginURL = pathToFileURL(options.pluginPath ?? PLUGIN_ENTRY).href;
+  const pluginURL = pathToFileURL(PLUGIN_ENTRY).href;
   const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
 
   try {

@@ -28,6 +28,12 @@ beforeAll(async () => {
   const jobs = [
     ...GUARDED.map((g) => ({ key: g.scenario, options: { scenario: g.scenario, guard: true } })),
     { key: "fixed-point/unguarded", options: { scenario: "fixed-point" as const, guard: false, maxRequests: UNGUARDED_CAP } },
+    // Settings from the opencode.json plugin tuple and from the environment.
+    { key: "repeat-with-progress/threshold-5", options: { scenario: "repeat-with-progress" as const, guard: true, pluginOptions: { threshold: 5 } } },
+    {
+      key: "fixed-point/disabled",
+      options: { scenario: "fixed-point" as const, guard: true, maxRequests: UNGUARDED_CAP, env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" } },
+    },
   ];
   const results = await mapLimit(jobs, e2eConcurrency(), (job) => runScenario(job.options));
   jobs.forEach((job, i) => runs.set(job.key, results[i]!));
@@ -79,7 +85,32 @@ describe("fixed-point without the guard", () => {
     expect(run().figures!.compactionCycles).toBe(UNGUARDED_CAP / 2);
     expect(run().figures!.continueTurns).toBe(UNGUARDED_CAP / 2);
     expect(run().figures!.compactions.every((c) => c.next === "continue")).toBe(true);
-    expect(run().figures!.toolCalls.every((call) => call === 'bash({"command":"echo hi","description":"echo hi"})')).toBe(true);
+    // The first chat and every continue but the refused last one made the same call.
+    expect(run().figures!.toolCalls).toEqual(Array(UNGUARDED_CAP / 2).fill('bash({"command":"echo hi","description":"echo hi"})'));
     expect(run().guardLines).toEqual([]);
+  });
+});
+
+describe("settings reach the plugin inside opencode", () => {
+  it("a plugin tuple's { threshold: 5 } moves the repeated-tool-call denial to compaction 2, as the replay with --threshold 5 says", () => {
+    const run = runs.get("repeat-with-progress/threshold-5")!;
+    expect(run.metrics.ended.kind).toBe("guard-stop");
+    // Four identical calls before compaction 1 (4 < 5), eight before compaction 2.
+    expect(run.decisions.map((d) => [d.decision, d.rule])).toEqual([
+      ["allow", null],
+      ["deny", "repeated-tool-call"],
+    ]);
+    expect(run.figures!.continueTurns).toBe(1);
+    expectLiveMatchesReplay(run);
+  });
+
+  it("OPENCODE_COMPACTION_GUARD_DISABLED=1 turns the loaded guard off: it says so once and the loop runs to the cap", () => {
+    const run = runs.get("fixed-point/disabled")!;
+    expect(run.guardLines).toHaveLength(1);
+    expect(run.guardLines[0]).toMatchObject({ level: "INFO" });
+    expect(run.guardLines[0]!.message).toMatch(/^compaction-guard is disabled/);
+    expect(run.decisions).toEqual([]);
+    expect(run.metrics.ended.kind).toBe("request-cap");
+    expect(run.figures!.compactionCycles).toBe(UNGUARDED_CAP / 2);
   });
 });
