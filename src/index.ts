@@ -64,18 +64,22 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
   const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
   const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
 
-  /** Logging never throws and never waits longer than notifyTimeoutMs. */
-  const log = async (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> => {
+  /**
+   * Runs one call to the TUI or the log: never throws (not even when `client.tui` or
+   * `client.app` is missing, or the call throws before returning a promise) and never waits
+   * longer than notifyTimeoutMs.
+   */
+  const quietly = async (what: string, call: () => unknown): Promise<void> => {
     try {
-      await withTimeout(
-        Promise.resolve(client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } })),
-        notifyTimeoutMs,
-        "client.app.log",
-      );
+      await withTimeout(Promise.resolve(call()), notifyTimeoutMs, what);
     } catch {
       // Nowhere left to report to.
     }
   };
+  const log = (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> =>
+    quietly("client.app.log", () =>
+      client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }),
+    );
 
   for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
   if (!settings.enabled) {
@@ -118,13 +122,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       }
       output.enabled = false;
       if (settings.notify === "off") return;
-      if (settings.notify === "toast") {
-        await withTimeout(
-          Promise.resolve(client.tui.showToast({ body: denialToast(verdict) })),
-          notifyTimeoutMs,
-          "tui.showToast",
-        ).catch(() => undefined);
-      }
+      if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict) }));
       await log("warn", denialLogMessage(sessionID, verdict), extra);
     } catch (error) {
       await log(
