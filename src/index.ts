@@ -10,6 +10,7 @@
 import type { Hooks, Plugin, PluginInput, PluginModule } from "@opencode-ai/plugin";
 import { buildTimeline } from "./history.js";
 import { allowLogMessage, denialLogMessage, denialToast } from "./notice.js";
+import { redactSecrets } from "./redact.js";
 import { resolveSettings } from "./settings.js";
 import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
 
@@ -45,10 +46,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A one-line description of anything thrown, without stack or payload. */
+/** A one-line description of anything thrown, without stack or payload, secrets masked. */
 const reason = (error: unknown): string =>
-  (error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error")
-    .split("\n")[0]!
+  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!)
     .slice(0, 200);
 
 /**

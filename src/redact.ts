@@ -12,7 +12,8 @@ const TELLING_FIELDS = ["command", "filePath", "path", "pattern", "url", "query"
 
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi, "$1 [redacted]"],
-  [/((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)["']?\s*[:=]\s*["']?)[^\s"',;&]+/gi, "$1[redacted]"],
+  // Quotes may come escaped (`\"password\": \"…\"` inside a JSON-encoded string).
+  [/((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)\\?["']?\s*[:=]\s*\\?["']?)(?:[^\s"',;&\\]|\\(?!["']))+/gi, "$1[redacted]"],
   [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, "sk-[redacted]"],
   [/\bgh[pousr]_[A-Za-z0-9]{10,}/g, "gh_[redacted]"],
   [/\bgithub_pat_[A-Za-z0-9_]{10,}/g, "github_pat_[redacted]"],
@@ -48,7 +49,11 @@ export function previewInput(input: unknown): string {
       : undefined;
   if (field !== undefined) text = `${field}=${JSON.stringify((input as Record<string, string>)[field])}`;
   else text = canonicalJson(input);
-  // Redact a bounded prefix: a secret cut at the edge still matches its pattern's prefix.
-  const flat = redactSecrets(text.slice(0, 4 * PREVIEW_MAX)).replace(/\s+/g, " ").trim();
-  return flat.length > PREVIEW_MAX ? `${flat.slice(0, PREVIEW_MAX - 1)}…` : flat;
+  // Redact a bounded prefix. A secret cut at its edge can be too short to match its pattern
+  // (all match from 32 characters on), and redactions before it can pull it into view: a
+  // shorter word at the cut is dropped.
+  const cut = text.length > 4 * PREVIEW_MAX;
+  const head = cut ? text.slice(0, 4 * PREVIEW_MAX).replace(/(?<![\w.~+/=-])[\w.~+/=-]{1,47}$/, "") : text;
+  const flat = redactSecrets(head).replace(/\s+/g, " ").trim();
+  return cut || flat.length > PREVIEW_MAX ? `${flat.slice(0, PREVIEW_MAX - 1)}…` : flat;
 }

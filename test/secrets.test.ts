@@ -1,0 +1,205 @@
+/**
+ * Secrets never leave the guard: tool inputs and outputs holding `sk-…`, `ghp_…`,
+ * `Authorization: Bearer …`, `api_key=…`, and the provider's `options.apiKey` in the hook
+ * input. Logs (message and `extra`), toasts and the replay CLI (table and --json) may show
+ * only the short redacted preview of an input, and never a tool output.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { main } from "../src/cli.js";
+import { createGuard } from "../src/index.js";
+import { PREVIEW_MAX, previewInput } from "../src/redact.js";
+import { fakeClient, newestMessages } from "./support/client.js";
+import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";
+
+const OPENAI = "sk-proj-Q7x2Lm9Vb4Nc8Rt1Yw6Zs3Kd5Hf0Jg";
+const GITHUB = "ghp_8kT3mQ1vX7bN4cR9wZ2yL6hF0dS5aJ3eP1uG";
+const BEARER = "Zx81vQ-9yT3_uL7wK2mN6bR4cV0dF5hJ";
+const API_KEY = "a81f9c2e7b4d06f3e5c9a1b8d2f7e4c3";
+const PROVIDER_KEY = "sk-live-Pv9Xc2Bn7Mq4Lw1Ks8Jd3Hf6Gz0Ty5R";
+/** Marks raw tool output: it must never be shown. */
+const RAW = "RAW-TOOL-OUTPUT-7f3a";
+
+const SECRETS = [OPENAI, GITHUB, BEARER, API_KEY, PROVIDER_KEY];
+
+/** The tool calls of the loop: every field of the input holds a secret. */
+const CALLS: Record<string, ToolSpec> = {
+  bash: {
+    tool: "bash",
+    input: { command: `curl -H "Authorization: Bearer ${BEARER}" "https://api.example.com/v1?api_key=${API_KEY}"`, description: "call the API" },
+    output: `${RAW}\nOPENAI_API_KEY=${OPENAI}\nGITHUB_TOKEN=${GITHUB}\n`,
+  },
+  env: {
+    tool: "bash",
+    input: { command: `OPENAI_API_KEY=${OPENAI} GITHUB_TOKEN=${GITHUB} npm test` },
+    output: `${RAW} Authorization: Bearer ${BEARER}`,
+  },
+  nested: {
+    tool: "mcp__github__create_issue",
+    input: { repo: "acme/app", auth: { token: GITHUB, headers: [`Authorization: Bearer ${BEARER}`] }, body: `api_key=${API_KEY}` },
+    output: { raw: RAW, echo: OPENAI },
+  },
+  leading: {
+    tool: "bash",
+    input: { command: `${OPENAI} ${GITHUB} ${API_KEY}` },
+    output: RAW,
+  },
+};
+
+/** Three identical calls then an automatic compaction: the guard denies by repeated-tool-call. */
+function loop(call: ToolSpec, sessionID = "ses_secret"): Message[] {
+  const session = new SessionBuilder(sessionID).user(`use key ${OPENAI}`);
+  for (let i = 0; i < 3; i++) session.step(call, null);
+  return session.compact().messages;
+}
+
+const hookInput = (messages: Message[], sessionID = "ses_secret") =>
+  ({
+    sessionID,
+    agent: "build",
+    model: { id: "gpt", providerID: "openai", limit: { context: 200_000, output: 32_000 } },
+    provider: { source: "config", info: { id: "openai" }, options: { apiKey: PROVIDER_KEY, headers: { Authorization: `Bearer ${BEARER}` } } },
+    message: messages.at(-2)!.info,
+    overflow: false,
+  }) as never;
+
+/** The first piece of `secret`, `size` characters long, that `text` shows; undefined when none. */
+function pieceShown(text: string, secret: string, size: number): string | undefined {
+  for (let i = 0; i + size <= secret.length; i++) if (text.includes(secret.slice(i, i + size))) return secret.slice(i, i + size);
+  return undefined;
+}
+
+/** Fails when `text` holds any secret, a 10-character piece of one, or raw tool output. */
+function expectClean(text: string): void {
+  expect(SECRETS.map((secret) => pieceShown(text, secret, 10))).toEqual(SECRETS.map(() => undefined));
+  expect(text).not.toContain(RAW);
+}
+
+async function runHook(messages: Message[], answer?: () => unknown) {
+  const fake = fakeClient(answer ?? newestMessages(messages));
+  const hook = createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!;
+  const output = { enabled: true };
+  await hook(hookInput(messages), output);
+  return { ...fake, output, seen: JSON.stringify({ logs: fake.logs, toasts: fake.toasts }) };
+}
+
+describe("the hook", () => {
+  it.each(Object.entries(CALLS))("%s: denies, and logs, extra and toast carry no secret and no output", async (_, call) => {
+    const { output, logs, toasts, seen } = await runHook(loop(call));
+    expect(output.enabled).toBe(false);
+    expect(logs).toHaveLength(1);
+    expect(toasts).toHaveLength(1);
+    expectClean(seen);
+  });
+
+  it("shows the redacted preview of the input, and only that", async () => {
+    const { logs, toasts } = await runHook(loop(CALLS.bash!));
+    const preview = 'command="curl -H \\"Authorization: [redacted] [redacted]\\" \\…';
+    expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
+    expect(logs[0]!.message).toContain(`the same bash call (${preview}) completed 3 times`);
+    expect(toasts[0]!.message).toContain(`(${preview})`);
+    expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["decision", "elapsedMs", "messageID", "rule", "sessionID"]);
+  });
+
+  it("an allowed continue turn logs no input at all", async () => {
+    const session = new SessionBuilder("ses_secret").user().step(CALLS.env!, 9_000).compact();
+    const { output, logs, seen } = await runHook(session.messages);
+    expect(output.enabled).toBe(true);
+    expect(logs.map((l) => l.level)).toEqual(["info"]);
+    expectClean(seen);
+  });
+
+  it.each([
+    ["an error that echoes a key", () => Promise.reject(new Error(`401 Unauthorized (Authorization: Bearer ${BEARER}, api_key=${API_KEY})`))],
+    ["an error object holding keys", () => ({ error: { message: "bad auth", token: GITHUB, key: OPENAI } })],
+  ])("falling back after %s: the warning carries no secret", async (_, answer) => {
+    const { output, logs, seen } = await runHook(loop(CALLS.bash!), answer);
+    expect(output.enabled).toBe(true);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.message).toMatch(/^compaction-guard could not decide for session ses_secret; auto-continue left to opencode: /);
+    expectClean(seen);
+  });
+});
+
+describe("the replay CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ocg-secrets-"));
+
+  async function replay(messages: Message[], ...flags: string[]) {
+    const path = join(dir, `export-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify({ info: { id: "ses_secret" }, messages }));
+    let out = "";
+    let err = "";
+    const code = await main(["replay", path, ...flags], (t) => (out += t), (t) => (err += t), {});
+    return { code, out, err };
+  }
+
+  it.each(Object.entries(CALLS))("%s: the table and --json carry no secret and no output", async (_, call) => {
+    const table = await replay(loop(call));
+    expect([table.code, table.err]).toEqual([0, ""]);
+    expect(table.out).toMatch(/first deny: compaction 1, repeated-tool-call: /);
+    expectClean(table.out);
+    const json = await replay(loop(call), "--json");
+    expect(JSON.parse(json.out).compactions[0].rule).toBe("repeated-tool-call");
+    expectClean(json.out);
+  });
+
+  it("--json shows the preview as the evidence of the input", async () => {
+    const { out } = await replay(loop(CALLS.nested!), "--json");
+    const evidence = JSON.parse(out).compactions[0].evidence.repeatedToolCall;
+    expect(evidence.tool).toBe("mcp__github__create_issue");
+    expect(evidence.preview).toBe('{"auth":[redacted]"headers":["Authorization: [redacted] [re…');
+    expect(evidence.preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
+  });
+});
+
+describe("previewInput", () => {
+  it("masks a secret in JSON inside a string field, where its quotes come escaped", () => {
+    expect(previewInput({ command: `curl -d '{"password": "hunter2hunter2"}' https://x` })).toBe(
+      'command="curl -d \'{\\"password\\": \\"[redacted]\\"}\' https://x"',
+    );
+  });
+
+  it("still shows the start of a long path or command", () => {
+    const path = `/home/dev/project/${"deeply/nested/".repeat(30)}file.ts`;
+    expect(previewInput({ filePath: path })).toBe(`filePath="${path.slice(0, PREVIEW_MAX - 11)}…`);
+  });
+
+  // Secret-free filler, and secrets of every shape the redactor knows.
+  const filler = fc.constantFrom("curl", "-sS", "echo", "|", "jq .data", "https://api.example.com/v1/items", "--header", "npm test", "&&", "x".repeat(150), "é😀");
+  const body = (length: number) => fc.string({ unit: fc.constantFrom(..."ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"), minLength: length, maxLength: length });
+  const secret = fc.oneof(
+    body(40).map((b) => ({ shown: `sk-proj-${b}`, hidden: b })),
+    body(36).map((b) => ({ shown: `ghp_${b}`, hidden: b })),
+    body(32).map((b) => ({ shown: `Authorization: Bearer ${b}`, hidden: b })),
+    body(24).map((b) => ({ shown: `api_key=${b}`, hidden: b })),
+    body(24).map((b) => ({ shown: `"password": "${b}"`, hidden: b })),
+  );
+  const command = fc.array(fc.oneof(filler.map((f) => ({ shown: f, hidden: "" })), secret), { minLength: 1, maxLength: 12 });
+
+  it("never shows 8 characters in a row of a secret, wherever it sits in a long input", () => {
+    fc.assert(
+      fc.property(command, fc.constantFrom("command", "filePath", "other"), (words, field) => {
+        const preview = previewInput({ [field]: words.map((w) => w.shown).join(" "), description: "d" });
+        expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
+        expect(words.map(({ hidden }) => pieceShown(preview, hidden, 8))).toEqual(words.map(() => undefined));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("nor a piece of a secret cut at the edge of the part it redacts, after a long secret shrank", () => {
+    // The preview redacts a bounded prefix of the input; a long key before it shrinks to
+    // "[redacted]" and pulls the cut end of the next secret into view.
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 235 }), fc.nat(60), secret, (length, pad, cut) => {
+        const long = `${"Ab3".repeat(80).slice(0, length)}`;
+        const preview = previewInput({ command: `${long} ${"y".repeat(pad)} ${cut.shown}` });
+        expect([pieceShown(preview, long, 8), pieceShown(preview, cut.hidden, 8)]).toEqual([undefined, undefined]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
