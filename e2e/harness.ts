@@ -9,11 +9,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { guardLogLines, liveDecisions, type LiveDecision, type LogLine } from "./guard-log.js";
-import { startModelServer, type RecordedRequest } from "./model-server.js";
+import { startModelServer, type ModelServer, type RecordedRequest } from "./model-server.js";
 import { PLUGIN_ENTRY, replayExport, type ReplayResult } from "./replay.js";
 import { createSandbox, opencodeBinary, writeOpencodeConfig, type Sandbox } from "./sandbox.js";
 import { PRIOR_PROMPT, PROMPTS, type ScenarioName } from "./scenarios.js";
-import { exportFigures, sanitizeExport, type ExportFigures, type SessionExport } from "./session-export.js";
+import { exportFigures, sanitizeExport, type ExportFigures, type PathMap, type SessionExport } from "./session-export.js";
 
 /** Options of `runScenario`. */
 export interface RunOptions {
@@ -195,27 +195,18 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const sandbox = await createSandbox();
   Object.assign(sandbox.env, options.env ?? {});
-  const server = await startModelServer({
-    scenario: options.scenario,
-    readPath: sandbox.readPath,
-    maxRequests: options.maxRequests ?? 16,
-    ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
-  });
-  const pluginURL = pathToFileURL(PLUGIN_ENTRY).href;
-  const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
-
+  let server: ModelServer | undefined;
   try {
+    server = await startModelServer({
+      scenario: options.scenario,
+      readPath: sandbox.readPath,
+      maxRequests: options.maxRequests ?? 16,
+      ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
+    });
+    const pluginURL = pathToFileURL(PLUGIN_ENTRY).href;
+    const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
     await writeOpencodeConfig(sandbox, { baseURL: server.baseURL, ...(options.guard ? { plugin: [entry] } : {}) });
-    const runArgs = (prompt: string, session?: string) => [
-      "run",
-      "--print-logs",
-      "--format",
-      "json",
-      "--model",
-      "fake/fakemodel",
-      ...(session ? ["--session", session] : []),
-      prompt,
-    ];
+
     let priorSession: string | undefined;
     if (options.priorTurn) {
       const prior = await runOpencode(runArgs(PRIOR_PROMPT), sandbox, timeoutMs);
@@ -226,54 +217,69 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
     const f = await runOpencode(runArgs(PROMPTS[options.scenario], priorSession), sandbox, timeoutMs);
     const sessionID = findSessionID(f.stdout, f.stderr);
     const exp = sessionID ? await exportSession(sessionID, sandbox, timeoutMs) : null;
-    const figures = exp ? exportFigures(exp) : null;
-    const guardLines = guardLogLines(f.stderr);
-    const decisions = liveDecisions(guardLines);
     let replay: ReplayResult | null = null;
     if (exp && (options.replay ?? options.guard)) {
       const exportPath = join(sandbox.root, "export.json");
       await writeFile(exportPath, JSON.stringify(exp));
       replay = await replayExport(exportPath, { pluginOptions: options.pluginOptions, env: options.env });
     }
-    const errorEvents = errorMessages(f.stdout);
-    const requests = server.requests.slice(firstRequest);
-    const denial = decisions.find((d) => d.decision === "deny");
-    return {
-      scenario: options.scenario,
-      guard: options.guard,
-      sessionID,
-      exitCode: f.code,
-      signal: f.signal,
-      timedOut: f.timedOut,
-      stdout: f.stdout,
-      stderr: f.stderr,
-      errorEvents,
-      export: exp,
-      sanitizedExport: exp
-        ? sanitizeExport(exp, [
-            [sandbox.project, "/home/dev/project"],
-            [sandbox.home, "/home/dev"],
-            [sandbox.root, "/home/dev/.local/e2e"],
-          ])
-        : null,
-      figures,
-      requests,
-      guardLines,
-      decisions,
-      replay,
-      metrics: {
-        compactionCycles: figures?.compactionCycles ?? 0,
-        continueTurns: figures?.continueTurns ?? 0,
-        modelRequests: requests.length,
-        promptTokensSent: requests.reduce((sum, r) => sum + (r.promptTokens ?? 0), 0),
-        wallMs: f.wallMs,
-        ended: classifyEnding(f, errorEvents, decisions, figures),
-        guardReason: denial?.message ?? null,
-        hookMs: decisions.map((d) => d.elapsedMs).filter((ms): ms is number => ms !== null),
-      },
-    };
+    return collect(options, f, sessionID, exp, replay, server.requests.slice(firstRequest), sandbox);
   } finally {
-    await server.close();
+    await server?.close();
     await sandbox.dispose();
   }
+}
+
+/** `opencode run` arguments for one prompt, optionally in an existing session. */
+function runArgs(prompt: string, session?: string): string[] {
+  return ["run", "--print-logs", "--format", "json", "--model", "fake/fakemodel", ...(session ? ["--session", session] : []), prompt];
+}
+
+/** Put one run's outputs together and compute its metrics. */
+function collect(
+  options: RunOptions,
+  f: Finished,
+  sessionID: string | null,
+  exp: SessionExport | null,
+  replay: ReplayResult | null,
+  requests: RecordedRequest[],
+  sandbox: Sandbox,
+): ScenarioRun {
+  const figures = exp ? exportFigures(exp) : null;
+  const guardLines = guardLogLines(f.stderr);
+  const decisions = liveDecisions(guardLines);
+  const errorEvents = errorMessages(f.stdout);
+  const sandboxPaths: PathMap = [
+    [sandbox.project, "/home/dev/project"],
+    [sandbox.home, "/home/dev"],
+    [sandbox.root, "/home/dev/.local/e2e"],
+  ];
+  return {
+    scenario: options.scenario,
+    guard: options.guard,
+    sessionID,
+    exitCode: f.code,
+    signal: f.signal,
+    timedOut: f.timedOut,
+    stdout: f.stdout,
+    stderr: f.stderr,
+    errorEvents,
+    export: exp,
+    sanitizedExport: exp ? sanitizeExport(exp, sandboxPaths) : null,
+    figures,
+    requests,
+    guardLines,
+    decisions,
+    replay,
+    metrics: {
+      compactionCycles: figures?.compactionCycles ?? 0,
+      continueTurns: figures?.continueTurns ?? 0,
+      modelRequests: requests.length,
+      promptTokensSent: requests.reduce((sum, r) => sum + (r.promptTokens ?? 0), 0),
+      wallMs: f.wallMs,
+      ended: classifyEnding(f, errorEvents, decisions, figures),
+      guardReason: decisions.find((d) => d.decision === "deny")?.message ?? null,
+      hookMs: decisions.map((d) => d.elapsedMs).filter((ms): ms is number => ms !== null),
+    },
+  };
 }
