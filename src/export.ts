@@ -3,6 +3,7 @@
  * `messages` = `Array<{ info, parts }>`, oldest first.
  */
 import { readFile, stat } from "node:fs/promises";
+import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
 
 /** A problem with an export file; `message` is one line that names the file. */
@@ -29,6 +30,40 @@ export type SessionExport = z.infer<typeof ExportSchema>;
 /** V8's longest string (~512 MiB of UTF-16 units): larger files cannot be parsed as one JSON text. */
 const MAX_JSON_BYTES = 0x1fffffe8;
 
+/**
+ * Heap a replay needs per byte of export. Measured with `--max-old-space-size` on exports
+ * of 100 to 300 MB: 2.8 (ASCII only) to 3.9 (some non-ASCII text, which V8 then holds as
+ * UTF-16); rounded up. Beyond the heap limit Node.js aborts with a fatal out-of-memory
+ * stack trace, so a file that would not fit is refused before it is read.
+ */
+export const HEAP_BYTES_PER_EXPORT_BYTE = 4.5;
+
+/** Bounds on what {@link readExport} accepts; tests lower them instead of writing 500 MB. */
+export interface ReadLimits {
+  /** Largest export, bytes. Default: V8's longest string. */
+  readonly maxBytes?: number;
+  /** Heap the replay may use, bytes. Default: V8's heap limit minus the heap in use. */
+  readonly heapBytes?: number;
+  /** Where "-" reads from. Default: process.stdin. */
+  readonly stdin?: AsyncIterable<Uint8Array | string>;
+}
+
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
+/** Why an export of `bytes` cannot be replayed here, or undefined when it can. `size` describes it. */
+function sizeProblem(bytes: number, limits: ReadLimits, size = `${mib(bytes)} MiB`): string | undefined {
+  const maxBytes = limits.maxBytes ?? MAX_JSON_BYTES;
+  if (bytes > maxBytes) return `${size} is over the ${mib(maxBytes)} MiB a JSON text can have here`;
+  const heap = limits.heapBytes ?? getHeapStatistics().heap_size_limit - getHeapStatistics().used_heap_size;
+  const needed = bytes * HEAP_BYTES_PER_EXPORT_BYTE;
+  if (needed <= heap) return undefined;
+  const suggestion = Math.ceil((needed / 2 ** 20 + 256) / 256) * 256;
+  return (
+    `${size} would need about ${Math.ceil(needed / 2 ** 20)} MiB of memory to replay, more than the ` +
+    `${Math.floor(heap / 2 ** 20)} MiB Node.js may use here; retry with NODE_OPTIONS=--max-old-space-size=${suggestion}`
+  );
+}
+
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "not an opencode export";
@@ -48,29 +83,40 @@ export function parseExport(json: unknown, name: string): SessionExport {
   return result.data;
 }
 
-async function readStdin(): Promise<string> {
+/** Reads all of standard input, stopping as soon as it is more than the limits allow. */
+async function readStdin(name: string, limits: ReadLimits): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of limits.stdin ?? process.stdin) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    bytes += buffer.byteLength;
+    const problem = sizeProblem(bytes, limits, `over ${mib(bytes)} MiB`);
+    if (problem) throw new ExportError(`${name}: ${problem}`);
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
  * Reads and validates an export file, or standard input when `path` is "-".
+ * @param limits lower bounds for tests; by default V8's longest string and heap limit.
  * @throws ExportError one line naming the file and the problem: missing path, a directory,
- *   empty, too large, not JSON (truncated, binary), or JSON of another shape.
+ *   unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
+ *   (truncated, binary), or JSON of another shape.
  */
-export async function readExport(path: string): Promise<SessionExport> {
+export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionExport> {
   const name = path === "-" ? "<stdin>" : path;
   let text: string;
   try {
     if (path !== "-") {
       const info = await stat(path);
       if (info.isDirectory()) throw new ExportError(`${name}: is a directory, expected an opencode export file`);
-      if (info.size > MAX_JSON_BYTES) {
-        throw new ExportError(`${name}: ${(info.size / 2 ** 20).toFixed(0)} MiB is over the 512 MiB a JSON text can have here`);
-      }
+      const problem = sizeProblem(info.size, limits);
+      if (problem) throw new ExportError(`${name}: ${problem}`);
     }
-    text = path === "-" ? await readStdin() : await readFile(path, "utf8");
+    text = path === "-" ? await readStdin(name, limits) : await readFile(path, "utf8");
+    // A UTF-8 byte order mark (Windows editors, PowerShell's Out-File) is not part of the JSON.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } catch (error) {
     if (error instanceof ExportError) throw error;
     const code = (error as NodeJS.ErrnoException).code;

@@ -90,6 +90,18 @@ describe("buildTimeline and replayMessages never throw", () => {
     );
   });
 
+  it("on tool inputs nested thousands of levels deep", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1_000, max: 30_000 }), fc.boolean(), (depth, asArray) => {
+        let input: unknown = "bottom";
+        for (let i = 0; i < depth; i++) input = asArray ? [input] : { a: input };
+        const rows = replayMessages(toMessages([toolStep("x", input, "o"), toolStep("x", input, "o"), toolStep("x", input, "o"), COMPACT]), { ...DEFAULTS });
+        expect(rows.map((r) => r.rule)).toEqual(["repeated-tool-call"]);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it("generated histories do reach both rules (the generator is not trivially allowing)", () => {
     const seen = new Set<string | null>();
     fc.assert(

@@ -1,0 +1,145 @@
+/**
+ * Bad input to the replay command, beyond the cases in cli.test.ts: files that cannot be
+ * read, exports whose `messages` is not a list of messages, invalid UTF-8, byte order marks,
+ * UTF-16, absurdly deep tool inputs, and a reader that goes away. None may print a stack
+ * trace, and none may exit 0 with a wrong answer.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../src/cli.js";
+import { bash, SessionBuilder } from "./support/session.js";
+
+// readFile stays the real one unless a test makes it fail (root reads any file, so a
+// permission error cannot be staged with chmod).
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs/promises")>();
+  return { ...actual, readFile: vi.fn(actual.readFile) };
+});
+
+const dir = mkdtempSync(join(tmpdir(), "ocg-input-"));
+const file = (name: string, content: string | Buffer) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+
+async function cli(...args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(["replay", ...args], (t) => (stdout += t), (t) => (stderr += t), {});
+  return { code, stdout, stderr };
+}
+
+/** A loop that replays to [allow, allow, deny repeated-tool-call]. */
+function loopExport(output = "1 failed\n") {
+  const session = new SessionBuilder("ses_input").user("run the tests");
+  for (let i = 0; i < 3; i++) session.step(bash("npm test", output), null).compact();
+  return session.export();
+}
+const EXPECTED = [
+  [1, "allow", null],
+  [2, "allow", null],
+  [3, "deny", "repeated-tool-call"],
+];
+const decisions = (stdout: string) =>
+  (JSON.parse(stdout).compactions as Array<{ index: number; decision: string; rule: string | null }>).map((c) => [c.index, c.decision, c.rule]);
+
+describe("files that cannot be read: exit 2, one line", () => {
+  it.each([
+    ["permission denied", () => {
+      vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
+      return file("locked.json", JSON.stringify(loopExport()));
+    }, /locked\.json: permission denied$/],
+    ["a path through a regular file", () => join(file("plain.json", "{}"), "x.json"), /plain\.json\/x\.json: cannot be read \(ENOTDIR\)$/],
+    ["a symbolic link loop", () => {
+      symlinkSync(join(dir, "loop-b"), join(dir, "loop-a"));
+      symlinkSync(join(dir, "loop-a"), join(dir, "loop-b"));
+      return join(dir, "loop-a");
+    }, /loop-a: cannot be read \(ELOOP\)$/],
+    ["a read that fails midway", () => {
+      vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" }));
+      return file("eio.json", "{}");
+    }, /eio\.json: cannot be read \(EIO\)$/],
+  ])("%s", async (_, path, message) => {
+    const { code, stdout, stderr } = await cli(path());
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(stderr.trim()).toMatch(/^opencode-compaction-guard: /);
+    expect(stderr.trim()).toMatch(message);
+  });
+});
+
+describe("exports of the wrong shape: exit 2, one line naming the field", () => {
+  it.each([
+    ["messages is an object", { info: { id: "ses_1" }, messages: { 0: {} } }, "messages: Invalid input: expected array, received object"],
+    ["messages is a string", { info: { id: "ses_1" }, messages: "[]" }, "messages: Invalid input: expected array, received string"],
+    ["messages holds null", { info: { id: "ses_1" }, messages: [null] }, "messages[0]: Invalid input: expected object, received null"],
+    ["a message without parts", { info: { id: "ses_1" }, messages: [{ info: { id: "m", role: "user" } }] }, "messages[0].parts: Invalid input: expected array, received undefined"],
+    ["a message with an empty id", { info: { id: "ses_1" }, messages: [{ info: { id: "", role: "user" }, parts: [] }] }, "messages[0].info.id: Too small: expected string to have >=1 characters"],
+    ["no session info", { messages: loopExport().messages }, "info: Invalid input: expected object, received undefined"],
+    ["a bare message list", loopExport().messages, "Invalid input: expected object, received array"],
+  ])("%s", async (name, content, message) => {
+    const path = file(`${name.replace(/\W+/g, "-")}.json`, JSON.stringify(content));
+    const { code, stdout, stderr } = await cli(path);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr).toBe(`opencode-compaction-guard: ${path}: not an opencode session export (${message})\n`);
+  });
+});
+
+describe("encodings", () => {
+  it("invalid UTF-8 inside strings: replays, with the answer of the clean export", async () => {
+    const clean = JSON.stringify(loopExport("1 failed \u00ff\n"));
+    // The same export with the two bytes of "ÿ" replaced by bytes no UTF-8 decoder accepts.
+    const bytes = Buffer.from(clean.replaceAll("\u00ff", "\u0001"), "utf8");
+    const broken = Buffer.from(bytes.map((b) => (b === 0x01 ? 0xff : b)));
+    expect(broken.toString("utf8")).toContain("\ufffd");
+    const replayed = await cli(file("invalid-utf8.json", broken), "--json");
+    expect([replayed.code, replayed.stderr]).toEqual([0, ""]);
+    expect(decisions(replayed.stdout)).toEqual(EXPECTED);
+    expect(decisions((await cli(file("clean.json", clean), "--json")).stdout)).toEqual(EXPECTED);
+  });
+
+  it("a UTF-8 byte order mark is skipped", async () => {
+    const { code, stdout } = await cli(file("bom.json", `\ufeff${JSON.stringify(loopExport())}`), "--json");
+    expect(code).toBe(0);
+    expect(decisions(stdout)).toEqual(EXPECTED);
+  });
+
+  it("UTF-16 (Windows PowerShell's `>`): exit 2, not JSON", async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(loopExport()), "utf16le")]);
+    const { code, stdout, stderr } = await cli(file("utf16.json", utf16));
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr).toMatch(/^opencode-compaction-guard: .*utf16\.json: is not valid JSON \(.*\); truncated or not an export\?\n$/);
+  });
+});
+
+describe("absurd but parseable content", () => {
+  it("a tool input nested 50,000 levels deep: replays like any other input", async () => {
+    const deep = `${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`;
+    const text = JSON.stringify(loopExport()).replaceAll('"command":"npm test"', `"command":"npm test","deep":${deep}`);
+    const { code, stdout, stderr } = await cli(file("deep.json", text), "--json");
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(decisions(stdout)).toEqual(EXPECTED);
+  });
+});
+
+describe("the executable", () => {
+  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+
+  it("exits quietly when the reader of its output goes away (replay … | head)", async () => {
+    const path = file("loop.json", JSON.stringify(loopExport()));
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ["--import", "tsx", bin, "replay", path], (error, _stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stderr }),
+      );
+      child.stdout!.destroy();
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+});
