@@ -4,6 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
 import { buildTimeline, type Compaction, type Timeline } from "../src/history.js";
 import { createGuard } from "../src/index.js";
 import type { ModelLimits } from "../src/limits.js";
@@ -21,6 +22,7 @@ import {
   type HistoryEvent,
 } from "./support/arbitraries.js";
 import { fakeClient, newestMessages } from "./support/client.js";
+import { syntheticExport } from "./support/synthetic.js";
 
 const RUNS = { numRuns: 150 };
 const DEFAULTS = { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true } as const;
@@ -252,5 +254,61 @@ describe("no-progress compares with the right earlier compaction", () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe("the export check", () => {
+  /** Values a field of an export could wrongly hold. */
+  const odd = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(undefined, null, "", "user", "assistant", "system", 0, [], {}, [{}]) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  );
+  const PATHS = ["", "info", "info.id", "messages", "messages.0", "messages.0.info", "messages.0.info.id", "messages.0.info.role", "messages.0.parts", "messages.1.info.role", "messages.1.parts"];
+  const ODD = [undefined, null, "", "user", "assistant", "system", 0, [], {}, [{}]];
+  type Edit = readonly [path: string, value: unknown, remove: boolean];
+
+  /** A copy of `json` with each edit applied: the field at `path` replaced, or removed. */
+  function edited(json: unknown, edits: readonly Edit[]): unknown {
+    let out = structuredClone(json);
+    for (const [path, value, remove] of edits) {
+      if (path === "") {
+        out = value;
+        continue;
+      }
+      const keys = path.split(".");
+      let target = out as Record<string, unknown> | undefined;
+      for (const key of keys.slice(0, -1)) target = typeof target === "object" && target !== null ? (target[key] as Record<string, unknown>) : undefined;
+      if (typeof target !== "object" || target === null) continue;
+      if (remove) delete target[keys.at(-1)!];
+      else target[keys.at(-1)!] = value;
+    }
+    return out;
+  }
+
+  /** The check and the schema agree; an accepted export is returned as is, not copied. */
+  function expectAgreement(json: unknown): void {
+    const accepted = ExportSchema.safeParse(json).success;
+    expect(isSessionExport(json)).toBe(accepted);
+    if (accepted) expect(parseExport(json, "x")).toBe(json);
+    else expect(() => parseExport(json, "x")).toThrow(/^x: not an opencode session export \(/);
+  }
+
+  const base = syntheticExport(3);
+
+  it("agrees with the zod schema on every single-field edit of a valid export", () => {
+    expectAgreement(base);
+    for (const path of PATHS) {
+      expectAgreement(edited(base, [[path, undefined, true]]));
+      for (const value of ODD) expectAgreement(edited(base, [[path, value, false]]));
+    }
+  });
+
+  it("agrees with the zod schema on generated exports with several edits, and on any JSON", () => {
+    const edits = fc.array(fc.tuple(fc.constantFrom(...PATHS), fc.oneof(fc.constantFrom(...ODD), fc.jsonValue({ maxDepth: 2 })), fc.boolean()), { maxLength: 3 });
+    const exports = fc.tuple(history({}, 10), edits).map(([messages, e]) => {
+      const valid = messages.filter((m) => isSessionExport({ info: { id: "s" }, messages: [m] }));
+      return edited({ info: { id: "ses_x" }, messages: valid }, e);
+    });
+    fc.assert(fc.property(fc.oneof(exports, fc.jsonValue({ maxDepth: 4 })), expectAgreement), { numRuns: 300 });
   });
 });
