@@ -8,7 +8,7 @@ import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
 import { buildTimeline, type Compaction, type Timeline } from "../src/history.js";
 import { createGuard } from "../src/index.js";
 import type { ModelLimits } from "../src/limits.js";
-import type { GuardSettings } from "../src/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
 import { decide, historyLimit, replayMessages } from "../src/verdict.js";
 import {
   guardSettings,
@@ -25,7 +25,7 @@ import { fakeClient, newestMessages } from "./support/client.js";
 import { syntheticExport } from "./support/synthetic.js";
 
 const RUNS = { numRuns: 150 };
-const DEFAULTS = { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true } as const;
+const DEFAULTS = DEFAULT_SETTINGS;
 
 /** A step with one completed tool call. */
 const toolStep = (tool: string, input: unknown, output: unknown, tokens: unknown = undefined): HistoryEvent => ({
@@ -63,7 +63,19 @@ describe("buildTimeline and replayMessages never throw", () => {
   it.each([
     ["fc.anything()", fc.array(wildValue, { maxLength: 30 })],
     ["fc.jsonValue()", fc.array(fc.jsonValue({ maxDepth: 5 }), { maxLength: 30 })],
-    ["messages with junk info and parts", fc.array(fc.record({ info: wildValue, parts: fc.oneof(wildValue, fc.array(wildValue)) }), { maxLength: 30 })],
+    [
+      "messages with junk info and parts",
+      fc.array(
+        fc.record({
+          info: fc.oneof(
+            wildValue,
+            fc.record({ id: fc.string(), role: fc.constantFrom("user", "assistant"), summary: wildValue, parentID: wildValue, finish: wildValue, error: wildValue, tokens: wildValue }),
+          ),
+          parts: fc.oneof(wildValue, fc.array(fc.oneof(wildValue, fc.record({ type: fc.constantFrom("tool", "compaction", "text"), state: wildValue, auto: wildValue, metadata: wildValue, text: wildValue })))),
+        }),
+        { maxLength: 30 },
+      ),
+    ],
   ])("on arrays of %s", (_, messages) => {
     fc.assert(
       fc.property(messages, guardSettings, (list, settings) => {
