@@ -6,13 +6,13 @@
  * Node's real heap limit) instead of writing hundreds of megabytes.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../src/export.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
 import { replayMessages } from "../src/verdict.js";
@@ -20,6 +20,7 @@ import { syntheticExport, writeSyntheticExport } from "./support/synthetic.js";
 
 const MiB = 2 ** 20;
 const dir = mkdtempSync(join(tmpdir(), "ocg-scale-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** 2,000 synthetic messages, about 5 MB: 100 automatic compactions. */
 const FILE = join(dir, "synthetic-2000.json");
 const BYTES = writeSyntheticExport(FILE, 2_000);

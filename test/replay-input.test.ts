@@ -5,12 +5,12 @@
  * trace, and none may exit 0 with a wrong answer.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
 import { bash, SessionBuilder } from "./support/session.js";
 
@@ -22,6 +22,7 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 const dir = mkdtempSync(join(tmpdir(), "ocg-input-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, content: string | Buffer) => {
   const path = join(dir, name);
   writeFileSync(path, content);

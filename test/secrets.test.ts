@@ -4,11 +4,11 @@
  * input. Logs (message and `extra`), toasts and the replay CLI (table and --json) may show
  * only the short redacted preview of an input, and never a tool output.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
 import { createGuard } from "../src/index.js";
 import { PREVIEW_MAX, previewInput } from "../src/redact.js";
@@ -126,6 +126,7 @@ describe("the hook", () => {
 
 describe("the replay CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "ocg-secrets-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function replay(messages: Message[], ...flags: string[]) {
     const path = join(dir, `export-${Math.random().toString(36).slice(2)}.json`);
