@@ -172,9 +172,10 @@ function classifyEnding(f: Finished, errors: string[], decisions: LiveDecision[]
   if (f.timedOut) return { kind: "timeout", detail: `killed after timeout (exit ${f.code ?? f.signal})` };
   const lastError = errors.at(-1);
   if (lastError?.includes("request cap")) return { kind: "request-cap", detail: `server cap, exit ${f.code}` };
-  if (lastError) return { kind: "provider-error", detail: `${lastError.slice(0, 60)}, exit ${f.code}` };
+  // A provider overflow error is reported and then compacted; a denial ends that loop too.
   const deny = decisions.find((d) => d.decision === "deny");
-  if (f.code === 0 && deny) return { kind: "guard-stop", detail: `guard: ${deny.rule}, exit 0` };
+  if (deny) return { kind: "guard-stop", detail: `guard: ${deny.rule}, exit ${f.code ?? f.signal}` };
+  if (lastError) return { kind: "provider-error", detail: `${lastError.slice(0, 60)}, exit ${f.code}` };
   if (f.code === 0 && figures?.finalAssistantFinish === "stop") return { kind: "final-answer", detail: "final answer, exit 0" };
   return { kind: "exit", detail: `exit ${f.code ?? f.signal}` };
 }

@@ -47,6 +47,11 @@ export interface UserEntry {
   readonly role: "real" | "compaction" | "continue";
   /** For a compaction message: `auto` of its compaction part. */
   readonly auto: boolean;
+  /**
+   * For a compaction message: `overflow` of its compaction part, true when the provider
+   * refused the previous request as over its context limit (session/compaction.ts).
+   */
+  readonly overflow: boolean;
 }
 
 /** Anything else (unknown role, malformed entry): kept so positions match the source. */
@@ -62,6 +67,8 @@ export interface Compaction {
   /** 1-based among *automatic* compactions; 0 for a manual one. */
   readonly index: number;
   readonly auto: boolean;
+  /** Set off by a provider context-overflow error rather than by opencode's own overflow check. */
+  readonly overflow: boolean;
   /** Id of the user message holding the `compaction` part. */
   readonly messageID: string;
   /** Position of that user message. */
@@ -149,8 +156,10 @@ function toEntry(message: unknown): Entry {
   }
   if (info.role === "user") {
     const compaction = parts.find((part) => isRecord(part) && part.type === "compaction");
-    if (isRecord(compaction)) return { kind: "user", id, role: "compaction", auto: compaction.auto === true };
-    return { kind: "user", id, role: isContinueTurn(parts) ? "continue" : "real", auto: false };
+    if (isRecord(compaction)) {
+      return { kind: "user", id, role: "compaction", auto: compaction.auto === true, overflow: compaction.overflow === true };
+    }
+    return { kind: "user", id, role: isContinueTurn(parts) ? "continue" : "real", auto: false, overflow: false };
   }
   return { kind: "other", id };
 }
@@ -180,6 +189,7 @@ export function buildTimeline(messages: readonly unknown[]): Timeline {
     compactions.push({
       index: entry.auto ? ++autoIndex : 0,
       auto: entry.auto,
+      overflow: entry.overflow,
       messageID: entry.id,
       position,
       summaryPosition,

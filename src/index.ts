@@ -87,6 +87,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
     return {};
   }
 
+  const limit = historyLimit(settings);
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
     const sessionID = String(hookInput?.sessionID ?? "unknown");
@@ -94,7 +95,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       if (output?.enabled === false) return; // another plugin already denied it
       const response = await withTimeout(
         Promise.resolve(
-          client.session.messages({ path: { id: sessionID }, query: { limit: historyLimit(settings) } }),
+          client.session.messages({ path: { id: sessionID }, query: { limit } }),
         ),
         messagesTimeoutMs,
         "session.messages",
@@ -109,21 +110,25 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
       const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit });
+      // With fewer messages than asked for, the view starts at the session's beginning and
+      // the compaction's index among the session's automatic compactions is known.
+      const index = data.length < limit ? verdict.compaction.index : null;
       const extra = {
         sessionID,
+        compaction: index,
         messageID: verdict.compaction.messageID,
         decision: verdict.decision,
         rule: verdict.rule,
         elapsedMs: Math.round((performance.now() - started) * 100) / 100,
       };
       if (verdict.decision === "allow") {
-        if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict), extra);
+        if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict, index), extra);
         return;
       }
       output.enabled = false;
       if (settings.notify === "off") return;
       if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict) }));
-      await log("warn", denialLogMessage(sessionID, verdict), extra);
+      await log("warn", denialLogMessage(sessionID, verdict, index), extra);
     } catch (error) {
       await log(
         "warn",

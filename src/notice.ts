@@ -7,7 +7,7 @@
 import type { Verdict } from "./verdict.js";
 
 const tokens = (n: number | null): string => (n === null ? "?" : `${n.toLocaleString("en-US")} tokens`);
-const percent = (fraction: number): string => `${Math.round(fraction * 100)}%`;
+const percent = (fraction: number | null): string => (fraction === null ? "?" : `${Math.round(fraction * 100)}%`);
 
 /** One sentence of evidence for a denial, e.g. "the same bash call (command=\"echo hi\") …". */
 export function describeEvidence(verdict: Verdict): string {
@@ -19,6 +19,9 @@ export function describeEvidence(verdict: Verdict): string {
     );
   }
   if (verdict.rule === "no-progress" && noProgress.status === "measured") {
+    if (noProgress.stalled === "provider-overflow-again") {
+      return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
+    }
     const cut = `the previous compaction left ${tokens(noProgress.afterTokens)} of context, down from ${tokens(noProgress.triggerTokens)} (${percent(noProgress.reduction)} smaller)`;
     return noProgress.stalled === "still-over-usable-context"
       ? `${cut}, still over opencode's usable context of ${tokens(noProgress.usableTokens)}, so every step compacts again`
@@ -34,16 +37,25 @@ export function nextSteps(verdict: Verdict): string {
     : "Reply to continue, start a new session, or change compaction settings in opencode.json.";
 }
 
+/**
+ * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
+ * (the hook read only the newest messages of a long session).
+ */
+function compactionName(verdict: Verdict, index: number | null): string {
+  const id = verdict.compaction.messageID;
+  return index === null ? `compaction ${id}` : `compaction ${index} (${id})`;
+}
+
 /** The warn log line: session, compaction, rule, evidence, next steps. */
-export function denialLogMessage(sessionID: string, verdict: Verdict): string {
+export function denialLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
   return (
-    `compaction-guard stopped auto-continue in session ${sessionID} after compaction ` +
-    `${verdict.compaction.messageID}: ${verdict.rule}: ${describeEvidence(verdict)}. ${nextSteps(verdict)}`
+    `compaction-guard stopped auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
+    `${verdict.rule}: ${describeEvidence(verdict)}. ${nextSteps(verdict)}`
   );
 }
 
 /** The info log line for an allowed continue turn. */
-export function allowLogMessage(sessionID: string, verdict: Verdict): string {
+export function allowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
   const repeated = verdict.evidence.repeatedToolCall;
   const noProgress = verdict.evidence.noProgress;
   const progress =
@@ -51,8 +63,8 @@ export function allowLogMessage(sessionID: string, verdict: Verdict): string {
       ? `previous compaction cut the context by ${percent(noProgress.reduction)}`
       : `no-progress abstained (${noProgress.reason})`;
   return (
-    `compaction-guard allowed auto-continue in session ${sessionID} after compaction ` +
-    `${verdict.compaction.messageID}: most repeated tool call ${repeated.count}/${repeated.threshold}; ${progress}`
+    `compaction-guard allowed auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
+    `most repeated tool call ${repeated.count}/${repeated.threshold}; ${progress}`
   );
 }
 

@@ -230,11 +230,28 @@ describe("without an automatic compaction nothing is ever denied", () => {
 describe("no-progress never denies on missing token data", () => {
   it("abstains at every compaction when no step has a usable size", () => {
     fc.assert(
-      fc.property(history({ tokens: missingTokens }), guardSettings, modelLimits, (messages, settings, limits) => {
+      fc.property(history({ tokens: missingTokens, overflow: fc.constant(false) }), guardSettings, modelLimits, (messages, settings, limits) => {
         const timeline = buildTimeline(messages);
         for (const verdict of decideAll(timeline, settings, limits)) {
           expect(verdict.evidence.noProgress.status).toBe("abstain");
           expect(verdict.rule).not.toBe("no-progress");
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("no-progress after a provider context-overflow error", () => {
+  it("denies exactly the overflow compactions that follow an earlier automatic one with no measured step", () => {
+    fc.assert(
+      fc.property(history({ tokens: missingTokens, overflow: fc.boolean() }), guardSettings, (messages, settings) => {
+        const timeline = buildTimeline(messages);
+        for (const verdict of decideAll(timeline, settings)) {
+          const current = timeline.compactions.find((c) => c.messageID === verdict.compaction.messageID)!;
+          const hasPrevious = timeline.compactions.some((c) => c.auto && c.position < current.position);
+          const stalled = verdict.evidence.noProgress.status === "measured" ? verdict.evidence.noProgress.stalled : null;
+          expect(stalled).toBe(current.overflow && hasPrevious ? "provider-overflow-again" : null);
         }
       }),
       RUNS,

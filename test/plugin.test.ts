@@ -53,7 +53,7 @@ describe("experimental.compaction.autocontinue", () => {
     expect(logs[0]).toMatchObject({
       service: SERVICE,
       level: "info",
-      extra: { decision: "allow", rule: null, messageID: "msg_22b7cb6d0001bzMcMOyhULTJKu" },
+      extra: { compaction: 1, decision: "allow", rule: null, messageID: "msg_22b7cb6d0001bzMcMOyhULTJKu" },
     });
   });
 
@@ -65,12 +65,25 @@ describe("experimental.compaction.autocontinue", () => {
     expect(toasts[0]!.message).toContain("no-progress");
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("warn");
-    expect(logs[0]!.message).toContain(`session ${loop.info.id}`);
+    expect(logs[0]!.message).toContain(`session ${loop.info.id} after compaction 2 (msg_22b7cb90b001Oacj8ldTaTA4T8): `);
     expect(logs[0]!.message).toContain("no-progress: the previous compaction left 7,020 tokens of context");
     expect(logs[0]!.message).toContain("Reply to continue, start a new session");
-    expect(logs[0]!.extra).toMatchObject({ decision: "deny", rule: "no-progress", messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" });
+    expect(logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny", rule: "no-progress", messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" });
     expect(typeof logs[0]!.extra!.elapsedMs).toBe("number");
     expect(JSON.stringify([logs, toasts])).not.toContain("SECRET");
+  });
+
+  it("names the compaction by id alone when the history read may not start at the session's beginning", async () => {
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < 250; i++) session.step(bash(`echo ${i}`), null);
+    for (let i = 0; i < 3; i++) session.step(bash("npm test"), null).compact();
+    const newest = session.messages.slice(-200);
+    const fake = fakeClient(() => ({ data: newest }));
+    const output = { enabled: true };
+    await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(newest), output);
+    expect(output.enabled).toBe(false);
+    expect(fake.logs[0]!.extra).toMatchObject({ compaction: null, rule: "repeated-tool-call" });
+    expect(fake.logs[0]!.message).toMatch(/after compaction msg_\d+: repeated-tool-call: /);
   });
 
   it("asks session.messages for the newest messages only", async () => {

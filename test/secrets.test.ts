@@ -101,7 +101,7 @@ describe("the hook", () => {
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
     expect(logs[0]!.message).toContain(`the same bash call (${preview}) completed 3 times`);
     expect(toasts[0]!.message).toContain(`(${preview})`);
-    expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["decision", "elapsedMs", "messageID", "rule", "sessionID"]);
+    expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["compaction", "decision", "elapsedMs", "messageID", "rule", "sessionID"]);
   });
 
   it("an allowed continue turn logs no input at all", async () => {

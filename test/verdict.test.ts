@@ -306,3 +306,49 @@ describe("threshold and window edges", () => {
     expect(replayMessages(session.messages, settings())).toEqual([]);
   });
 });
+
+describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () => {
+  // Recorded by e2e/record-fixtures.ts; the model's limits there are 8,000 / 2,000.
+  const replay = (name: string) =>
+    replayMessages(fixture(`e2e-${name}.json`).messages, settings(), { limits: { context: 8_000, output: 2_000 } });
+
+  it.each([
+    ["fixed-point", [[1, "allow", null], [2, "deny", "no-progress"]]],
+    ["alternating", [[1, "allow", null], [2, "deny", "no-progress"]]],
+    ["reread", [[1, "allow", null], [2, "deny", "no-progress"]]],
+    ["repeat-with-progress", [[1, "deny", "repeated-tool-call"]]],
+    ["healthy", [[1, "allow", null], [2, "allow", null]]],
+  ])("%s", (name, expected) => {
+    expect(decisions(replay(name))).toEqual(expected);
+  });
+
+  it("the unguarded fixed point: stopped at 2 by no-progress, then by repeated-tool-call at every later compaction", () => {
+    const rows = replay("fixed-point-unguarded");
+    expect(rows).toHaveLength(8);
+    expect(firstDeny(rows)).toBe(2);
+    expect(rows.slice(2).every((r) => r.rule === "repeated-tool-call")).toBe(true);
+  });
+
+  it("healthy: each compaction cut the context from 6,520 to 2,020 tokens", () => {
+    expect(replay("healthy")[1]!.evidence.noProgress).toMatchObject({ triggerTokens: 6_520, afterTokens: 2_020, stalled: null });
+  });
+
+  it.each(["provider-overflow", "provider-overflow-replay"])(
+    "%s: the provider refused every step, no size was ever recorded, and compaction 2 is denied",
+    (name) => {
+      const rows = replay(name);
+      expect(rows.every((r) => r.triggerTokens === null && r.afterTokens === null)).toBe(true);
+      expect(decisions(rows).slice(0, 2)).toEqual([[1, "allow", null], [2, "deny", "no-progress"]]);
+      expect(rows[1]!.evidence.noProgress).toMatchObject({ status: "measured", stalled: "provider-overflow-again", reduction: null });
+    },
+  );
+
+  it("an overflow compaction after steps that did record sizes is judged on those sizes", () => {
+    const session = new SessionBuilder().user();
+    session.step({ tool: "read", input: { filePath: "a" } }, 50_000).compact();
+    session.step({ tool: "read", input: { filePath: "b" } }, 20_000).step({ tool: "read", input: { filePath: "c" } }, null);
+    session.compact({ overflow: true });
+    const rows = replayMessages(session.messages, settings());
+    expect(rows[1]!.evidence.noProgress).toMatchObject({ stalled: null, afterTokens: 20_000 });
+  });
+});

@@ -5,7 +5,8 @@
  * Mirrors the unmerged opencode PRs #29150 (tokens dropped < 5%), #50233 (first step after
  * compaction still at or above the trigger) and #48828 (trailing compactions that still
  * overflow), and Gemini CLI's "compression made the history bigger" check. A missing
- * measurement never counts as a stall.
+ * measurement never counts as a stall; a provider's context-overflow refusal of every step
+ * since the previous compaction is a measurement (e2e/FINDINGS.md).
  */
 import type { Compaction, Entry, Timeline } from "../history.js";
 import type { GuardSettings } from "../settings.js";
@@ -30,13 +31,16 @@ export type NoProgressCheck =
       readonly status: "measured";
       /** The previous automatic compaction, k−1. */
       readonly previousMessageID: string;
-      /** 1 − after / trigger: the fraction of the context the compaction removed (may be < 0). */
-      readonly reduction: number;
+      /**
+       * 1 − after / trigger: the fraction of the context the compaction removed (may be < 0);
+       * null when the provider refused the steps after it and no size was recorded.
+       */
+      readonly reduction: number | null;
       readonly minReduction: number;
       /** opencode's usable context in tokens, when the model's limits are known. */
       readonly usableTokens: number | null;
       /** Which test failed, or null when the compaction made progress. */
-      readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context";
+      readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
     } & CompactionSizes);
 
 const isStep = (entry: Entry | undefined): entry is Extract<Entry, { kind: "assistant" }> =>
@@ -95,8 +99,10 @@ function previousAutomatic(compactions: readonly Compaction[], before: number, s
  *
  * Let k−1 be the previous automatic compaction. Fires when
  * after(k−1) ≥ trigger(k−1) × (1 − minReduction), or when `usableTokens` is known and
- * after(k−1) ≥ usableTokens (opencode's own overflow line). Abstains when k is the first
- * automatic compaction in view, or either size is missing or zero.
+ * after(k−1) ≥ usableTokens (opencode's own overflow line), or when k was set off by a
+ * provider context-overflow error (`overflow: true`) and no step since k−1's summary
+ * recorded a context size: the provider refused them all, k−1 made no room. Otherwise
+ * abstains when k is the first automatic compaction in view, or either size is missing or zero.
  */
 export function checkNoProgress(
   timeline: Timeline,
@@ -109,6 +115,10 @@ export function checkNoProgress(
   if (!previous) return { status: "abstain", reason: "no earlier automatic compaction" };
 
   const sizes = compactionSizes(timeline.entries, previous, current.position - 1, start);
+  const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
+  if (current.overflow && !anyMeasuredStep(timeline.entries, previous, current)) {
+    return { ...measured, reduction: null, stalled: "provider-overflow-again" };
+  }
   if (sizes.triggerTokens === null || sizes.afterTokens === null) {
     return { status: "abstain", reason: "token sizes around the previous compaction are missing" };
   }
@@ -119,13 +129,14 @@ export function checkNoProgress(
       : usableTokens !== null && afterTokens >= usableTokens
         ? "still-over-usable-context"
         : null;
-  return {
-    status: "measured",
-    previousMessageID: previous.messageID,
-    ...sizes,
-    reduction: 1 - afterTokens / triggerTokens,
-    minReduction: settings.minReduction,
-    usableTokens,
-    stalled,
-  };
+  return { ...measured, reduction: 1 - afterTokens / triggerTokens, stalled };
+}
+
+/** Did any step between `previous`'s summary and `current` record a context size? */
+function anyMeasuredStep(entries: readonly Entry[], previous: Compaction, current: Compaction): boolean {
+  for (let position = Math.max(previous.position, previous.summaryPosition) + 1; position < current.position; position++) {
+    const entry = entries[position];
+    if (isStep(entry) && entry.contextTokens !== null) return true;
+  }
+  return false;
 }

@@ -132,6 +132,8 @@ export interface EventOptions {
   readonly tokens?: fc.Arbitrary<unknown>;
   /** Values of a compaction part's `auto`. Default mostly true, sometimes false or junk. */
   readonly auto?: fc.Arbitrary<unknown>;
+  /** `overflow` of a compaction part (a provider context-overflow error). Default mostly false. */
+  readonly overflow?: fc.Arbitrary<boolean>;
 }
 
 export const historyEvent = (options: EventOptions = {}): fc.Arbitrary<HistoryEvent> =>
@@ -158,6 +160,7 @@ export const historyEvent = (options: EventOptions = {}): fc.Arbitrary<HistoryEv
         summaryError: fc.constantFrom(undefined, undefined, undefined, { name: "APIError" }, ""),
         summaryTokens: anyTokens,
         continueTurn: fc.boolean(),
+        overflow: options.overflow ?? fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       }),
     },
     { weight: 1, arbitrary: fc.constant({ kind: "orphan-summary" as const }) },
@@ -192,7 +195,7 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
         });
         break;
       case "compact": {
-        const compactionID = user([{ type: "compaction", auto: event.auto, overflow: false }]);
+        const compactionID = user([{ type: "compaction", auto: event.auto, overflow: event.overflow }]);
         messages.push({
           info: {
             id: id(),

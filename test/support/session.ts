@@ -101,11 +101,12 @@ export class SessionBuilder {
 
   /**
    * A compaction cycle: the compaction user message, the summary, and (for an automatic
-   * compaction, unless `continueTurn` is false) the synthetic continue turn.
+   * compaction, unless `continueTurn` is false) the synthetic continue turn. `overflow`:
+   * set off by a provider context-overflow error.
    */
-  compact(options: { auto?: boolean; failed?: boolean; continueTurn?: boolean } = {}): this {
+  compact(options: { auto?: boolean; failed?: boolean; continueTurn?: boolean; overflow?: boolean } = {}): this {
     const auto = options.auto ?? true;
-    const compactionID = this.pushUser([{ type: "compaction", auto, overflow: false }]);
+    const compactionID = this.pushUser([{ type: "compaction", auto, overflow: options.overflow ?? false }]);
     const id = this.id("msg");
     this.messages.push({
       info: {
