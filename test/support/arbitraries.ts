@@ -123,7 +123,7 @@ export type HistoryEvent =
   | { readonly kind: "user"; readonly parts: readonly unknown[] }
   | { readonly kind: "continue"; readonly part: unknown }
   | { readonly kind: "step"; readonly tools: readonly unknown[]; readonly others: readonly unknown[]; readonly tokens: unknown; readonly finish: unknown; readonly error: unknown }
-  | { readonly kind: "compact"; readonly auto: unknown; readonly summaryFinish: unknown; readonly summaryError: unknown; readonly summaryTokens: unknown; readonly continueTurn: boolean }
+  | { readonly kind: "compact"; readonly auto: unknown; readonly summaryFinish: unknown; readonly summaryError: unknown; readonly summaryTokens: unknown; readonly continueTurn: boolean; readonly overflow: boolean }
   | { readonly kind: "orphan-summary" }
   | { readonly kind: "junk"; readonly value: unknown };
 
