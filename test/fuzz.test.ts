@@ -38,7 +38,7 @@ const toolStep = (tool: string, input: unknown, output: unknown, tokens: unknown
 });
 const STEP: HistoryEvent = { kind: "step", tools: [], others: [], tokens: { total: 5_000 }, finish: "stop", error: undefined };
 /** An automatic compaction whose summary succeeded, and the continue turn. */
-const COMPACT: HistoryEvent = { kind: "compact", auto: true, summaryFinish: "stop", summaryError: undefined, summaryTokens: undefined, continueTurn: true };
+const COMPACT: HistoryEvent = { kind: "compact", auto: true, summaryFinish: "stop", summaryError: undefined, summaryTokens: undefined, continueTurn: true, overflow: false };
 
 /** Every kind of value fc.anything can make, in messages, parts and fields. */
 const wildValue = fc.anything({
