@@ -15,8 +15,9 @@ const GUARDED: Array<{ scenario: ScenarioName; rule: string; deniedAt: number }>
   { scenario: "fixed-point", rule: "no-progress", deniedAt: 2 },
   { scenario: "alternating", rule: "no-progress", deniedAt: 2 },
   { scenario: "reread", rule: "no-progress", deniedAt: 2 },
-  // Compaction cuts the context, but the same call completed 4 times before compaction 1.
-  { scenario: "repeat-with-progress", rule: "repeated-tool-call", deniedAt: 1 },
+  // Compaction cuts the context, but the model re-emits the same call after the continue
+  // turn: repeats on both sides of compaction 1.
+  { scenario: "repeat-with-progress", rule: "repeated-tool-call", deniedAt: 2 },
 ];
 
 /** The unguarded run's request cap: chat, then (compaction, continue) pairs, so cap/2 compactions. */
@@ -29,7 +30,7 @@ beforeAll(async () => {
     ...GUARDED.map((g) => ({ key: g.scenario, options: { scenario: g.scenario, guard: true } })),
     { key: "fixed-point/unguarded", options: { scenario: "fixed-point" as const, guard: false, maxRequests: UNGUARDED_CAP } },
     // Settings from the opencode.json plugin tuple and from the environment.
-    { key: "repeat-with-progress/threshold-5", options: { scenario: "repeat-with-progress" as const, guard: true, pluginOptions: { threshold: 5 } } },
+    { key: "healthy/min-reduction-0.9", options: { scenario: "healthy" as const, guard: true, pluginOptions: { minReduction: 0.9 } } },
     {
       key: "fixed-point/disabled",
       options: { scenario: "fixed-point" as const, guard: true, maxRequests: UNGUARDED_CAP, env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" } },
@@ -92,13 +93,13 @@ describe("fixed-point without the guard", () => {
 });
 
 describe("settings reach the plugin inside opencode", () => {
-  it("a plugin tuple's { threshold: 5 } moves the repeated-tool-call denial to compaction 2, as the replay with --threshold 5 says", () => {
-    const run = runs.get("repeat-with-progress/threshold-5")!;
+  it("a plugin tuple's { minReduction: 0.9 } makes the healthy run's 69% cut too little, as the replay with --min-reduction 0.9 says", () => {
+    const run = runs.get("healthy/min-reduction-0.9")!;
     expect(run.metrics.ended.kind).toBe("guard-stop");
-    // Four identical calls before compaction 1 (4 < 5), eight before compaction 2.
+    // Each compaction cuts 6,520 tokens to 2,020: 69% < 90%, judged at compaction 2.
     expect(run.decisions.map((d) => [d.decision, d.rule])).toEqual([
       ["allow", null],
-      ["deny", "repeated-tool-call"],
+      ["deny", "no-progress"],
     ]);
     expect(run.figures!.continueTurns).toBe(1);
     expectLiveMatchesReplay(run);

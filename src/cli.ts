@@ -42,9 +42,30 @@ const SETTING_FLAGS = {
 
 function tokensFlag(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} must be a whole number of tokens, got ${JSON.stringify(text)}`);
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(value > 0)) throw new UsageError(`--${name} must be a positive whole number of tokens, got ${JSON.stringify(text)}`);
   return value;
+}
+
+/**
+ * The model's limits from the flags. opencode's usable context needs the context and the
+ * output limit together (an unknown output limit would count as 32,000), and an output or
+ * input limit means nothing without the context limit.
+ */
+function limitsFlags(values: Record<string, string | boolean | undefined>): Partial<ModelLimits> {
+  const text = (name: string) => values[name] as string | undefined;
+  const limits = {
+    context: tokensFlag("context-limit", text("context-limit")),
+    output: tokensFlag("output-limit", text("output-limit")),
+    input: tokensFlag("input-limit", text("input-limit")),
+  };
+  if (limits.context !== undefined && limits.output === undefined) {
+    throw new UsageError("--context-limit needs --output-limit too (opencode's usable context depends on both)");
+  }
+  if (limits.context === undefined && (limits.output !== undefined || limits.input !== undefined)) {
+    throw new UsageError(`--${limits.output !== undefined ? "output" : "input"}-limit needs --context-limit too`);
+  }
+  return limits;
 }
 
 const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));
@@ -66,7 +87,7 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
   const firstDeny = rows.find((r) => r.decision === "deny");
   return [
     `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
-      (usable === null ? "model limits unknown (see --context-limit)" : `usable context ${fmt(usable)} tokens`),
+      (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
     line(header),
     ...body.map(line),
     firstDeny
@@ -121,11 +142,7 @@ export async function main(
       if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
       settings[key] = checked.value;
     }
-    const limits: Partial<ModelLimits> = {
-      context: tokensFlag("context-limit", values["context-limit"]),
-      output: tokensFlag("output-limit", values["output-limit"]),
-      input: tokensFlag("input-limit", values["input-limit"]),
-    };
+    const limits = limitsFlags(values);
 
     const session = await readExport(file);
     const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits });

@@ -105,7 +105,7 @@ export function parseExport(json: unknown, name: string): SessionExport {
 }
 
 /** Reads all of standard input, stopping as soon as it is more than the limits allow. */
-async function readStdin(name: string, limits: ReadLimits): Promise<string> {
+async function readStdin(name: string, limits: ReadLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of limits.stdin ?? process.stdin) {
@@ -115,7 +115,7 @@ async function readStdin(name: string, limits: ReadLimits): Promise<string> {
     if (problem) throw new ExportError(`${name}: ${problem}`);
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -135,7 +135,11 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
       const problem = sizeProblem(info.size, limits);
       if (problem) throw new ExportError(`${name}: ${problem}`);
     }
-    text = path === "-" ? await readStdin(name, limits) : await readFile(path, "utf8");
+    const bytes = path === "-" ? await readStdin(name, limits) : await readFile(path);
+    if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+      throw new ExportError(`${name}: is UTF-16 text (PowerShell's > writes it); save it as UTF-8`);
+    }
+    text = bytes.toString("utf8");
     // A UTF-8 byte order mark (Windows editors, PowerShell's Out-File) is not part of the JSON.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } catch (error) {

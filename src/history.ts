@@ -34,6 +34,11 @@ export interface AssistantEntry {
   readonly contextTokens: number | null;
   /** Tool parts with `state.status === "completed"`, in part order. */
   readonly toolCalls: readonly ToolCall[];
+  /**
+   * The message holds nothing the model produced (no text, reasoning or tool part; only
+   * step markers, or no parts at all): what a request the provider refused leaves behind.
+   */
+  readonly empty: boolean;
 }
 
 /** A user message, classified the way the rules need. */
@@ -112,6 +117,9 @@ export function contextTokens(tokens: unknown): number | null {
   return size > 0 ? size : null;
 }
 
+/** Part types that mark steps and snapshots rather than carry what the model produced. */
+const BOOKKEEPING_PARTS = new Set(["step-start", "step-finish", "snapshot", "patch"]);
+
 function toolCalls(parts: readonly unknown[]): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const part of parts) {
@@ -152,6 +160,7 @@ function toEntry(message: unknown): Entry {
       succeeded: info.finish !== undefined && info.finish !== null && !info.error,
       contextTokens: contextTokens(info.tokens),
       toolCalls: toolCalls(parts),
+      empty: parts.every((part) => isRecord(part) && BOOKKEEPING_PARTS.has(part.type as string)),
     };
   }
   if (info.role === "user") {

@@ -14,6 +14,13 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi, "$1 [redacted]"],
   // Quotes may come escaped (`\"password\": \"…\"` inside a JSON-encoded string).
   [/((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)\\?["']?\s*[:=]\s*\\?["']?)(?:[^\s"',;&\\]|\\(?!["']))+/gi, "$1[redacted]"],
+  // `--password S3cret`, `aws_secret_access_key wJal…`: a secret-naming word, a space, a value.
+  [/(\b[\w-]*(?:password|passwd|secret|api[_-]?key|access[_-]?key|token)[\w-]*\s+)(?!-)[^\s"',;&]+/gi, "$1[redacted]"],
+  // Credentials in a URL (`https://user:pass@host`, `postgres://app:pass@db`).
+  [/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1[redacted]@"],
+  // `curl -u user:pass`, `--user user:pass`; `mysql -pS3cret` (the password glued to -p).
+  [/((?:^|\s)(?:-u\s*|--user[=\s]+))[^\s:]+:\S+/g, "$1[redacted]"],
+  [/(\bmysql(?:dump|admin)?\b[^|;&\n]*?\s-p)[^\s-]\S*/g, "$1[redacted]"],
   [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, "sk-[redacted]"],
   [/\bgh[pousr]_[A-Za-z0-9]{10,}/g, "gh_[redacted]"],
   [/\bgithub_pat_[A-Za-z0-9_]{10,}/g, "github_pat_[redacted]"],
@@ -27,8 +34,9 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
 const LONG_TOKEN = /[A-Za-z0-9_+=-]{32,}/g;
 
 /**
- * Masks secret-shaped substrings: `sk-…`, `ghp_…`, `Bearer …`, `api_key=…`, JWTs, private
- * keys, AWS key ids, and any 32+ character run that mixes letters and digits.
+ * Masks secret-shaped substrings: `sk-…`, `ghp_…`, `Bearer …`, `api_key=…`, `--password …`,
+ * credentials in URLs, `curl -u user:pass`, `mysql -p…`, JWTs, private keys, AWS key ids,
+ * and any 32+ character run that mixes letters and digits.
  */
 export function redactSecrets(text: string): string {
   let out = text;

@@ -78,8 +78,8 @@ function parseBoolean(text: string): boolean | string {
 export function parseSettingText(key: Key, text: string): unknown {
   if (key === "notify") return text.trim().toLowerCase();
   if (key === "matchOutput" || key === "enabled") return parseBoolean(text);
-  const number = Number(text.trim());
-  return text.trim() === "" || Number.isNaN(number) ? text : number;
+  // Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity".
+  return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text;
 }
 
 /** A short, safe rendering of a rejected value (never more than 40 characters). */

@@ -52,7 +52,7 @@ describe("replay table", () => {
     const { code, stdout } = await cli(["replay", LOOP]);
     expect(code).toBe(0);
     const lines = stdout.trim().split("\n");
-    expect(lines[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; model limits unknown (see --context-limit)");
+    expect(lines[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; model limits unknown (see --context-limit and --output-limit)");
     expect(lines[1]).toMatch(/^#\s+compaction message\s+trigger\s+after\s+decision\s+rule$/);
     expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,020\s+deny\s+no-progress$/);
     expect(lines.at(-1)).toMatch(/^first deny: compaction 2, no-progress: /);
@@ -78,7 +78,11 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ["no messages", () => [file("none.json", '{"info":{"id":"ses_1"},"messages":[]}')], /none\.json: .*messages: the export has no messages\)$/],
     ["an unknown role", () => [file("role.json", '{"info":{"id":"ses_1"},"messages":[{"info":{"id":"m","role":"robot"},"parts":[]}]}')], /role\.json: .*messages\[0\]\.info\.role: /],
     ["a bad flag value", () => [LOOP, "--threshold", "many"], /--threshold: threshold must be an integer from 2 to 1000, got "many"$/],
-    ["a bad limit", () => [LOOP, "--context-limit=-5"], /--context-limit must be a whole number of tokens, got "-5"$/],
+    ["a bad limit", () => [LOOP, "--context-limit=-5", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got "-5"$/],
+    ["an empty limit", () => [LOOP, "--context-limit=", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got ""$/],
+    ["a context limit alone (the output limit would count as 32,000)", () => [LOOP, "--context-limit", "8000"], /--context-limit needs --output-limit too/],
+    ["an output limit alone", () => [LOOP, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
+    ["an input limit alone", () => [LOOP, "--input-limit", "6000"], /--input-limit needs --context-limit too$/],
     ["a flag without its value", () => [LOOP, "--context-limit", "-5"], /Option '--context-limit' argument is ambiguous.* \(try --help\)$/],
     ["an unknown flag", () => [LOOP, "--frobnicate"], /Unknown option '--frobnicate'.* \(try --help\)$/],
   ])("%s", async (_, args, message) => {

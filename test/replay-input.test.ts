@@ -111,11 +111,11 @@ describe("encodings", () => {
     expect(decisions(stdout)).toEqual(EXPECTED);
   });
 
-  it("UTF-16 (Windows PowerShell's `>`): exit 2, not JSON", async () => {
+  it("UTF-16 (Windows PowerShell's `>`): exit 2, saying so", async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(loopExport()), "utf16le")]);
     const { code, stdout, stderr } = await cli(file("utf16.json", utf16));
     expect([code, stdout]).toEqual([2, ""]);
-    expect(stderr).toMatch(/^opencode-compaction-guard: .*utf16\.json: is not valid JSON \(.*\); truncated or not an export\?\n$/);
+    expect(stderr).toMatch(/^opencode-compaction-guard: .*utf16\.json: is UTF-16 text \(PowerShell's > writes it\); save it as UTF-8\n$/);
   });
 });
 

@@ -49,11 +49,14 @@ const CALLS: Record<string, ToolSpec> = {
   },
 };
 
-/** Three identical calls then an automatic compaction: the guard denies by repeated-tool-call. */
+/**
+ * The same call re-emitted after each of three automatic compactions: the guard denies the
+ * third by repeated-tool-call. Ends with the compaction message and its summary.
+ */
 function loop(call: ToolSpec, sessionID = "ses_secret"): Message[] {
   const session = new SessionBuilder(sessionID).user(`use key ${OPENAI}`);
-  for (let i = 0; i < 3; i++) session.step(call, null);
-  return session.compact().messages;
+  for (let i = 0; i < 3; i++) session.step(call, null).compact({ continueTurn: i < 2 });
+  return session.messages;
 }
 
 const hookInput = (messages: Message[], sessionID = "ses_secret") =>
@@ -140,10 +143,10 @@ describe("the replay CLI", () => {
   it.each(Object.entries(CALLS))("%s: the table and --json carry no secret and no output", async (_, call) => {
     const table = await replay(loop(call));
     expect([table.code, table.err]).toEqual([0, ""]);
-    expect(table.out).toMatch(/first deny: compaction 1, repeated-tool-call: /);
+    expect(table.out).toMatch(/first deny: compaction 3, repeated-tool-call: /);
     expectClean(table.out);
     const json = await replay(loop(call), "--json");
-    expect(JSON.parse(json.out).compactions[0].rule).toBe("repeated-tool-call");
+    expect(JSON.parse(json.out).compactions[2].rule).toBe("repeated-tool-call");
     expectClean(json.out);
   });
 

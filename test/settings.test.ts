@@ -59,6 +59,18 @@ describe("resolveSettings", () => {
     ]);
   });
 
+  it.each(["0x10", "1e1", "Infinity", "3 apples"])("only plain decimals are numbers: %j is rejected", (text) => {
+    const { settings, problems } = resolveSettings(undefined, { OPENCODE_COMPACTION_GUARD_THRESHOLD: text });
+    expect(settings.threshold).toBe(3);
+    expect(problems).toEqual([`OPENCODE_COMPACTION_GUARD_THRESHOLD: threshold must be an integer from 2 to 1000, got ${JSON.stringify(text)}; using 3`]);
+  });
+
+  it("an invalid environment value leaves the opencode.json value in place", () => {
+    const { settings, problems } = resolveSettings({ threshold: 5 }, { OPENCODE_COMPACTION_GUARD_THRESHOLD: "lots" });
+    expect(settings.threshold).toBe(5);
+    expect(problems[0]).toMatch(/; using 5$/);
+  });
+
   it("options that are not an object are reported", () => {
     expect(resolveSettings("threshold=4", {}).problems).toEqual([
       'plugin options: expected an object, got "threshold=4"; using defaults',

@@ -100,9 +100,12 @@ function previousAutomatic(compactions: readonly Compaction[], before: number, s
  * Let k−1 be the previous automatic compaction. Fires when
  * after(k−1) ≥ trigger(k−1) × (1 − minReduction), or when `usableTokens` is known and
  * after(k−1) ≥ usableTokens (opencode's own overflow line), or when k was set off by a
- * provider context-overflow error (`overflow: true`) and no step since k−1's summary
- * recorded a context size: the provider refused them all, k−1 made no room. Otherwise
- * abstains when k is the first automatic compaction in view, or either size is missing or zero.
+ * provider context-overflow error (`overflow: true`) and every step since k−1's summary is
+ * a refused request (empty, no context size): k−1 made no room.
+ *
+ * Abstains when k is the first automatic compaction in view, when a real user message came
+ * between k−1 and k (the user stepped in: like Codex, only real input re-arms), or when
+ * either size is missing or zero.
  */
 export function checkNoProgress(
   timeline: Timeline,
@@ -113,10 +116,14 @@ export function checkNoProgress(
 ): NoProgressCheck {
   const previous = previousAutomatic(timeline.compactions, current.position, start);
   if (!previous) return { status: "abstain", reason: "no earlier automatic compaction" };
+  const between = stepsBetween(timeline.entries, previous, current);
+  if (between === "real-user-message") {
+    return { status: "abstain", reason: "a real user message came after the previous compaction" };
+  }
 
   const sizes = compactionSizes(timeline.entries, previous, current.position - 1, start);
   const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
-  if (current.overflow && !anyMeasuredStep(timeline.entries, previous, current)) {
+  if (current.overflow && between.length > 0 && between.every((step) => step.empty && step.contextTokens === null)) {
     return { ...measured, reduction: null, stalled: "provider-overflow-again" };
   }
   if (sizes.triggerTokens === null || sizes.afterTokens === null) {
@@ -132,11 +139,20 @@ export function checkNoProgress(
   return { ...measured, reduction: 1 - afterTokens / triggerTokens, stalled };
 }
 
-/** Did any step between `previous`'s summary and `current` record a context size? */
-function anyMeasuredStep(entries: readonly Entry[], previous: Compaction, current: Compaction): boolean {
-  for (let position = Math.max(previous.position, previous.summaryPosition) + 1; position < current.position; position++) {
+/**
+ * The steps between `previous`'s summary and `current`, or "real-user-message" when a real
+ * user message lies there. The user message opencode re-sends right after an overflow
+ * compaction's summary (it replays the last real message instead of adding a continue
+ * turn, session/compaction.ts) is not the user stepping in.
+ */
+function stepsBetween(entries: readonly Entry[], previous: Compaction, current: Compaction) {
+  const from = Math.max(previous.position, previous.summaryPosition) + 1;
+  const steps: Array<Extract<Entry, { kind: "assistant" }>> = [];
+  for (let position = from; position < current.position; position++) {
     const entry = entries[position];
-    if (isStep(entry) && entry.contextTokens !== null) return true;
+    if (isStep(entry)) steps.push(entry);
+    const replayed = previous.overflow && position === from;
+    if (entry?.kind === "user" && entry.role === "real" && !replayed) return "real-user-message" as const;
   }
-  return false;
+  return steps;
 }
