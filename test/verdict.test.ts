@@ -338,9 +338,9 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     ["fixed-point", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["alternating", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["reread", [[1, "allow", null], [2, "deny", "no-progress"]]],
-    // Recorded while the rule denied at compaction 1 (4 repeats before it): that run
-    // stopped there, and repeats inside one cycle no longer fire.
-    ["repeat-with-progress", [[1, "allow", null]]],
+    // Four repeats before compaction 1 are one cycle: allowed. Re-emitted after the
+    // continue turn, the call straddles a compaction: denied at 2.
+    ["repeat-with-progress", [[1, "allow", null], [2, "deny", "repeated-tool-call"]]],
     ["healthy", [[1, "allow", null], [2, "allow", null]]],
   ])("%s", (name, expected) => {
     expect(decisions(replay(name))).toEqual(expected);
