@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
-import { buildTimeline, type Compaction, type Entry, type Timeline } from "../src/history.js";
+import { buildTimeline, type AssistantEntry, type Compaction, type Timeline } from "../src/history.js";
 import { createGuard } from "../src/index.js";
 import type { ModelLimits } from "../src/limits.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
@@ -255,7 +255,7 @@ describe("no-progress after a provider context-overflow error", () => {
     if (!current.overflow || !previous) return false;
     const between = timeline.entries.slice(Math.max(previous.position, previous.summaryPosition) + 1, current.position);
     const stepped = between.some((e, i) => e.kind === "user" && e.role === "real" && !(previous.overflow && i === 0));
-    const steps = between.filter((e) => e.kind === "assistant" && !e.summary) as Array<Extract<Entry, { kind: "assistant" }>>;
+    const steps = between.filter((e) => e.kind === "assistant" && !e.summary) as Array<AssistantEntry>;
     return !stepped && steps.length > 0 && steps.every((step) => step.empty && step.contextTokens === null);
   }
 

@@ -8,7 +8,7 @@
  * measurement never counts as a stall; a provider's context-overflow refusal of every step
  * since the previous compaction is a measurement (e2e/FINDINGS.md).
  */
-import type { Compaction, Entry, Timeline } from "../history.js";
+import type { AssistantEntry, Compaction, Entry, Timeline } from "../history.js";
 import type { GuardSettings } from "../settings.js";
 
 /** The step that triggered a compaction, and the first step after its summary. */
@@ -43,7 +43,7 @@ export type NoProgressCheck =
       readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
     } & CompactionSizes);
 
-const isStep = (entry: Entry | undefined): entry is Extract<Entry, { kind: "assistant" }> =>
+const isStep = (entry: Entry | undefined): entry is AssistantEntry =>
   entry?.kind === "assistant" && !entry.summary;
 
 /**
@@ -56,12 +56,12 @@ export function compactionSizes(
   end: number = entries.length - 1,
   start = 0,
 ): CompactionSizes {
-  let trigger: Extract<Entry, { kind: "assistant" }> | undefined;
+  let trigger: AssistantEntry | undefined;
   for (let position = compaction.position - 1; position >= start && !trigger; position--) {
     const entry = entries[position];
     if (isStep(entry)) trigger = entry;
   }
-  let after: Extract<Entry, { kind: "assistant" }> | undefined;
+  let after: AssistantEntry | undefined;
   const from = Math.max(compaction.position, compaction.summaryPosition) + 1;
   for (let position = from; position <= end && !after; position++) {
     const entry = entries[position];
@@ -147,7 +147,7 @@ export function checkNoProgress(
  */
 function stepsBetween(entries: readonly Entry[], previous: Compaction, current: Compaction) {
   const from = Math.max(previous.position, previous.summaryPosition) + 1;
-  const steps: Array<Extract<Entry, { kind: "assistant" }>> = [];
+  const steps: Array<AssistantEntry> = [];
   for (let position = from; position < current.position; position++) {
     const entry = entries[position];
     if (isStep(entry)) steps.push(entry);

@@ -14,7 +14,7 @@
  * polling a CI run) are ordinary work, and opencode's own doom-loop check sees the
  * back-to-back ones (the cost of over-eager guards: hermes-agent#109683).
  */
-import type { Entry, ToolCall } from "../history.js";
+import type { AssistantEntry, Entry, ToolCall } from "../history.js";
 import { previewInput } from "../redact.js";
 import type { GuardSettings } from "../settings.js";
 import { toolCallSignature } from "../signature.js";
@@ -57,7 +57,7 @@ function signatureOf(call: ToolCall, matchOutput: boolean): string {
 
 /** A step in the window, with the compaction cycle it belongs to (0 = the newest). */
 interface WindowStep {
-  readonly step: Extract<Entry, { kind: "assistant" }>;
+  readonly step: AssistantEntry;
   readonly cycle: number;
 }
 
