@@ -133,7 +133,9 @@ export async function main(
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
 
     const resolved = resolveSettings(undefined, env);
-    for (const problem of resolved.problems) err(`warning: ${problem}\n`);
+    // _NOTIFY and _DISABLED do not apply to replay: it always decides and prints.
+    const applies = (problem: string) => !/^OPENCODE_COMPACTION_GUARD_(NOTIFY|DISABLED):/.test(problem);
+    for (const problem of resolved.problems.filter(applies)) err(`warning: ${problem}\n`);
     const settings: Record<string, unknown> = { ...resolved.settings };
     for (const [flag, key] of Object.entries(SETTING_FLAGS)) {
       const text = values[flag as keyof typeof SETTING_FLAGS];

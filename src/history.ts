@@ -46,10 +46,12 @@ export interface UserEntry {
   readonly kind: "user";
   readonly id: string;
   /**
-   * `real`: typed by a person (or a command); it resets the repeated-tool-call count.
+   * `real`: typed by a person (or a command); it resets the rules' counts.
    * `compaction`: holds a `compaction` part. `continue`: opencode's synthetic continue turn.
+   * `synthetic`: every part is `synthetic: true`, written by opencode or a tool (a finished
+   * background task's result, "Summarize the task tool output above…"); no person spoke.
    */
-  readonly role: "real" | "compaction" | "continue";
+  readonly role: "real" | "compaction" | "continue" | "synthetic";
   /** For a compaction message: `auto` of its compaction part. */
   readonly auto: boolean;
   /**
@@ -145,6 +147,10 @@ function isContinueTurn(parts: readonly unknown[]): boolean {
   );
 }
 
+/** Every part is marked `synthetic: true` (and there is at least one). */
+const isSynthetic = (parts: readonly unknown[]): boolean =>
+  parts.length > 0 && parts.every((part) => isRecord(part) && part.synthetic === true);
+
 function toEntry(message: unknown): Entry {
   const info = isRecord(message) && isRecord(message.info) ? message.info : undefined;
   const id = str(info?.id);
@@ -168,7 +174,8 @@ function toEntry(message: unknown): Entry {
     if (isRecord(compaction)) {
       return { kind: "user", id, role: "compaction", auto: compaction.auto === true, overflow: compaction.overflow === true };
     }
-    return { kind: "user", id, role: isContinueTurn(parts) ? "continue" : "real", auto: false, overflow: false };
+    const role = isContinueTurn(parts) ? "continue" : isSynthetic(parts) ? "synthetic" : "real";
+    return { kind: "user", id, role, auto: false, overflow: false };
   }
   return { kind: "other", id };
 }

@@ -90,7 +90,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
   const limit = historyLimit(settings);
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
-    const sessionID = String(hookInput?.sessionID ?? "unknown");
+    const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
     try {
       if (output?.enabled === false) return; // another plugin already denied it
       const response = await withTimeout(

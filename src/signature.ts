@@ -27,12 +27,33 @@ export function canonicalJson(value: unknown): string {
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /**
+ * What changes between two runs of the same call without saying anything about progress:
+ * timestamps, clock times, durations, and the fresh child session id opencode 1.18.33's
+ * task tool writes (`<task id="ses_…" state="completed">`). Counts such as "2 of 3 passed"
+ * stay: a moving count is progress.
+ */
+const NOISE: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?/g, "<time>"],
+  [/\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g, "<time>"],
+  [/\b\d+(\.\d+)?\s?(ns|µs|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b/g, "<duration>"],
+  [/\bses_[A-Za-z0-9]+/g, "<session>"],
+];
+
+/** A tool output with run-to-run noise replaced (see {@link NOISE}), for comparing results. */
+export function normalizeOutput(output: unknown): string {
+  let text = typeof output === "string" ? output : canonicalJson(output);
+  for (const [pattern, replacement] of NOISE) text = text.replace(pattern, replacement);
+  return text;
+}
+
+/**
  * The signature of a tool call, a 64-hex-character sha256 of
- * tool name + canonical input (+ canonical output when `matchOutput`).
- * Equal signatures mean: same tool, same input up to key order (and same output).
+ * tool name + canonical input (+ normalised output when `matchOutput`).
+ * Equal signatures mean: same tool, same input up to key order (and same output up to
+ * timestamps, durations and child session ids).
  */
 export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
   const parts = [call.tool, canonicalJson(call.input)];
-  if (matchOutput) parts.push(typeof call.output === "string" ? call.output : canonicalJson(call.output));
+  if (matchOutput) parts.push(normalizeOutput(call.output));
   return sha256(JSON.stringify(parts));
 }

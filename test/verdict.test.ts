@@ -59,10 +59,11 @@ describe("case 2: the reported fixed point (65,536 context / 16,384 output)", ()
     expect(rows[25]!.triggerTokens).toBe(50_835);
   });
 
-  it("denies at compaction 2 by no-progress, above opencode's usable context of 49,152", () => {
+  it("denies at compaction 2 by no-progress: the 0.1% cut is under 10%, and 49,474 is over the usable 49,152", () => {
     expect(firstDeny(rows)).toBe(2);
     expect(rows[1]!.rule).toBe("no-progress");
-    expect(rows[1]!.evidence.noProgress).toMatchObject({ usableTokens: 49_152, afterTokens: sizes[1] });
+    expect(rows[1]!.evidence.noProgress).toMatchObject({ usableTokens: 49_152, afterTokens: sizes[1], stalled: "reduction-below-minimum" });
+    expect(sizes[1]).toBeGreaterThan(49_152);
     expect(rows[2]!.rule).toBe("repeated-tool-call");
   });
 });
@@ -107,7 +108,7 @@ describe("case 4: a real user message resets repeated-tool-call", () => {
     session.step(npmTest, null).compact().step(npmTest, null).compact().step(npmTest, null).compact();
     const row = replayMessages(session.messages, settings())[2]!;
     expect(row.rule).toBe("repeated-tool-call");
-    expect(row.evidence.repeatedToolCall).toMatchObject({ count: 3, cycles: 3 });
+    expect(row.evidence.repeatedToolCall).toMatchObject({ count: 3, messagesRead: 3 });
   });
 
   it("synthetic continue turns do not reset the count", () => {
@@ -258,31 +259,19 @@ describe("threshold, window and cycle edges", () => {
     expect(run(6).evidence.repeatedToolCall).toMatchObject({ count: 2, messagesRead: 8, fired: false });
   });
 
-  it("repeats inside one compaction cycle are ordinary work: re-running a check after edits, polling", () => {
-    const tsc: ToolSpec = { tool: "bash", input: { command: "npx tsc --noEmit" }, output: "src/a.ts(3,1): error TS2322\n" };
-    const edit = (file: string): ToolSpec => ({ tool: "edit", input: { filePath: file }, output: "Edit applied successfully." });
-    const session = new SessionBuilder().user("fix the type errors");
-    session.step(tsc, 90_000).step(edit("b.ts"), 95_000).step(tsc, 100_000).step(edit("c.ts"), 105_000).step(tsc, 112_500).compact();
+  it("counts assistant messages, not compaction cycles: three repeats in one cycle deny", () => {
+    const session = new SessionBuilder().user();
+    session.step(bash("npm test"), null).step(bash("npm test"), null).step(bash("npm test"), null).compact();
     const [row] = replayMessages(session.messages, settings());
-    expect(row!.decision).toBe("allow");
-    expect(row!.evidence.repeatedToolCall).toMatchObject({ tool: "bash", count: 3, cycles: 1, fired: false });
+    expect(row!.rule).toBe("repeated-tool-call");
   });
 
-  it("the same repeats on both sides of a compaction deny", () => {
+  it("a step with several tool parts counts each part, and names each message once", () => {
     const session = new SessionBuilder().user();
-    session.step(bash("npm test"), null).step(bash("npm test"), null).compact().step(bash("npm test"), null).compact();
-    const row = replayMessages(session.messages, settings())[1]!;
-    expect(row.rule).toBe("repeated-tool-call");
-    expect(row.evidence.repeatedToolCall).toMatchObject({ count: 3, cycles: 2 });
-  });
-
-  it("a manual compaction divides cycles too, and a firing signature is reported over a more frequent one", () => {
-    const session = new SessionBuilder().user();
-    session.step(bash("make"), null).compact({ auto: false });
-    session.step([bash("make"), bash("ls")], null).step([bash("make"), bash("ls")], null).step(bash("ls"), null).compact();
+    session.step([bash("make"), bash("make")], null).step(bash("make"), null).compact();
     const [row] = replayMessages(session.messages, settings());
-    // ls: 3 times, one cycle; make: 3 times, two cycles.
-    expect(row!.evidence.repeatedToolCall).toMatchObject({ fired: true, count: 3, cycles: 2, preview: 'command="make"' });
+    expect(row!.evidence.repeatedToolCall).toMatchObject({ fired: true, count: 3 });
+    expect(row!.evidence.repeatedToolCall.messageIDs).toHaveLength(2);
   });
 
   it("catches an A,B,A,B,A,B cycle (opencode#47759)", () => {
@@ -338,9 +327,8 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     ["fixed-point", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["alternating", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["reread", [[1, "allow", null], [2, "deny", "no-progress"]]],
-    // Four repeats before compaction 1 are one cycle: allowed. Re-emitted after the
-    // continue turn, the call straddles a compaction: denied at 2.
-    ["repeat-with-progress", [[1, "allow", null], [2, "deny", "repeated-tool-call"]]],
+    // Recorded while a stricter rule let compaction 1 through: four repeats deny it.
+    ["repeat-with-progress", [[1, "deny", "repeated-tool-call"], [2, "deny", "repeated-tool-call"]]],
     ["healthy", [[1, "allow", null], [2, "allow", null]]],
   ])("%s", (name, expected) => {
     expect(decisions(replay(name))).toEqual(expected);

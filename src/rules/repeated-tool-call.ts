@@ -8,11 +8,8 @@
  * signatures rather than runs, it catches cycles too. Like Codex, only a real user message
  * resets the count: synthetic continue turns and compaction messages do not.
  *
- * The repeats must straddle a compaction: the loop this guard exists for is the model
- * re-emitting, after the synthetic continue turn, the call it completed before the summary.
- * Repeats inside one compaction cycle (re-running a type check after edits elsewhere,
- * polling a CI run) are ordinary work, and opencode's own doom-loop check sees the
- * back-to-back ones (the cost of over-eager guards: hermes-agent#109683).
+ * Matching the output too (openclaw's post-compaction guard) keeps polling and re-running
+ * tests after an edit allowed as long as the output moves.
  */
 import type { AssistantEntry, Entry, ToolCall } from "../history.js";
 import { previewInput } from "../redact.js";
@@ -32,8 +29,6 @@ export interface RepeatedToolCallCheck {
   readonly threshold: number;
   /** Non-summary assistant messages read (≤ window; fewer after a real user message). */
   readonly messagesRead: number;
-  /** How many compaction cycles the repeats fall in (≥ 2 to fire). */
-  readonly cycles: number;
   /** Ids of the assistant messages holding the repeated call, oldest first. */
   readonly messageIDs: readonly string[];
 }
@@ -55,45 +50,27 @@ function signatureOf(call: ToolCall, matchOutput: boolean): string {
   return known[String(matchOutput)]!;
 }
 
-/** A step in the window, with the compaction cycle it belongs to (0 = the newest). */
-interface WindowStep {
-  readonly step: AssistantEntry;
-  readonly cycle: number;
-}
-
 /**
  * The last `window` non-summary assistant messages at or before `end`, after the latest
- * real user message, oldest first. Each compaction message passed on the way back starts
- * an older cycle. `start` bounds the search (the hook sees only a slice).
+ * real user message, oldest first. `start` bounds the search (the hook sees only a slice).
  */
-export function recentSteps(entries: readonly Entry[], end: number, window: number, start = 0): WindowStep[] {
-  const steps: WindowStep[] = [];
-  let cycle = 0;
+export function recentSteps(entries: readonly Entry[], end: number, window: number, start = 0): AssistantEntry[] {
+  const steps: AssistantEntry[] = [];
   for (let position = end; position >= start && steps.length < window; position--) {
     const entry = entries[position];
     if (entry?.kind === "user" && entry.role === "real") break;
-    // The compaction being decided sits after every step of the window: only earlier ones divide it.
-    if (entry?.kind === "user" && entry.role === "compaction" && steps.length > 0) cycle += 1;
-    if (entry?.kind === "assistant" && !entry.summary) steps.push({ step: entry, cycle });
+    if (entry?.kind === "assistant" && !entry.summary) steps.push(entry);
   }
   return steps.reverse();
-}
-
-interface Tally {
-  readonly call: ToolCall;
-  count: number;
-  readonly messageIDs: string[];
-  readonly cycles: Set<number>;
 }
 
 /**
  * Evaluates repeated-tool-call on the history `entries[start..end]`.
  *
  * Counts completed tool parts (`state.status === "completed"`) by signature (tool +
- * canonical input + output hash when `matchOutput`); errored, pending and running parts
- * never count. Fires when a signature reaches `threshold` and its occurrences fall in at
- * least two compaction cycles. Reports the most frequent firing signature, else the most
- * frequent one; ties go to the one seen most recently.
+ * canonical input + normalised output when `matchOutput`); errored, pending and running
+ * parts never count. Fires when a signature reaches `threshold`. Reports the most frequent
+ * signature; ties go to the one seen most recently.
  */
 export function checkRepeatedToolCall(
   entries: readonly Entry[],
@@ -102,32 +79,25 @@ export function checkRepeatedToolCall(
   start = 0,
 ): RepeatedToolCallCheck {
   const steps = recentSteps(entries, end, settings.window, start);
-  const tally = new Map<string, Tally>();
-  for (const { step, cycle } of steps) {
+  const tally = new Map<string, { call: ToolCall; count: number; messageIDs: string[] }>();
+  let best: { call: ToolCall; count: number; messageIDs: string[] } | undefined;
+  for (const step of steps) {
     for (const call of step.toolCalls) {
       const signature = signatureOf(call, settings.matchOutput);
-      const seen = tally.get(signature) ?? { call, count: 0, messageIDs: [], cycles: new Set<number>() };
-      tally.delete(signature); // re-insert: Map order then runs from least to most recently seen
-      tally.set(signature, seen);
+      const seen = tally.get(signature) ?? { call, count: 0, messageIDs: [] };
       seen.count += 1;
-      seen.cycles.add(cycle);
       if (seen.messageIDs.at(-1) !== step.id) seen.messageIDs.push(step.id);
+      tally.set(signature, seen);
+      if (!best || seen.count >= best.count) best = seen;
     }
   }
-  const fires = (t: Tally) => t.count >= settings.threshold && t.cycles.size >= 2;
-  let best: Tally | undefined;
-  for (const t of tally.values()) {
-    const better = !best || (fires(t) && !fires(best)) || (fires(t) === fires(best) && t.count >= best.count);
-    if (better) best = t;
-  }
   return {
-    fired: best !== undefined && fires(best),
+    fired: best !== undefined && best.count >= settings.threshold,
     tool: best?.call.tool ?? null,
     preview: best ? previewInput(best.call.input) : null,
     count: best?.count ?? 0,
     threshold: settings.threshold,
     messagesRead: steps.length,
-    cycles: best?.cycles.size ?? 0,
     messageIDs: best?.messageIDs ?? [],
   };
 }
