@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, toolCallSignature } from "../src/signature.js";
+import { canonicalJson, normalizeOutput, toolCallSignature } from "../src/signature.js";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {
@@ -33,5 +33,21 @@ describe("toolCallSignature", () => {
   it("separates tools and cannot be fooled by joining fields", () => {
     expect(toolCallSignature(call({ x: 1 }, "o", "read"), true)).not.toBe(toolCallSignature(call({ x: 1 }, "o", "grep"), true));
     expect(toolCallSignature(call("a", "bc"), true)).not.toBe(toolCallSignature(call("ab", "c"), true));
+  });
+});
+
+describe("normalizeOutput", () => {
+  it.each([
+    ["Duration 2.13s\n", "Duration ~\n"],
+    ["at 2026-11-30T09:00:00Z ok", "at ~ ok"],
+    ["12:01:02 done", "~ done"],
+    ['<task id="ses_child3" state="completed">', '<task id="~" state="completed">'],
+    ["Build success in 31 ms", "Build success in ~"],
+  ])("takes the noise out of %j", (output, normalized) => {
+    expect(normalizeOutput(output)).toBe(normalized);
+  });
+
+  it.each(["2 of 3 passed", "version 1.2.3", "exit 1", "3 files changed"])("keeps %j: counts are progress", (output) => {
+    expect(normalizeOutput(output)).toBe(output);
   });
 });
