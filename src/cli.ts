@@ -3,7 +3,8 @@
  * stopped this session? Runs the same decision as the plugin at every automatic compaction
  * of an `opencode export` file.
  *
- * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr.
+ * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
+ * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
 import { ExportError, readExport } from "./export.js";
@@ -70,7 +71,7 @@ function limitsFlags(values: Record<string, string | boolean | undefined>): Part
 
 const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));
 
-function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null): string {
+function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null, firstDeny: ReplayRow | undefined): string {
   const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
   const body = rows.map((r) => [
     String(r.compaction.index),
@@ -84,7 +85,6 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
   const right = new Set([0, 2, 3]);
   const line = (cells: string[]) =>
     cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  const firstDeny = rows.find((r) => r.decision === "deny");
   return [
     `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
@@ -99,7 +99,9 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
 /**
  * Runs the CLI.
  * @param argv arguments after the program name.
- * @returns the exit code; output goes to the given streams.
+ * @param out writes to standard output; @param err writes to standard error.
+ * @param env the environment the `OPENCODE_COMPACTION_GUARD_*` settings are read from.
+ * @returns the exit code (0, 1 or 2, see above); never throws.
  */
 export async function main(
   argv: readonly string[],
@@ -148,7 +150,7 @@ export async function main(
 
     const session = await readExport(file);
     const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits });
-    const firstDeny = rows.find((r) => r.decision === "deny")?.compaction.index ?? null;
+    const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({
         index: r.compaction.index,
@@ -159,9 +161,9 @@ export async function main(
         afterTokens: r.afterTokens,
         evidence: r.evidence,
       }));
-      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny })}\n`);
+      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
     } else {
-      out(`${table(session.info.id, rows, usableContext(limits))}\n`);
+      out(`${table(session.info.id, rows, usableContext(limits), firstDeny)}\n`);
     }
     return 0;
   } catch (error) {

@@ -3,6 +3,7 @@
  * `messages` = `Array<{ info, parts }>`, oldest first.
  */
 import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:buffer";
 import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
 
@@ -28,7 +29,7 @@ export const ExportSchema = z.looseObject({
 export type SessionExport = z.infer<typeof ExportSchema>;
 
 /** V8's longest string (~512 MiB of UTF-16 units): larger files cannot be parsed as one JSON text. */
-const MAX_JSON_BYTES = 0x1fffffe8;
+const MAX_JSON_BYTES = constants.MAX_STRING_LENGTH;
 
 /**
  * Heap a replay needs per byte of export. Measured with `--max-old-space-size` on exports
@@ -54,7 +55,8 @@ const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 function sizeProblem(bytes: number, limits: ReadLimits, size = `${mib(bytes)} MiB`): string | undefined {
   const maxBytes = limits.maxBytes ?? MAX_JSON_BYTES;
   if (bytes > maxBytes) return `${size} is over the ${mib(maxBytes)} MiB a JSON text can have here`;
-  const heap = limits.heapBytes ?? getHeapStatistics().heap_size_limit - getHeapStatistics().used_heap_size;
+  const stats = limits.heapBytes === undefined ? getHeapStatistics() : undefined;
+  const heap = limits.heapBytes ?? stats!.heap_size_limit - stats!.used_heap_size;
   const needed = bytes * HEAP_BYTES_PER_EXPORT_BYTE;
   if (needed <= heap) return undefined;
   const suggestion = Math.ceil((needed / 2 ** 20 + 256) / 256) * 256;
@@ -111,7 +113,7 @@ async function readStdin(name: string, limits: ReadLimits): Promise<Buffer> {
   for await (const chunk of limits.stdin ?? process.stdin) {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     bytes += buffer.byteLength;
-    const problem = sizeProblem(bytes, limits, `over ${mib(bytes)} MiB`);
+    const problem = sizeProblem(bytes, limits, `more than ${mib(bytes)} MiB of input`);
     if (problem) throw new ExportError(`${name}: ${problem}`);
     chunks.push(buffer);
   }
@@ -120,7 +122,8 @@ async function readStdin(name: string, limits: ReadLimits): Promise<Buffer> {
 
 /**
  * Reads and validates an export file, or standard input when `path` is "-".
- * @param limits lower bounds for tests; by default V8's longest string and heap limit.
+ * @param limits upper bounds on what is read; by default V8's longest string and the heap
+ *   Node.js may still use (tests pass smaller ones).
  * @throws ExportError one line naming the file and the problem: missing path, a directory,
  *   unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
  *   (truncated, binary), or JSON of another shape.

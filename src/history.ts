@@ -1,5 +1,5 @@
 /**
- * opencode messages → a flat, validated timeline the rules can read.
+ * opencode messages → a flat timeline the rules can read, every field read defensively.
  *
  * The input is what `client.session.messages()` returns and what `opencode export` writes
  * under `messages`: `Array<{ info, parts }>`, oldest first. Every field is read
@@ -46,7 +46,8 @@ export interface UserEntry {
   readonly kind: "user";
   readonly id: string;
   /**
-   * `real`: typed by a person (or a command); it resets the rules' counts.
+   * `real`: typed by a person (or a command); it resets the rules' counts. (The copy
+   * opencode re-sends after an overflow compaction reads as real too; no-progress knows it.)
    * `compaction`: holds a `compaction` part. `continue`: opencode's synthetic continue turn.
    * `synthetic`: every part is `synthetic: true`, written by opencode or a tool (a finished
    * background task's result, "Summarize the task tool output above…"); no person spoke.
@@ -67,7 +68,14 @@ export interface OtherEntry {
   readonly id: string | undefined;
 }
 
+/** One message of the session, classified. */
 export type Entry = AssistantEntry | UserEntry | OtherEntry;
+
+/** A step: an assistant message that is not a compaction summary. */
+export const isStep = (entry: Entry | undefined): entry is AssistantEntry => entry?.kind === "assistant" && !entry.summary;
+
+/** A user message a person wrote (see {@link UserEntry.role}). */
+export const isRealUser = (entry: Entry | undefined): boolean => entry?.kind === "user" && entry.role === "real";
 
 /** One compaction in the timeline. Positions index {@link Timeline.entries}. */
 export interface Compaction {
@@ -86,6 +94,13 @@ export interface Compaction {
   readonly succeeded: boolean;
 }
 
+/**
+ * Position of a compaction's last message: its summary, or the compaction message itself
+ * when the summary is missing. The history "as it stood when the summary finished" ends here.
+ */
+export const compactionEnd = (compaction: Compaction): number => Math.max(compaction.position, compaction.summaryPosition);
+
+/** A session as the rules read it: its entries in order, and where its compactions are. */
 export interface Timeline {
   readonly entries: readonly Entry[];
   /** Every compaction, manual ones too, in order. */

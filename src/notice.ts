@@ -22,7 +22,11 @@ export function describeEvidence(verdict: Verdict): string {
     if (noProgress.stalled === "provider-overflow-again") {
       return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
     }
-    const cut = `the previous compaction left ${tokens(noProgress.afterTokens)} of context, down from ${tokens(noProgress.triggerTokens)} (${percent(noProgress.reduction)} smaller)`;
+    const grew = (noProgress.reduction ?? 0) < 0;
+    const change = grew
+      ? `up from ${tokens(noProgress.triggerTokens)} (${percent(-(noProgress.reduction ?? 0))} larger)`
+      : `down from ${tokens(noProgress.triggerTokens)} (${percent(noProgress.reduction)} smaller)`;
+    const cut = `the previous compaction left ${tokens(noProgress.afterTokens)} of context, ${change}`;
     return noProgress.stalled === "still-over-usable-context"
       ? `${cut}, still over opencode's usable context of ${tokens(noProgress.usableTokens)}, so every step compacts again`
       : `${cut}, less than the ${percent(noProgress.minReduction)} needed to make progress`;
@@ -34,7 +38,7 @@ export function describeEvidence(verdict: Verdict): string {
 export function nextSteps(verdict: Verdict): string {
   return verdict.rule === "no-progress"
     ? "Reply to continue, start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json."
-    : "Reply to continue, start a new session, or change compaction settings in opencode.json.";
+    : "Reply to continue, start a new session, or raise the guard's threshold if this call repeats on purpose.";
 }
 
 /**

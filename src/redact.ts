@@ -21,7 +21,7 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   // `curl -u user:pass`, `--user user:pass`; `mysql -pS3cret` (the password glued to -p).
   [/((?:^|\s)(?:-u\s*|--user[=\s]+))[^\s:]+:\S+/g, "$1[redacted]"],
   [/(\bmysql(?:dump|admin)?\b[^|;&\n]*?\s-p)[^\s-]\S*/g, "$1[redacted]"],
-  [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, "sk-[redacted]"],
+  [/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, "$1-[redacted]"],
   [/\bgh[pousr]_[A-Za-z0-9]{10,}/g, "gh_[redacted]"],
   [/\bgithub_pat_[A-Za-z0-9_]{10,}/g, "github_pat_[redacted]"],
   [/\bxox[abprs]-[A-Za-z0-9-]{8,}/g, "xox-[redacted]"],
@@ -59,7 +59,8 @@ export function previewInput(input: unknown): string {
   else text = canonicalJson(input);
   // Redact a bounded prefix. A secret cut at its edge can be too short to match its pattern
   // (all match from 32 characters on), and redactions before it can pull it into view: a
-  // shorter word at the cut is dropped.
+  // word of up to 47 characters at the cut is dropped (a longer one is masked whole as a
+  // LONG_TOKEN when it mixes letters and digits).
   const cut = text.length > 4 * PREVIEW_MAX;
   const head = cut ? text.slice(0, 4 * PREVIEW_MAX).replace(/(?<![\w.~+/=-])[\w.~+/=-]{1,47}$/, "") : text;
   const flat = redactSecrets(head).replace(/\s+/g, " ").trim();

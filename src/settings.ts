@@ -1,7 +1,7 @@
 /**
  * The guard's settings: defaults < the options object of the plugin's entry in
  * `opencode.json` < environment variables. Each value is validated on its own; an invalid
- * one is reported (the caller logs it once) and its default used.
+ * one is reported (the caller logs it once) and ignored: the value below it stands.
  */
 import { z } from "zod";
 
@@ -17,6 +17,7 @@ export interface GuardSettings {
   readonly minReduction: number;
   /** Include the tool output in the signature: same call *and* same result. */
   readonly matchOutput: boolean;
+  /** How a denial is announced (see {@link NotifyMode}). */
   readonly notify: NotifyMode;
   /** false: the guard never decides; opencode behaves as without it. */
   readonly enabled: boolean;
@@ -102,6 +103,7 @@ export function checkSetting<K extends Key>(
   return { ok: false, problem: `${key} must be ${EXPECTED[key]}, got ${show(value)}` };
 }
 
+/** Settings after every layer, with what was ignored on the way. */
 export interface ResolvedSettings {
   readonly settings: GuardSettings;
   /** One line per ignored value, e.g. `OPENCODE_COMPACTION_GUARD_WINDOW: window must be … ; using 8`. */
@@ -141,8 +143,12 @@ export function resolveSettings(options: unknown, env: Readonly<Record<string, s
     if (text === undefined || text === "") continue;
     const parsed = parseSettingText(key, text);
     // _DISABLED=true means enabled=false; an unparseable value stays as text and is rejected.
-    const value = key === "enabled" && typeof parsed === "boolean" ? !parsed : parsed;
-    apply(key, value, ENV_NAMES[key]);
+    if (key === "enabled") {
+      if (typeof parsed === "boolean") values.enabled = !parsed;
+      else problems.push(`${ENV_NAMES.enabled}: must be true or false (1/0, yes/no, on/off), got ${show(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`);
+      continue;
+    }
+    apply(key, parsed, ENV_NAMES[key]);
   }
   return { settings: values as unknown as GuardSettings, problems };
 }

@@ -2,12 +2,13 @@
  * The one decision function. The hook and the replay command both call {@link decide}:
  * history in, verdict out, nothing else.
  */
-import { buildTimeline, type Compaction, type Timeline } from "./history.js";
+import { buildTimeline, compactionEnd, type Compaction, type Timeline } from "./history.js";
 import { usableContext, type ModelLimits } from "./limits.js";
 import { checkNoProgress, compactionSizes, type NoProgressCheck } from "./rules/no-progress.js";
 import { checkRepeatedToolCall, type RepeatedToolCallCheck } from "./rules/repeated-tool-call.js";
 import type { GuardSettings } from "./settings.js";
 
+/** The rules that can deny, in the order they are checked. */
 export type RuleName = "repeated-tool-call" | "no-progress";
 
 /** The guard's answer for one automatic compaction, with what it saw. */
@@ -54,7 +55,7 @@ export function decide(
   settings: GuardSettings,
   options: DecideOptions = {},
 ): Verdict {
-  const end = Math.max(compaction.position, compaction.summaryPosition);
+  const end = compactionEnd(compaction);
   const start = Math.max(0, end - historyLimit(settings) + 1);
   const repeatedToolCall = checkRepeatedToolCall(timeline.entries, end, settings, start);
   const noProgress = checkNoProgress(timeline, compaction, settings, usableContext(options.limits), start);

@@ -67,11 +67,11 @@ describe("readExport limits", () => {
       }
     }
     await expect(readExport("-", { stdin: endless(), maxBytes: 1 * MiB })).rejects.toThrow(
-      /^<stdin>: over 1 MiB is over the 1 MiB a JSON text can have here$/,
+      /^<stdin>: more than 1 MiB of input is over the 1 MiB a JSON text can have here$/,
     );
     expect(chunksRead).toBe(17);
     await expect(readExport("-", { stdin: endless(), heapBytes: 4 * MiB })).rejects.toThrow(
-      /^<stdin>: over 1 MiB would need about 5 MiB of memory to replay, more than the 4 MiB Node\.js may use here; retry with NODE_OPTIONS=--max-old-space-size=512$/,
+      /^<stdin>: more than 1 MiB of input would need about 5 MiB of memory to replay, more than the 4 MiB Node\.js may use here; retry with NODE_OPTIONS=--max-old-space-size=512$/,
     );
   });
 

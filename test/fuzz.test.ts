@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
 import { buildTimeline, type AssistantEntry, type Compaction, type Timeline } from "../src/history.js";
-import { createGuard } from "../src/index.js";
+import { createGuard } from "../src/guard.js";
 import type { ModelLimits } from "../src/limits.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
 import { decide, historyLimit, replayMessages } from "../src/verdict.js";

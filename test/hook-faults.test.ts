@@ -6,7 +6,7 @@
  * it denied. Timeouts run on fake timers: the bounds are checked exactly, not by wall clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createGuard, SERVICE } from "../src/index.js";
+import { createGuard, SERVICE } from "../src/guard.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 import { syntheticMessages } from "./support/synthetic.js";
@@ -225,8 +225,10 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const denied = await runHook({ client: { session: fake.client.session, tui: fake.client.tui } }, looping());
     expect(denied.output.enabled).toBe(false);
     expect(fake.toasts).toHaveLength(1);
-    const allowed = await runHook({ client: { session: fakeClient(newestMessages(healthy())).client.session } }, healthy());
+    const quiet = fakeClient(newestMessages(healthy()));
+    const allowed = await runHook({ client: { session: quiet.client.session } }, healthy());
     expect(allowed.output.enabled).toBe(true);
+    expect(quiet.client.session.messages).toHaveBeenCalledTimes(1); // it read the history and decided
   });
 
   it("invalid settings are reported once even when app.log hangs, and the hook still works", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import plugin, { createGuard, SERVICE } from "../src/index.js";
+import plugin from "../src/index.js";
+import { createGuard, SERVICE } from "../src/guard.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 import { fakeClient } from "./support/client.js";
 
@@ -36,8 +37,9 @@ async function run(messages: Message[], options?: unknown, env: Record<string, s
 }
 
 describe("the plugin module", () => {
-  it("has the shape opencode 1.18.33 loads", async () => {
+  it("has the shape opencode 1.18.33 loads, and exports nothing else", async () => {
     expect(plugin.id).toBe("compaction-guard");
+    expect(Object.keys(await import("../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
     expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue"]);
@@ -110,11 +112,11 @@ describe("experimental.compaction.autocontinue", () => {
 
   it("disabled: no hook at all", () => {
     const fake = fakeClient(() => ({ data: [] }));
-    expect(createGuard({ client: fake.client as never }, { enabled: false })).toEqual({});
+    expect(createGuard({ client: fake.client as never }, { enabled: false }, { env: {} })).toEqual({});
     expect(createGuard({ client: fake.client as never }, {}, { env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" } })).toEqual({});
   });
 
-  it("logs each invalid setting once, at start-up, and uses its default", async () => {
+  it("logs each invalid setting once, at start-up, and ignores it", async () => {
     const fake = fakeClient(() => ({ data: upToSummary(loop.messages, 2) }));
     const hooks = createGuard({ client: fake.client as never }, { threshold: 0 }, { env: { OPENCODE_COMPACTION_GUARD_WINDOW: "lots" } });
     const output = { enabled: true };

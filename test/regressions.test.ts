@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
-import { createGuard } from "../src/index.js";
+import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
 import { replayMessages } from "../src/verdict.js";
 import { fakeClient, newestMessages } from "./support/client.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
-import { createGuard } from "../src/index.js";
+import { createGuard } from "../src/guard.js";
 import { PREVIEW_MAX, previewInput } from "../src/redact.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";

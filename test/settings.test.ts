@@ -43,7 +43,7 @@ describe("resolveSettings", () => {
     ]);
   });
 
-  it("an invalid value is reported with its source and the default used", () => {
+  it("an invalid value is reported with its source, and the value below it stands", () => {
     const { settings, problems } = resolveSettings(
       { threshold: 2.5, window: "8", notify: "popup", typo: 1 },
       { OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: "1", OPENCODE_COMPACTION_GUARD_DISABLED: "maybe" },
@@ -55,7 +55,7 @@ describe("resolveSettings", () => {
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
       "plugin option typo: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
-      'OPENCODE_COMPACTION_GUARD_DISABLED: enabled must be true or false, got "maybe"; using true',
+      'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);
   });
 

@@ -59,11 +59,10 @@ describe("case 2: the reported fixed point (65,536 context / 16,384 output)", ()
     expect(rows[25]!.triggerTokens).toBe(50_835);
   });
 
-  it("denies at compaction 2 by no-progress: the 0.1% cut is under 10%, and 49,474 is over the usable 49,152", () => {
+  it("denies at compaction 2 by no-progress: compaction 1 cut nothing (the context grew)", () => {
     expect(firstDeny(rows)).toBe(2);
     expect(rows[1]!.rule).toBe("no-progress");
     expect(rows[1]!.evidence.noProgress).toMatchObject({ usableTokens: 49_152, afterTokens: sizes[1], stalled: "reduction-below-minimum" });
-    expect(sizes[1]).toBeGreaterThan(49_152);
     expect(rows[2]!.rule).toBe("repeated-tool-call");
   });
 });

@@ -8,19 +8,22 @@
  * measurement never counts as a stall; a provider's context-overflow refusal of every step
  * since the previous compaction is a measurement (e2e/FINDINGS.md).
  */
-import type { AssistantEntry, Compaction, Entry, Timeline } from "../history.js";
+import { compactionEnd, isRealUser, isStep, type AssistantEntry, type Compaction, type Entry, type Timeline } from "../history.js";
 import type { GuardSettings } from "../settings.js";
 
 /** The step that triggered a compaction, and the first step after its summary. */
 export interface CompactionSizes {
   /** Context size (tokens) of the last non-summary assistant message before the compaction message. */
   readonly triggerTokens: number | null;
+  /** Id of that step, or null when there is none in view. */
   readonly triggerMessageID: string | null;
   /** Context size (tokens) of the first non-summary assistant message after the summary. */
   readonly afterTokens: number | null;
+  /** Id of that step, or null when there is none in view. */
   readonly afterMessageID: string | null;
 }
 
+/** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
 export type NoProgressCheck =
   | {
       readonly status: "abstain";
@@ -43,9 +46,6 @@ export type NoProgressCheck =
       readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
     } & CompactionSizes);
 
-const isStep = (entry: Entry | undefined): entry is AssistantEntry =>
-  entry?.kind === "assistant" && !entry.summary;
-
 /**
  * Measures one compaction in `entries[start..end]`.
  * @returns trigger and after sizes in tokens, null where no step or no token data exists.
@@ -62,8 +62,7 @@ export function compactionSizes(
     if (isStep(entry)) trigger = entry;
   }
   let after: AssistantEntry | undefined;
-  const from = Math.max(compaction.position, compaction.summaryPosition) + 1;
-  for (let position = from; position <= end && !after; position++) {
+  for (let position = compactionEnd(compaction) + 1; position <= end && !after; position++) {
     const entry = entries[position];
     if (isStep(entry)) after = entry;
   }
@@ -117,13 +116,14 @@ export function checkNoProgress(
   const previous = previousAutomatic(timeline.compactions, current.position, start);
   if (!previous) return { status: "abstain", reason: "no earlier automatic compaction" };
   const between = stepsBetween(timeline.entries, previous, current);
-  if (between === "real-user-message") {
+  if (between.userSteppedIn) {
     return { status: "abstain", reason: "a real user message came after the previous compaction" };
   }
 
   const sizes = compactionSizes(timeline.entries, previous, current.position - 1, start);
   const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
-  if (current.overflow && between.length > 0 && between.every((step) => step.empty && step.contextTokens === null)) {
+  const refused = (step: AssistantEntry) => step.empty && step.contextTokens === null;
+  if (current.overflow && between.steps.length > 0 && between.steps.every(refused)) {
     return { ...measured, reduction: null, stalled: "provider-overflow-again" };
   }
   if (sizes.triggerTokens === null || sizes.afterTokens === null) {
@@ -140,19 +140,23 @@ export function checkNoProgress(
 }
 
 /**
- * The steps between `previous`'s summary and `current`, or "real-user-message" when a real
- * user message lies there. The user message opencode re-sends right after an overflow
- * compaction's summary (it replays the last real message instead of adding a continue
- * turn, session/compaction.ts) is not the user stepping in.
+ * The steps between `previous`'s summary and `current`, and whether a real user message
+ * lies there. The user message opencode re-sends right after an overflow compaction's
+ * summary (it replays the last real message instead of adding a continue turn,
+ * session/compaction.ts) is not the user stepping in.
  */
-function stepsBetween(entries: readonly Entry[], previous: Compaction, current: Compaction) {
-  const from = Math.max(previous.position, previous.summaryPosition) + 1;
-  const steps: Array<AssistantEntry> = [];
+function stepsBetween(
+  entries: readonly Entry[],
+  previous: Compaction,
+  current: Compaction,
+): { steps: AssistantEntry[]; userSteppedIn: boolean } {
+  const from = compactionEnd(previous) + 1;
+  const steps: AssistantEntry[] = [];
+  let userSteppedIn = false;
   for (let position = from; position < current.position; position++) {
     const entry = entries[position];
     if (isStep(entry)) steps.push(entry);
-    const replayed = previous.overflow && position === from;
-    if (entry?.kind === "user" && entry.role === "real" && !replayed) return "real-user-message" as const;
+    if (isRealUser(entry) && !(previous.overflow && position === from)) userSteppedIn = true;
   }
-  return steps;
+  return { steps, userSteppedIn };
 }

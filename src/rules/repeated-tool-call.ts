@@ -11,7 +11,7 @@
  * Matching the output too (openclaw's post-compaction guard) keeps polling and re-running
  * tests after an edit allowed as long as the output moves.
  */
-import type { AssistantEntry, Entry, ToolCall } from "../history.js";
+import { isRealUser, isStep, type AssistantEntry, type Entry, type ToolCall } from "../history.js";
 import { previewInput } from "../redact.js";
 import type { GuardSettings } from "../settings.js";
 import { toolCallSignature } from "../signature.js";
@@ -29,7 +29,7 @@ export interface RepeatedToolCallCheck {
   readonly threshold: number;
   /** Non-summary assistant messages read (≤ window; fewer after a real user message). */
   readonly messagesRead: number;
-  /** Ids of the assistant messages holding the repeated call, oldest first. */
+  /** Ids of the assistant messages holding the most frequent call (fired or not), oldest first. */
   readonly messageIDs: readonly string[];
 }
 
@@ -58,8 +58,8 @@ export function recentSteps(entries: readonly Entry[], end: number, window: numb
   const steps: AssistantEntry[] = [];
   for (let position = end; position >= start && steps.length < window; position--) {
     const entry = entries[position];
-    if (entry?.kind === "user" && entry.role === "real") break;
-    if (entry?.kind === "assistant" && !entry.summary) steps.push(entry);
+    if (isRealUser(entry)) break;
+    if (isStep(entry)) steps.push(entry);
   }
   return steps.reverse();
 }

@@ -1,0 +1,150 @@
+/**
+ * The opencode glue: wires `experimental.compaction.autocontinue` to the pure decision in
+ * ./verdict.ts and tells the user when it denies; nothing else.
+ *
+ * opencode calls the hook once per automatic compaction, after the summary finished and
+ * just before it would add the synthetic continue turn (session/compaction.ts, 1.18.33).
+ * A throw inside a hook becomes a defect in opencode's runtime, so every path is caught:
+ * on any failure the guard logs one warning and leaves `output.enabled` as it was.
+ */
+import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
+import { buildTimeline } from "./history.js";
+import { allowLogMessage, denialLogMessage, denialToast } from "./notice.js";
+import { redactSecrets } from "./redact.js";
+import { resolveSettings } from "./settings.js";
+import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
+
+
+/** The `service` of every log line the guard writes (`client.app.log`). */
+export const SERVICE = "compaction-guard";
+
+/** How long the hook waits for `session.messages` before falling back to opencode's behaviour, ms. */
+export const MESSAGES_TIMEOUT_MS = 5_000;
+/** How long the hook waits for a toast or a log call before moving on, ms. */
+export const NOTIFY_TIMEOUT_MS = 1_000;
+
+type Client = PluginInput["client"];
+type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
+type Level = "debug" | "info" | "warn" | "error";
+
+/** Test seams: everything the guard takes from its surroundings. */
+export interface GuardDeps {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly messagesTimeoutMs?: number;
+  readonly notifyTimeoutMs?: number;
+}
+
+class TimeoutError extends Error {}
+
+/** Resolves like `promise`, or rejects with TimeoutError after `ms`. The timer never holds the process. */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
+const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
+
+/** A one-line description of anything thrown, without stack or payload, secrets masked. */
+const reason = (error: unknown): string =>
+  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!)
+    .slice(0, 200);
+
+/**
+ * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
+ * setting is logged once as a warning. Keeps no per-session state.
+ *
+ * @param input opencode's PluginInput (only `client` is used).
+ * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
+ * @param deps test seams: the environment (default `process.env`) and the timeouts (ms).
+ * @returns the hooks: `experimental.compaction.autocontinue`, or none when disabled. Never throws.
+ */
+export function createGuard(input: Pick<PluginInput, "client">, options: unknown, deps: GuardDeps = {}): Hooks {
+  const client: Client = input.client;
+  const { settings, problems } = resolveSettings(options, deps.env ?? process.env);
+  const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
+  const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
+
+  /**
+   * Runs one call to the TUI or the log: never throws (not even when `client.tui` or
+   * `client.app` is missing, or the call throws before returning a promise) and never waits
+   * longer than notifyTimeoutMs.
+   */
+  const quietly = async (what: string, call: () => unknown): Promise<void> => {
+    try {
+      await withTimeout(Promise.resolve(call()), notifyTimeoutMs, what);
+    } catch {
+      // Nowhere left to report to.
+    }
+  };
+  const log = (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> =>
+    quietly("client.app.log", () =>
+      client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }),
+    );
+
+  for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
+  if (!settings.enabled) {
+    void log("info", "compaction-guard is disabled (OPENCODE_COMPACTION_GUARD_DISABLED or enabled: false)");
+    return {};
+  }
+
+  const limit = historyLimit(settings);
+  const autocontinue: AutocontinueHook = async (hookInput, output) => {
+    const started = performance.now();
+    const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
+    try {
+      if (output?.enabled === false) return; // another plugin already denied it
+      const response = await withTimeout(
+        Promise.resolve(
+          client.session.messages({ path: { id: sessionID }, query: { limit } }),
+        ),
+        messagesTimeoutMs,
+        "session.messages",
+      );
+      const data: unknown = (response as { data?: unknown } | undefined)?.data;
+      if (!Array.isArray(data)) {
+        const error = (response as { error?: unknown } | undefined)?.error;
+        throw new Error(`session.messages returned no message list${error ? ` (${reason(JSON.stringify(error))})` : ""}`);
+      }
+      const timeline = buildTimeline(data);
+      const point = findDecisionPoint(timeline, hookInput?.message?.id);
+      if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
+
+      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit });
+      // With fewer messages than asked for, the view starts at the session's beginning and
+      // the compaction's index among the session's automatic compactions is known.
+      const index = data.length < limit ? verdict.compaction.index : null;
+      const extra = {
+        sessionID,
+        compaction: index,
+        messageID: verdict.compaction.messageID,
+        decision: verdict.decision,
+        rule: verdict.rule,
+        elapsedMs: elapsedSince(started),
+      };
+      if (verdict.decision === "allow") {
+        if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict, index), extra);
+        return;
+      }
+      output.enabled = false;
+      if (settings.notify === "off") return;
+      if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict) }));
+      await log("warn", denialLogMessage(sessionID, verdict, index), extra);
+    } catch (error) {
+      await log(
+        "warn",
+        `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`,
+        { sessionID, elapsedMs: elapsedSince(started) },
+      );
+    }
+  };
+
+  return { "experimental.compaction.autocontinue": autocontinue };
+}
+
+/** The plugin function opencode calls at start-up: `(input, options) => hooks`. */
+export const server: Plugin = async (input, options) => createGuard(input, options);
