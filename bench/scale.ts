@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
 import { readExport } from "../src/export.js";
-import { createGuard } from "../src/index.js";
+import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
 import { replayMessages } from "../src/verdict.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";
