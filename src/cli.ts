@@ -11,7 +11,7 @@ import { ExportError, readExport } from "./export.js";
 import { usableContext, type ModelLimits } from "./limits.js";
 import { describeEvidence } from "./notice.js";
 import { checkSetting, parseSettingText, resolveSettings, type GuardSettings } from "./settings.js";
-import { replayMessages, type ReplayRow } from "./verdict.js";
+import { replayMessages, type ReplayRow } from "./replay.js";
 
 const USAGE = `Usage: opencode-compaction-guard replay <export.json | -> [options]
 
@@ -24,9 +24,12 @@ Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then 
   --window N             assistant messages repeated-tool-call reads (default 8)
   --min-reduction F      fraction a compaction must cut the context by (default 0.1)
   --match-output BOOL    same call needs the same output to count (default true)
+  --ignore LIST          comma-separated tools or bash command starts never counted
   --context-limit N      model context window, tokens   } known limits let no-progress
   --output-limit N       model output limit, tokens     } compare with opencode's
   --input-limit N        model input limit, tokens      } usable context
+  --reserved N           opencode's compaction.reserved, tokens (moves the usable
+                         line of a model with an input limit; default opencode's)
   --json                 print one JSON object instead of a table
   -h, --help             show this help
 `;
@@ -39,13 +42,20 @@ const SETTING_FLAGS = {
   window: "window",
   "min-reduction": "minReduction",
   "match-output": "matchOutput",
+  ignore: "ignore",
 } as const satisfies Record<string, keyof GuardSettings>;
 
-function tokensFlag(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
+/** A whole number of tokens ≥ `min` from a flag; a UsageError otherwise. */
+function wholeTokens(name: string, text: string, min: number): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(value > 0)) throw new UsageError(`--${name} must be a positive whole number of tokens, got ${JSON.stringify(text)}`);
+  if (!(value >= min)) {
+    throw new UsageError(`--${name} must be a ${min > 0 ? "positive " : ""}whole number of tokens, got ${JSON.stringify(text)}`);
+  }
   return value;
+}
+
+function tokensFlag(name: string, text: string | undefined): number | undefined {
+  return text === undefined ? undefined : wholeTokens(name, text, 1);
 }
 
 /**
@@ -118,9 +128,11 @@ export async function main(
         window: { type: "string" },
         "min-reduction": { type: "string" },
         "match-output": { type: "string" },
+        ignore: { type: "string" },
         "context-limit": { type: "string" },
         "output-limit": { type: "string" },
         "input-limit": { type: "string" },
+        reserved: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -147,9 +159,10 @@ export async function main(
       settings[key] = checked.value;
     }
     const limits = limitsFlags(values);
+    const reserved = values.reserved === undefined ? undefined : wholeTokens("reserved", values.reserved, 0);
 
     const session = await readExport(file);
-    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits });
+    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits, reserved });
     const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({
@@ -157,13 +170,14 @@ export async function main(
         messageID: r.compaction.messageID,
         decision: r.decision,
         rule: r.rule,
+        severity: r.severity,
         triggerTokens: r.triggerTokens,
         afterTokens: r.afterTokens,
         evidence: r.evidence,
       }));
       out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
     } else {
-      out(`${table(session.info.id, rows, usableContext(limits), firstDeny)}\n`);
+      out(`${table(session.info.id, rows, usableContext(limits, reserved), firstDeny)}\n`);
     }
     return 0;
   } catch (error) {

@@ -13,8 +13,13 @@ export {
   type ToolCall,
   type UserEntry,
 } from "./history.js";
-export type { NoProgressCheck, CompactionSizes } from "./rules/no-progress.js";
-export type { RepeatedToolCallCheck } from "./rules/repeated-tool-call.js";
+export type { NoProgressEvidence, CompactionSizes } from "./rules/no-progress.js";
+export type { RepeatedToolCallEvidence } from "./rules/repeated-tool-call.js";
+export type { NoNewWorkEvidence } from "./rules/no-new-work.js";
+export type { BackToBackEvidence } from "./rules/back-to-back-compactions.js";
+export type { TurnFinishedEvidence } from "./rules/turn-finished.js";
+export { RULES } from "./rules/index.js";
+export { replayMessages, type ReplayRow } from "./replay.js";
 export { usableContext, type ModelLimits } from "./limits.js";
 export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./settings.js";
 export { canonicalJson, toolCallSignature } from "./signature.js";
@@ -22,10 +27,10 @@ export {
   decide,
   findDecisionPoint,
   historyLimit,
-  replayMessages,
   type DecideOptions,
-  type ReplayRow,
+  type Evidence,
   type RuleName,
+  type Severity,
   type Verdict,
 } from "./verdict.js";
 export { readExport, type SessionExport } from "./export.js";

@@ -93,11 +93,27 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
   }
 
   const limit = historyLimit(settings);
+
+  /**
+   * opencode's `compaction.reserved` (tokens), read through the client's `config.get` at each
+   * decision; undefined when unset, unreadable or slow (opencode's default then applies).
+   * Never rejects.
+   */
+  const readReserved = async (): Promise<number | undefined> => {
+    try {
+      const response = await withTimeout(Promise.resolve(client.config.get()), messagesTimeoutMs, "config.get");
+      const value = (response as { data?: { compaction?: { reserved?: unknown } } } | undefined)?.data?.compaction?.reserved;
+      return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
     const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
     try {
       if (output?.enabled === false) return; // another plugin already denied it
+      const reserved = readReserved();
       const response = await withTimeout(
         Promise.resolve(
           client.session.messages({ path: { id: sessionID }, query: { limit } }),
@@ -114,7 +130,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
-      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit });
+      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved });
       // With fewer messages than asked for, the view starts at the session's beginning and
       // the compaction's index among the session's automatic compactions is known.
       const index = data.length < limit ? verdict.compaction.index : null;
@@ -132,6 +148,11 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       }
       output.enabled = false;
       if (settings.notify === "off") return;
+      if (verdict.severity === "info") {
+        // Housekeeping (the turn had finished): an info line, never a "loop stopped" alarm.
+        await log("info", denialLogMessage(sessionID, verdict, index), extra);
+        return;
+      }
       if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict) }));
       await log("warn", denialLogMessage(sessionID, verdict, index), extra);
     } catch (error) {

@@ -10,14 +10,19 @@
 /** The text opencode 1.18.33 puts in the synthetic continue turn (session/compaction.ts). */
 export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
 
-/** A completed tool part as the rules need it: raw input and output are kept, not copied. */
+/**
+ * A finished tool part (completed or errored) as the rules need it: raw input and output are
+ * kept, not copied. Pending and running parts are not calls yet and are left out.
+ */
 export interface ToolCall {
   /** Tool name as opencode records it (`bash`, `read`, an MCP tool id …). */
   readonly tool: string;
   /** `state.input`, untouched. */
   readonly input: unknown;
-  /** `state.output`, untouched (a string for opencode's own tools). */
+  /** `state.output` of a completed part, `state.error` of an errored one, untouched. */
   readonly output: unknown;
+  /** `state.status`: the call ran to its end, or failed (a permission rule, a bad edit …). */
+  readonly status: "completed" | "error";
 }
 
 /** An assistant message. `contextTokens` is null when opencode recorded no usable size. */
@@ -30,10 +35,22 @@ export interface AssistantEntry {
   readonly parentID: string | undefined;
   /** `finish` is set and `error` is not: the step (or summary) ended normally. */
   readonly succeeded: boolean;
+  /** `finish` as opencode recorded it (`"stop"`, `"tool-calls"`, `"length"` …), or null. */
+  readonly finish: string | null;
   /** opencode's context size of this step in tokens, see {@link contextTokens}. */
   readonly contextTokens: number | null;
-  /** Tool parts with `state.status === "completed"`, in part order. */
+  /**
+   * The size of the prompt this step sent, in tokens: `input + cache.read + cache.write`
+   * (what the context held before the model answered; output and reasoning excluded).
+   * Falls back to {@link contextTokens} when only `total` is recorded; null without data.
+   */
+  readonly promptTokens: number | null;
+  /** Tool parts that completed or errored, in part order. */
   readonly toolCalls: readonly ToolCall[];
+  /** Tool parts of any status (pending and running too). */
+  readonly toolParts: number;
+  /** The text the model wrote in this step (its non-synthetic text parts, joined by newlines). */
+  readonly text: string;
   /**
    * The message holds nothing the model produced (no text, reasoning or tool part; only
    * step markers, or no parts at all): what a request the provider refused leaves behind.
@@ -51,8 +68,11 @@ export interface UserEntry {
    * `compaction`: holds a `compaction` part. `continue`: opencode's synthetic continue turn.
    * `synthetic`: every part is `synthetic: true`, written by opencode or a tool (a finished
    * background task's result, "Summarize the task tool output above…"); no person spoke.
+   * `resend`: the copy of the last real message opencode sends right after the summary of an
+   * overflow compaction (session/compaction.ts replays it instead of adding a continue
+   * turn); the user did not speak again.
    */
-  readonly role: "real" | "compaction" | "continue" | "synthetic";
+  readonly role: "real" | "compaction" | "continue" | "synthetic" | "resend";
   /** For a compaction message: `auto` of its compaction part. */
   readonly auto: boolean;
   /**
@@ -73,6 +93,9 @@ export type Entry = AssistantEntry | UserEntry | OtherEntry;
 
 /** A step: an assistant message that is not a compaction summary. */
 export const isStep = (entry: Entry | undefined): entry is AssistantEntry => entry?.kind === "assistant" && !entry.summary;
+
+/** A step in which the model produced something (not a refused, empty request). */
+export const isWorkStep = (entry: Entry | undefined): entry is AssistantEntry => isStep(entry) && !entry.empty;
 
 /** A user message a person wrote (see {@link UserEntry.role}). */
 export const isRealUser = (entry: Entry | undefined): boolean => entry?.kind === "user" && entry.role === "real";
@@ -134,6 +157,17 @@ export function contextTokens(tokens: unknown): number | null {
   return size > 0 ? size : null;
 }
 
+/**
+ * The prompt size of one step, in tokens: `input + cache.read + cache.write`, else
+ * {@link contextTokens} when only `total` is recorded. Null when missing or zero.
+ */
+export function promptTokens(tokens: unknown): number | null {
+  if (!isRecord(tokens)) return null;
+  const cache = isRecord(tokens.cache) ? tokens.cache : {};
+  const size = count(tokens.input) + count(cache.read) + count(cache.write);
+  return size > 0 ? size : contextTokens(tokens);
+}
+
 /** Part types that mark steps and snapshots rather than carry what the model produced. */
 const BOOKKEEPING_PARTS = new Set(["step-start", "step-finish", "snapshot", "patch"]);
 
@@ -141,11 +175,20 @@ function toolCalls(parts: readonly unknown[]): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const part of parts) {
     if (!isRecord(part) || part.type !== "tool" || !isRecord(part.state)) continue;
-    if (part.state.status !== "completed") continue;
-    calls.push({ tool: str(part.tool) ?? "", input: part.state.input, output: part.state.output });
+    const { status } = part.state;
+    if (status !== "completed" && status !== "error") continue;
+    const output = status === "completed" ? part.state.output : part.state.error;
+    calls.push({ tool: str(part.tool) ?? "", input: part.state.input, output, status });
   }
   return calls;
 }
+
+/** The model's own text in a message: its text parts that opencode did not add. */
+const modelText = (parts: readonly unknown[]): string =>
+  parts
+    .filter((part): part is Rec => isRecord(part) && part.type === "text" && part.synthetic !== true && part.ignored !== true)
+    .map((part) => str(part.text) ?? "")
+    .join("\n");
 
 /**
  * Is this user message opencode's synthetic continue turn? The marker
@@ -179,8 +222,12 @@ function toEntry(message: unknown): Entry {
       summary: info.summary === true,
       parentID: str(info.parentID),
       succeeded: info.finish !== undefined && info.finish !== null && !info.error,
+      finish: str(info.finish) ?? null,
       contextTokens: contextTokens(info.tokens),
+      promptTokens: promptTokens(info.tokens),
       toolCalls: toolCalls(parts),
+      toolParts: parts.filter((part) => isRecord(part) && part.type === "tool").length,
+      text: modelText(parts),
       empty: parts.every((part) => isRecord(part) && BOOKKEEPING_PARTS.has(part.type as string)),
     };
   }
@@ -196,6 +243,24 @@ function toEntry(message: unknown): Entry {
 }
 
 /**
+ * Re-labels as `resend` the "real" user message that directly follows the summary of an
+ * overflow compaction: opencode's replay of the last real message (session/compaction.ts;
+ * seen in e2e/FINDINGS.md), which must not reset what the rules count.
+ */
+function markResends(entries: Entry[]): Entry[] {
+  const overflowCompactions = new Set<string>();
+  for (const entry of entries) {
+    if (entry.kind === "user" && entry.role === "compaction" && entry.overflow) overflowCompactions.add(entry.id);
+  }
+  return entries.map((entry, position) => {
+    const before = entries[position - 1];
+    const followsOverflowSummary =
+      before?.kind === "assistant" && before.summary && before.parentID !== undefined && overflowCompactions.has(before.parentID);
+    return entry.kind === "user" && entry.role === "real" && followsOverflowSummary ? { ...entry, role: "resend" } : entry;
+  });
+}
+
+/**
  * Builds the timeline of a session's messages.
  *
  * @param messages `Array<{ info, parts }>`, oldest first, as opencode returns them.
@@ -203,7 +268,7 @@ function toEntry(message: unknown): Entry {
  * @returns entries in input order and every compaction found; never throws.
  */
 export function buildTimeline(messages: readonly unknown[]): Timeline {
-  const entries = messages.map(toEntry);
+  const entries = markResends(messages.map(toEntry));
   const summaries = new Map<string, number>();
   entries.forEach((entry, position) => {
     if (entry.kind === "assistant" && entry.summary && entry.parentID !== undefined) {

@@ -1,5 +1,6 @@
 /**
- * opencode's overflow line, recomputed from a model's limits (session/overflow.ts, 1.18.33).
+ * opencode's overflow line, recomputed from a model's limits and `compaction.reserved`
+ * (session/overflow.ts, 1.18.33).
  */
 
 /** A model's token limits as opencode's models.dev data carries them (`model.limit`). */
@@ -24,16 +25,20 @@ const positive = (value: unknown): number =>
  * The usable context in tokens: a step whose context size reaches it triggers compaction.
  *
  * `maxOut = min(limit.output, 32000) || 32000`;
- * `usable = limit.input ? max(0, limit.input − min(20000, maxOut)) : max(0, limit.context − maxOut)`.
- * This assumes opencode's default `compaction.reserved`; a user who set it moves the line.
+ * `reserved = compaction.reserved ?? min(20000, maxOut)`;
+ * `usable = limit.input ? max(0, limit.input − reserved) : max(0, limit.context − maxOut)`.
+ * (`compaction.reserved` only moves the line of a model with an input limit.)
  *
+ * @param reserved opencode's `compaction.reserved` in tokens when the user set it
+ *   (read from opencode's config); undefined or invalid = opencode's default.
  * @returns tokens, or null when the limits are unknown (`context` missing or 0).
  */
-export function usableContext(limits: Partial<ModelLimits> | undefined): number | null {
+export function usableContext(limits: Partial<ModelLimits> | undefined, reserved?: number): number | null {
   const context = positive(limits?.context);
   if (context === 0) return null;
   const maxOut = Math.min(positive(limits?.output), OUTPUT_TOKEN_MAX) || OUTPUT_TOKEN_MAX;
   const input = positive(limits?.input);
-  if (input > 0) return Math.max(0, input - Math.min(RESERVED_MAX, maxOut));
+  const kept = typeof reserved === "number" && Number.isFinite(reserved) && reserved >= 0 ? reserved : Math.min(RESERVED_MAX, maxOut);
+  if (input > 0) return Math.max(0, input - kept);
   return Math.max(0, context - maxOut);
 }

@@ -21,6 +21,11 @@ export interface GuardSettings {
   readonly notify: NotifyMode;
   /** false: the guard never decides; opencode behaves as without it. */
   readonly enabled: boolean;
+  /**
+   * Calls the rules never count: an entry matches a tool by its name (`todowrite`), or a
+   * bash call whose command is the entry or starts with it and a space (`gh run watch`).
+   */
+  readonly ignore: readonly string[];
 }
 
 /** Defaults. threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
@@ -31,6 +36,7 @@ export const DEFAULT_SETTINGS: GuardSettings = Object.freeze({
   matchOutput: true,
   notify: "toast",
   enabled: true,
+  ignore: Object.freeze([]) as readonly string[],
 });
 
 type Key = keyof GuardSettings;
@@ -42,6 +48,7 @@ const SCHEMAS: { readonly [K in Key]: z.ZodType<GuardSettings[K]> } = {
   matchOutput: z.boolean(),
   notify: z.enum(["toast", "log", "off"]),
   enabled: z.boolean(),
+  ignore: z.array(z.string().trim().min(1).max(200)).max(100).readonly(),
 };
 
 /** What each setting accepts, in words, for error messages. */
@@ -52,6 +59,7 @@ const EXPECTED: { readonly [K in Key]: string } = {
   matchOutput: "true or false",
   notify: "toast, log or off",
   enabled: "true or false",
+  ignore: "a list of up to 100 tool names or command starts",
 };
 
 /** Environment variable names, one per setting. `_DISABLED` is the inverse of `enabled`. */
@@ -62,6 +70,7 @@ export const ENV_NAMES: { readonly [K in Key]: string } = {
   matchOutput: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
   notify: "OPENCODE_COMPACTION_GUARD_NOTIFY",
   enabled: "OPENCODE_COMPACTION_GUARD_DISABLED",
+  ignore: "OPENCODE_COMPACTION_GUARD_IGNORE",
 };
 
 const KEYS = Object.keys(DEFAULT_SETTINGS) as Key[];
@@ -79,13 +88,15 @@ function parseBoolean(text: string): boolean | string {
 export function parseSettingText(key: Key, text: string): unknown {
   if (key === "notify") return text.trim().toLowerCase();
   if (key === "matchOutput" || key === "enabled") return parseBoolean(text);
+  // A comma-separated list: "gh run watch, todowrite".
+  if (key === "ignore") return text.split(",").map((item) => item.trim()).filter((item) => item !== "");
   // Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity".
   return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text;
 }
 
 /** A short, safe rendering of a rejected value (never more than 40 characters). */
 function show(value: unknown): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+  const text = typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 

@@ -28,33 +28,54 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /**
  * What changes between two runs of the same call without saying anything about progress:
- * timestamps, clock times, durations, and the fresh child session id opencode 1.18.33's
- * task tool writes (`<task id="ses_…" state="completed">`). Counts such as "2 of 3 passed"
- * stay: a moving count is progress.
+ * - timestamps and clock times (`2026-11-30T09:00:00Z`, `09:00:00`);
+ * - measured durations: sub-second units and decimal seconds (`31 ms`, `0.42s`); whole
+ *   seconds and minutes stay, since "about 4 minutes remaining" is the progress itself;
+ * - process ids: a job number at a line's start (`[104]`) and `pid 26594` / `PID=26594`;
+ * - temporary paths (`/tmp/tmp.Xa81kQ`, `/var/folders/…/T/…`), as `mktemp` makes them;
+ * - the file id in opencode's truncation notice for big outputs ("Full output saved to:
+ *   …/tool-output/tool_<id>", tool/truncate.ts), new on every call;
+ * - the fresh child session id opencode's task tool writes (`<task id="ses_…">`).
+ * ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is progress.
  */
 const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
-  /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|m|mins?|minutes?)\b/, // 0.42s, 31 ms
+  /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b|\d+\.\d+\s?(?:s|secs?|seconds?)\b/, // 31 ms, 0.42s
+  /pid[ =:]+\d+/, // pid 26594, PID=26594 (case-insensitive flag below)
+  /tool-output\/tool_[A-Za-z0-9]+/, // opencode's saved full output
   /ses_[A-Za-z0-9]+/, // a child session id
 ];
-/** One pass over the output: a third faster than one pass per kind of noise. */
-const NOISE = new RegExp(`\\b(?:${NOISE_PARTS.map((part) => part.source).join("|")})`, "g");
+const NOISE = new RegExp(`\\b(?:${NOISE_PARTS.map((part) => part.source).join("|")})`, "gi");
+/** A job or process number at the start of a line: `[104] FATAL …`, `[1] 26594`. */
+const JOB_NUMBER = /^\[\d+\](?: \d+)?/gm;
+/** Paths under the system's temporary directories. */
+const TEMP_PATH = /(?:\/tmp|\/var\/tmp|\/private\/var\/folders|\/var\/folders)\/[^\s'"`)\]]+/g;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 
-/** A tool output with run-to-run noise replaced (see {@link NOISE}), for comparing results. */
+/** A tool output with run-to-run noise replaced (see {@link NOISE_PARTS}), for comparing results. */
 export function normalizeOutput(output: unknown): string {
   const text = typeof output === "string" ? output : canonicalJson(output);
-  return text.replace(NOISE, "~");
+  return text.replace(ANSI, "").replace(TEMP_PATH, "/tmp/~").replace(JOB_NUMBER, "[~]").replace(NOISE, "~");
 }
 
 /**
  * The signature of a tool call, a 64-hex-character sha256 of
- * tool name + canonical input (+ normalised output when `matchOutput`).
- * Equal signatures mean: same tool, same input up to key order (and same output up to
- * timestamps, durations and child session ids).
+ * tool name + canonical input + status (+ normalised output or error when `matchOutput`).
+ * Equal signatures mean: same tool, same input up to key order, same ending (completed or
+ * failed), and same result up to the noise of {@link normalizeOutput}.
  */
 export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
-  const parts = [call.tool, canonicalJson(call.input)];
+  const parts = [call.tool, canonicalJson(call.input), call.status ?? "completed"];
   if (matchOutput) parts.push(normalizeOutput(call.output));
   return sha256(JSON.stringify(parts));
+}
+
+/**
+ * The signature of a step's text (for steps without tool calls): sha256 of the text with
+ * whitespace runs collapsed, case folded and the noise of {@link normalizeOutput} removed.
+ */
+export function textSignature(text: string): string {
+  return sha256(JSON.stringify(["text", normalizeOutput(text).replace(/\s+/g, " ").trim().toLowerCase()]));
 }

@@ -2,27 +2,26 @@
  * The one decision function. The hook and the replay command both call {@link decide}:
  * history in, verdict out, nothing else.
  */
-import { buildTimeline, compactionEnd, type Compaction, type Timeline } from "./history.js";
-import { usableContext, type ModelLimits } from "./limits.js";
-import { checkNoProgress, compactionSizes, type NoProgressCheck } from "./rules/no-progress.js";
-import { checkRepeatedToolCall, type RepeatedToolCallCheck } from "./rules/repeated-tool-call.js";
+import { compactionEnd, type Compaction, type Timeline } from "./history.js";
+import type { ModelLimits } from "./limits.js";
+import { RULES, type Evidence, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
+import { buildView } from "./view.js";
 
-/** The rules that can deny, in the order they are checked. */
-export type RuleName = "repeated-tool-call" | "no-progress";
+export type { Evidence, RuleName, Severity } from "./rules/index.js";
 
-/** The guard's answer for one automatic compaction, with what it saw. */
+/** The guard's answer for one automatic compaction, with what every rule saw. */
 export interface Verdict {
   /** deny: do not add the synthetic continue turn (`output.enabled = false`). */
   readonly decision: "allow" | "deny";
-  /** The rule that denied; null on allow. repeated-tool-call is checked first. */
+  /** The first rule (in RULES order) that fired; null on allow. */
   readonly rule: RuleName | null;
+  /** How the denial is announced: `warning` for a stopped loop, `info` for housekeeping; null on allow. */
+  readonly severity: Severity | null;
   /** The compaction being decided (index: 1-based among automatic ones in view). */
   readonly compaction: { readonly index: number; readonly messageID: string };
-  readonly evidence: {
-    readonly repeatedToolCall: RepeatedToolCallCheck;
-    readonly noProgress: NoProgressCheck;
-  };
+  /** Every rule's evidence, by rule name (also of the rules that did not fire). */
+  readonly evidence: Evidence;
 }
 
 /**
@@ -30,7 +29,7 @@ export interface Verdict {
  * so how far back any decision looks. Enough for the repeated-tool-call window and for
  * several compaction cycles; bounded so a decision costs the same in a 10-message and a
  * 50,000-message session. When the previous compaction lies further back, the session made
- * that many steps without compacting, and no-progress abstains.
+ * that many steps without compacting, and the cycle rules abstain.
  */
 export function historyLimit(settings: Pick<GuardSettings, "window">): number {
   return Math.max(200, 4 * settings.window);
@@ -39,6 +38,8 @@ export function historyLimit(settings: Pick<GuardSettings, "window">): number {
 export interface DecideOptions {
   /** The model's limits, when known: no-progress then also compares with opencode's usable context. */
   readonly limits?: Partial<ModelLimits> | undefined;
+  /** opencode's `compaction.reserved` (tokens) when the user set it; it moves the usable line. */
+  readonly reserved?: number | undefined;
 }
 
 /**
@@ -46,29 +47,26 @@ export interface DecideOptions {
  *
  * Reads `timeline.entries[start..end]`, where end is the compaction's summary (the history
  * as it stood when the summary finished) and start is `end − historyLimit + 1`, exactly the
- * slice the hook fetches. Deny by repeated-tool-call, else by no-progress, else allow.
- * Pure; never throws on a timeline from {@link buildTimeline}.
+ * slice the hook fetches. Walks RULES in order; the first that fires denies.
+ * Pure; never throws on a timeline from buildTimeline.
  */
-export function decide(
-  timeline: Timeline,
-  compaction: Compaction,
-  settings: GuardSettings,
-  options: DecideOptions = {},
-): Verdict {
-  const end = compactionEnd(compaction);
-  const start = Math.max(0, end - historyLimit(settings) + 1);
-  const repeatedToolCall = checkRepeatedToolCall(timeline.entries, end, settings, start);
-  const noProgress = checkNoProgress(timeline, compaction, settings, usableContext(options.limits), start);
-  const rule: RuleName | null = repeatedToolCall.fired
-    ? "repeated-tool-call"
-    : noProgress.status === "measured" && noProgress.stalled !== null
-      ? "no-progress"
-      : null;
+export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
+  const view = buildView(timeline, compaction, settings, start);
+  const context = { settings, limits: options.limits, reserved: options.reserved };
+  const evidence: Record<string, unknown> = {};
+  let fired: (typeof RULES)[number] | undefined;
+  for (const rule of RULES) {
+    const finding = rule.check(view, context);
+    evidence[rule.name] = finding.evidence;
+    if (finding.fired && !fired) fired = rule;
+  }
   return {
-    decision: rule ? "deny" : "allow",
-    rule,
+    decision: fired ? "deny" : "allow",
+    rule: fired?.name ?? null,
+    severity: fired?.severity ?? null,
     compaction: { index: compaction.index, messageID: compaction.messageID },
-    evidence: { repeatedToolCall, noProgress },
+    evidence: evidence as unknown as Evidence,
   };
 }
 
@@ -79,33 +77,5 @@ export function decide(
  */
 export function findDecisionPoint(timeline: Timeline, messageID?: string): Compaction | undefined {
   const candidates = timeline.compactions.filter((c) => c.auto);
-  return (
-    candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1)
-  );
-}
-
-/** One row of a replay: a verdict plus the compaction's own sizes (tokens). */
-export interface ReplayRow extends Verdict {
-  readonly triggerTokens: number | null;
-  readonly afterTokens: number | null;
-}
-
-/**
- * Replays a whole session: one verdict per automatic compaction with a successful summary,
- * each decided on the history as it stood when that summary finished.
- *
- * @param messages `Array<{ info, parts }>`, oldest first (`opencode export`'s `messages`).
- */
-export function replayMessages(
-  messages: readonly unknown[],
-  settings: GuardSettings,
-  options: DecideOptions = {},
-): ReplayRow[] {
-  const timeline = buildTimeline(messages);
-  return timeline.compactions
-    .filter((c) => c.auto && c.succeeded)
-    .map((c) => {
-      const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
-      return { ...decide(timeline, c, settings, options), triggerTokens, afterTokens };
-    });
+  return candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1);
 }

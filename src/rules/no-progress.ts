@@ -1,30 +1,36 @@
 /**
  * Rule no-progress: the previous automatic compaction did not reduce the overflow, so the
- * next one will not either (do not re-arm).
+ * next one will not either.
  *
  * Mirrors the unmerged opencode PRs #29150 (tokens dropped < 5%), #50233 (first step after
  * compaction still at or above the trigger) and #48828 (trailing compactions that still
  * overflow), and Gemini CLI's "compression made the history bigger" check. A missing
  * measurement never counts as a stall; a provider's context-overflow refusal of every step
  * since the previous compaction is a measurement (e2e/FINDINGS.md).
+ *
+ * What a compaction left is the *prompt* of the first step after it (input + cache), not
+ * that step's total: output and reasoning tokens are new work, not context the compaction
+ * failed to remove.
  */
-import { compactionEnd, isRealUser, isStep, type AssistantEntry, type Compaction, type Entry, type Timeline } from "../history.js";
-import type { GuardSettings } from "../settings.js";
+import { compactionEnd, isStep, type AssistantEntry, type Compaction, type Entry } from "../history.js";
+import { usableContext } from "../limits.js";
+import { stepBefore } from "../view.js";
+import { defineRule } from "./rule.js";
 
 /** The step that triggered a compaction, and the first step after its summary. */
 export interface CompactionSizes {
-  /** Context size (tokens) of the last non-summary assistant message before the compaction message. */
+  /** Context size (tokens, opencode's overflow measure) of the last step before the compaction message. */
   readonly triggerTokens: number | null;
   /** Id of that step, or null when there is none in view. */
   readonly triggerMessageID: string | null;
-  /** Context size (tokens) of the first non-summary assistant message after the summary. */
+  /** Prompt size (tokens: input + cache) of the first step after the summary. */
   readonly afterTokens: number | null;
   /** Id of that step, or null when there is none in view. */
   readonly afterMessageID: string | null;
 }
 
 /** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
-export type NoProgressCheck =
+export type NoProgressEvidence =
   | {
       readonly status: "abstain";
       /** Why nothing was measured, in words. */
@@ -48,7 +54,8 @@ export type NoProgressCheck =
 
 /**
  * Measures one compaction in `entries[start..end]`.
- * @returns trigger and after sizes in tokens, null where no step or no token data exists.
+ * @returns trigger size (tokens, opencode's overflow measure) and after size (tokens, the
+ *   prompt of the first step after the summary); null where no step or no token data exists.
  */
 export function compactionSizes(
   entries: readonly Entry[],
@@ -56,11 +63,7 @@ export function compactionSizes(
   end: number = entries.length - 1,
   start = 0,
 ): CompactionSizes {
-  let trigger: AssistantEntry | undefined;
-  for (let position = compaction.position - 1; position >= start && !trigger; position--) {
-    const entry = entries[position];
-    if (isStep(entry)) trigger = entry;
-  }
+  const trigger = stepBefore(entries, compaction.position, start)?.entry;
   let after: AssistantEntry | undefined;
   for (let position = compactionEnd(compaction) + 1; position <= end && !after; position++) {
     const entry = entries[position];
@@ -69,94 +72,48 @@ export function compactionSizes(
   return {
     triggerTokens: trigger?.contextTokens ?? null,
     triggerMessageID: trigger?.id ?? null,
-    afterTokens: after?.contextTokens ?? null,
+    afterTokens: after?.promptTokens ?? null,
     afterMessageID: after?.id ?? null,
   };
 }
 
 /**
- * The last automatic compaction with `start ≤ position < before`. `compactions` are in
- * position order (as {@link Timeline} holds them): a binary search, so that a replay of
- * N compactions costs N log N rather than N² (28,000 compactions: 0.8 s instead of 6.5 s).
- */
-function previousAutomatic(compactions: readonly Compaction[], before: number, start: number): Compaction | undefined {
-  let low = 0;
-  let high = compactions.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compactions[middle]!.position < before) low = middle + 1;
-    else high = middle;
-  }
-  for (let i = low - 1; i >= 0 && compactions[i]!.position >= start; i--) {
-    if (compactions[i]!.auto) return compactions[i];
-  }
-  return undefined;
-}
-
-/**
- * Evaluates no-progress for compaction k (`current`) on `entries[start..current]`.
+ * Fires at compaction k when, for k−1 (the previous automatic compaction):
+ * after ≥ trigger × (1 − minReduction); or the usable context is known and after ≥ usable
+ * (opencode's own overflow line: every step compacts again); or k was set off by a provider
+ * context-overflow error (`overflow: true`) and every step since k−1's summary is a refused,
+ * empty request: k−1 made no room.
  *
- * Let k−1 be the previous automatic compaction. Fires when
- * after(k−1) ≥ trigger(k−1) × (1 − minReduction), or when `usableTokens` is known and
- * after(k−1) ≥ usableTokens (opencode's own overflow line), or when k was set off by a
- * provider context-overflow error (`overflow: true`) and every step since k−1's summary is
- * a refused request (empty, no context size): k−1 made no room.
- *
- * Abstains when k is the first automatic compaction in view, when a real user message came
- * between k−1 and k (the user stepped in: like Codex, only real input re-arms), or when
- * either size is missing or zero.
+ * Abstains when there is no k−1 in view, when the user spoke after k−1 (like Codex, only
+ * real input re-arms), or when either size is missing or zero.
  */
-export function checkNoProgress(
-  timeline: Timeline,
-  current: Compaction,
-  settings: Pick<GuardSettings, "minReduction">,
-  usableTokens: number | null,
-  start = 0,
-): NoProgressCheck {
-  const previous = previousAutomatic(timeline.compactions, current.position, start);
-  if (!previous) return { status: "abstain", reason: "no earlier automatic compaction" };
-  const between = stepsBetween(timeline.entries, previous, current);
-  if (between.userSteppedIn) {
-    return { status: "abstain", reason: "a real user message came after the previous compaction" };
-  }
+export const noProgress = defineRule({
+  name: "no-progress",
+  severity: "warning",
+  check(view, { settings, limits, reserved }) {
+    const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });
+    const { previous, compaction, timeline } = view;
+    if (!previous) return abstain("no earlier automatic compaction");
+    if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
 
-  const sizes = compactionSizes(timeline.entries, previous, current.position - 1, start);
-  const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
-  const refused = (step: AssistantEntry) => step.empty && step.contextTokens === null;
-  if (current.overflow && between.steps.length > 0 && between.steps.every(refused)) {
-    return { ...measured, reduction: null, stalled: "provider-overflow-again" };
-  }
-  if (sizes.triggerTokens === null || sizes.afterTokens === null) {
-    return { status: "abstain", reason: "token sizes around the previous compaction are missing" };
-  }
-  const { triggerTokens, afterTokens } = sizes;
-  const stalled =
-    afterTokens >= triggerTokens * (1 - settings.minReduction)
-      ? "reduction-below-minimum"
-      : usableTokens !== null && afterTokens >= usableTokens
-        ? "still-over-usable-context"
-        : null;
-  return { ...measured, reduction: 1 - afterTokens / triggerTokens, stalled };
-}
-
-/**
- * The steps between `previous`'s summary and `current`, and whether a real user message
- * lies there. The user message opencode re-sends right after an overflow compaction's
- * summary (it replays the last real message instead of adding a continue turn,
- * session/compaction.ts) is not the user stepping in.
- */
-function stepsBetween(
-  entries: readonly Entry[],
-  previous: Compaction,
-  current: Compaction,
-): { steps: AssistantEntry[]; userSteppedIn: boolean } {
-  const from = compactionEnd(previous) + 1;
-  const steps: AssistantEntry[] = [];
-  let userSteppedIn = false;
-  for (let position = from; position < current.position; position++) {
-    const entry = entries[position];
-    if (isStep(entry)) steps.push(entry);
-    if (isRealUser(entry) && !(previous.overflow && position === from)) userSteppedIn = true;
-  }
-  return { steps, userSteppedIn };
-}
+    const usableTokens = usableContext(limits, reserved);
+    const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
+    const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
+    const between = timeline.entries.slice(compactionEnd(previous) + 1, compaction.position).filter(isStep);
+    const refused = (step: AssistantEntry) => step.empty && step.contextTokens === null;
+    if (compaction.overflow && between.length > 0 && between.every(refused)) {
+      return { fired: true, evidence: { ...measured, reduction: null, stalled: "provider-overflow-again" } as NoProgressEvidence };
+    }
+    if (sizes.triggerTokens === null || sizes.afterTokens === null) {
+      return abstain("token sizes around the previous compaction are missing");
+    }
+    const { triggerTokens, afterTokens } = sizes;
+    const stalled =
+      afterTokens >= triggerTokens * (1 - settings.minReduction)
+        ? "reduction-below-minimum"
+        : usableTokens !== null && afterTokens >= usableTokens
+          ? "still-over-usable-context"
+          : null;
+    return { fired: stalled !== null, evidence: { ...measured, reduction: 1 - afterTokens / triggerTokens, stalled } as NoProgressEvidence };
+  },
+});

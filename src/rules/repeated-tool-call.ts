@@ -1,103 +1,104 @@
 /**
- * Rule repeated-tool-call: the model re-emits the tool call it just completed.
+ * Rule repeated-tool-call: the model re-emits, after a compaction, the tool call it made
+ * before it, with nothing new in between.
  *
  * opencode's doom-loop check (session/processor.ts, DOOM_LOOP_THRESHOLD = 3) only reads the
  * last three parts of the *current* assistant message; every compaction cycle starts a new
  * assistant message, so a repeat across cycles is never seen (opencode#25254), nor an
- * A,B,A,B cycle (opencode#47759). This rule counts across messages, and since it counts
- * signatures rather than runs, it catches cycles too. Like Codex, only a real user message
- * resets the count: synthetic continue turns and compaction messages do not.
+ * A,B,A,B cycle (opencode#47759). This rule counts across messages, and counts signatures
+ * rather than runs, so it catches cycles too. Like Codex, only a real user message resets
+ * the count: synthetic continue turns, compaction messages and opencode's re-sent message
+ * after an overflow compaction do not.
  *
- * Matching the output too (openclaw's post-compaction guard) keeps polling and re-running
- * tests after an edit allowed as long as the output moves.
+ * Three lessons bound it. Same call *and* same result (openclaw's post-compaction guard):
+ * polling and re-running tests stay allowed while the output moves. New work between two
+ * runs makes the second one no repeat (Cline resets on progress): `npm test` after each new
+ * file is a test-driven loop, not a doom loop. And evidence that lies wholly on one side of
+ * a compaction is weak: a user-requested poll looks the same as a stuck call until the
+ * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
-import { isRealUser, isStep, type AssistantEntry, type Entry, type ToolCall } from "../history.js";
 import { previewInput } from "../redact.js";
-import type { GuardSettings } from "../settings.js";
-import { toolCallSignature } from "../signature.js";
+import type { Action } from "../view.js";
+import { defineRule } from "./rule.js";
 
-/** What the rule saw: the most frequent completed tool call in the window. */
-export interface RepeatedToolCallCheck {
-  /** The signature reached `threshold`. */
-  readonly fired: boolean;
-  /** Tool name of the most frequent signature; null when the window holds no completed tool call. */
+/** What the rule saw: the longest chain of one tool call in the window. */
+export interface RepeatedToolCallEvidence {
+  /** Tool name of that call; null when the window holds no tool call. */
   readonly tool: string | null;
   /** Redacted one-line preview of its input (never the raw input). */
   readonly preview: string | null;
-  /** How many completed tool parts carry that signature. */
+  /** How many times it ran with no new work in between (its chain's length). */
   readonly count: number;
   readonly threshold: number;
-  /** Non-summary assistant messages read (≤ window; fewer after a real user message). */
+  /** The chain runs across an automatic compaction (before it and after it). */
+  readonly acrossCompaction: boolean;
+  /** Steps read (≤ window; fewer after a real user message). */
   readonly messagesRead: number;
-  /** Ids of the assistant messages holding the most frequent call (fired or not), oldest first. */
+  /** Ids of the assistant messages holding the chain's calls, oldest first. */
   readonly messageIDs: readonly string[];
 }
 
-type Settings = Pick<GuardSettings, "threshold" | "window" | "matchOutput">;
-
-/**
- * Signatures already computed, per tool call (timeline objects are never changed) and
- * matchOutput. A replay decides at every compaction and each step falls in up to `window`
- * of them: hashing each call once made a 12,500-compaction replay 2× faster. Entries go
- * with their timeline.
- */
-const signatures = new WeakMap<ToolCall, { [matchOutput: string]: string }>();
-
-function signatureOf(call: ToolCall, matchOutput: boolean): string {
-  const known = signatures.get(call) ?? {};
-  known[String(matchOutput)] ??= toolCallSignature(call, matchOutput);
-  signatures.set(call, known);
-  return known[String(matchOutput)]!;
+interface Chain {
+  action: Action;
+  count: number;
+  /** How many new actions had been seen at the chain's last call. */
+  newSeen: number;
+  firstPosition: number;
+  lastPosition: number;
+  messageIDs: string[];
 }
 
 /**
- * The last `window` non-summary assistant messages at or before `end`, after the latest
- * real user message, oldest first. `start` bounds the search (the hook sees only a slice).
+ * Fires when one tool call (same tool, canonical input, ending and normalised result; an
+ * errored call counts, failing the same way) runs `threshold` times within the last
+ * `window` steps since the user's last message, with no new action between one run and the
+ * next, and the runs lie on both sides of an automatic compaction. Reports the longest
+ * chain; ties go to the one seen most recently.
  */
-export function recentSteps(entries: readonly Entry[], end: number, window: number, start = 0): AssistantEntry[] {
-  const steps: AssistantEntry[] = [];
-  for (let position = end; position >= start && steps.length < window; position--) {
-    const entry = entries[position];
-    if (isRealUser(entry)) break;
-    if (isStep(entry)) steps.push(entry);
-  }
-  return steps.reverse();
-}
-
-/**
- * Evaluates repeated-tool-call on the history `entries[start..end]`.
- *
- * Counts completed tool parts (`state.status === "completed"`) by signature (tool +
- * canonical input + normalised output when `matchOutput`); errored, pending and running
- * parts never count. Fires when a signature reaches `threshold`. Reports the most frequent
- * signature; ties go to the one seen most recently.
- */
-export function checkRepeatedToolCall(
-  entries: readonly Entry[],
-  end: number,
-  settings: Settings,
-  start = 0,
-): RepeatedToolCallCheck {
-  const steps = recentSteps(entries, end, settings.window, start);
-  const tally = new Map<string, { call: ToolCall; count: number; messageIDs: string[] }>();
-  let best: { call: ToolCall; count: number; messageIDs: string[] } | undefined;
-  for (const step of steps) {
-    for (const call of step.toolCalls) {
-      const signature = signatureOf(call, settings.matchOutput);
-      const seen = tally.get(signature) ?? { call, count: 0, messageIDs: [] };
-      seen.count += 1;
-      if (seen.messageIDs.at(-1) !== step.id) seen.messageIDs.push(step.id);
-      tally.set(signature, seen);
-      if (!best || seen.count >= best.count) best = seen;
-    }
-  }
-  return {
-    fired: best !== undefined && best.count >= settings.threshold,
-    tool: best?.call.tool ?? null,
-    preview: best ? previewInput(best.call.input) : null,
-    count: best?.count ?? 0,
-    threshold: settings.threshold,
-    messagesRead: steps.length,
-    messageIDs: best?.messageIDs ?? [],
-  };
-}
+export const repeatedToolCall = defineRule({
+  name: "repeated-tool-call",
+  severity: "warning",
+  check(view, { settings }) {
+    const windowStart = Math.max(0, view.steps.length - settings.window);
+    const latest = new Map<string, Chain>();
+    const chains: Chain[] = [];
+    let newSeen = 0;
+    view.steps.forEach((step, index) => {
+      for (const action of step.actions) {
+        if (action.isNew) newSeen += 1;
+        if (index < windowStart || action.kind !== "tool") continue;
+        let chain = latest.get(action.signature);
+        if (chain && chain.newSeen === newSeen) {
+          chain.count += 1;
+          chain.lastPosition = step.position;
+          if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
+        } else {
+          chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
+          latest.set(action.signature, chain);
+          chains.push(chain);
+        }
+        chain.newSeen = newSeen;
+      }
+    });
+    const across = (chain: Chain) => view.compactions.some((c) => c.position > chain.firstPosition && c.position < chain.lastPosition);
+    const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain);
+    // The strongest chain: one that fires first, then the longest, then the most recent.
+    const rank = (chain: Chain) => [fires(chain) ? 1 : 0, chain.count, chain.lastPosition] as const;
+    const best = chains.reduce<Chain | undefined>((a, b) => {
+      if (!a) return b;
+      const [x, y] = [rank(a), rank(b)];
+      return y[0] > x[0] || (y[0] === x[0] && (y[1] > x[1] || (y[1] === x[1] && y[2] >= x[2]))) ? b : a;
+    }, undefined);
+    const acrossCompaction = best !== undefined && across(best);
+    const evidence: RepeatedToolCallEvidence = {
+      tool: best?.action.call?.tool ?? null,
+      preview: best?.action.call ? previewInput(best.action.call.input) : null,
+      count: best?.count ?? 0,
+      threshold: settings.threshold,
+      acrossCompaction,
+      messagesRead: view.steps.length - windowStart,
+      messageIDs: best?.messageIDs ?? [],
+    };
+    return { fired: evidence.count >= settings.threshold && acrossCompaction, evidence };
+  },
+});

@@ -1,0 +1,38 @@
+/**
+ * What every rule is: a name, how loud its denial is, and a pure check over the decision
+ * view. Adding a rule is one new file in src/rules/ plus one line in ./index.ts.
+ */
+import type { GuardSettings } from "../settings.js";
+import type { ModelLimits } from "../limits.js";
+import type { DecisionView } from "../view.js";
+
+/**
+ * How a denial by this rule is announced. `warning`: a loop was stopped (toast + warn line).
+ * `info`: housekeeping, nothing went wrong (an info line, no toast).
+ */
+export type Severity = "warning" | "info";
+
+/** What a rule saw: whether it fired, and its evidence (also when it did not fire). */
+export interface Finding<E> {
+  readonly fired: boolean;
+  readonly evidence: E;
+}
+
+/** What a rule may know beyond the history: the model's limits and opencode's config. */
+export interface RuleContext {
+  readonly settings: GuardSettings;
+  /** The model's token limits, when known (the hook's `input.model.limit`, replay flags). */
+  readonly limits: Partial<ModelLimits> | undefined;
+  /** opencode's `compaction.reserved`, tokens, when the user set it; undefined = opencode's default. */
+  readonly reserved: number | undefined;
+}
+
+/** One rule. `check` is pure and never throws on a view from buildView. */
+export interface Rule<N extends string = string, E = unknown> {
+  readonly name: N;
+  readonly severity: Severity;
+  check(view: DecisionView, context: RuleContext): Finding<E>;
+}
+
+/** Declares a rule with its name and evidence types inferred (`satisfies` in one call). */
+export const defineRule = <N extends string, E>(rule: Rule<N, E>): Rule<N, E> => rule;

@@ -1,0 +1,44 @@
+/**
+ * Rule turn-finished: the step that set off the compaction had already ended the turn.
+ *
+ * opencode checks for overflow after every finished step, also one that ended with `stop`
+ * (session/prompt.ts), so a finished answer can still be followed by compaction and the
+ * synthetic continue turn, which only invites the model to redo finished work
+ * (opencode#15533, #18941). Skipping that turn is housekeeping, not a stopped loop: the
+ * answer stands, and the guard says so quietly (an info line, no toast).
+ */
+import { isRealUser, type Entry } from "../history.js";
+import { stepBefore } from "../view.js";
+import { defineRule } from "./rule.js";
+
+/** What the rule saw: the last step before compaction k. */
+export interface TurnFinishedEvidence {
+  /** Id of that step, or null when none is in view. */
+  readonly messageID: string | null;
+  /** Its `finish`, or null. */
+  readonly finish: string | null;
+  /** Tool parts in it (of any status). */
+  readonly toolParts: number;
+}
+
+/**
+ * Fires when the last step before compaction k finished without error with `finish: "stop"`
+ * and no tool part, and nothing (a user message, another compaction) lies between it and k.
+ */
+export const turnFinished = defineRule({
+  name: "turn-finished",
+  severity: "info",
+  check(view) {
+    const { entries } = view.timeline;
+    const last = stepBefore(entries, view.compaction.position, view.start);
+    const evidence: TurnFinishedEvidence = {
+      messageID: last?.entry.id ?? null,
+      finish: last?.entry.finish ?? null,
+      toolParts: last?.entry.toolParts ?? 0,
+    };
+    if (!last) return { fired: false, evidence };
+    const interrupted = entries.slice(last.position + 1, view.compaction.position).some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
+    const fired = !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
+    return { fired, evidence };
+  },
+});
