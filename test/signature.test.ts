@@ -17,7 +17,7 @@ describe("canonicalJson", () => {
 });
 
 describe("toolCallSignature", () => {
-  const call = (input: unknown, output: unknown = "ok", tool = "bash") => ({ tool, input, output });
+  const call = (input: unknown, output: unknown = "ok", tool = "bash") => ({ tool, input, output, status: "completed" as const });
 
   it("is a sha256 hex digest", () => {
     expect(toolCallSignature(call({ command: "ls" }), true)).toMatch(/^[0-9a-f]{64}$/);
@@ -28,6 +28,11 @@ describe("toolCallSignature", () => {
     const b = call({ description: "x", command: "ls" }, "b\n");
     expect(toolCallSignature(a, false)).toBe(toolCallSignature(b, false));
     expect(toolCallSignature(a, true)).not.toBe(toolCallSignature(b, true));
+  });
+
+  it("separates a call that failed from one that completed with the same text", () => {
+    const failed = { ...call({ command: "./deploy.sh" }, "denied"), status: "error" as const };
+    expect(toolCallSignature(failed, true)).not.toBe(toolCallSignature(call({ command: "./deploy.sh" }, "denied"), true));
   });
 
   it("separates tools and cannot be fooled by joining fields", () => {
@@ -43,11 +48,31 @@ describe("normalizeOutput", () => {
     ["12:01:02 done", "~ done"],
     ['<task id="ses_child3" state="completed">', '<task id="~" state="completed">'],
     ["Build success in 31 ms", "Build success in ~"],
+    ['[104] FATAL: lock file "postmaster.pid" already exists', '[~] FATAL: lock file "postmaster.pid" already exists'],
+    ["[1] 26594\nstarted", "[~]\nstarted"],
+    ["server (pid 26594) listening", "server (~) listening"],
+    ["PID=31337 exited", "~ exited"],
+    ["wrote /tmp/tmp.Xa81kQz9Lp/out.json", "wrote /tmp/~"],
+    ["cache at /var/folders/x1/abc_123/T/tmp.q8 ready", "cache at /tmp/~ ready"],
+    ["\u001b[31mFAIL\u001b[0m test/a.test.ts", "FAIL test/a.test.ts"],
+    [
+      "...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/tool-output/tool_22ce41902001F2bkSBdwHK7XZ1\n\nerror",
+      "...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/~\n\nerror",
+    ],
   ])("takes the noise out of %j", (output, normalized) => {
     expect(normalizeOutput(output)).toBe(normalized);
   });
 
-  it.each(["2 of 3 passed", "version 1.2.3", "exit 1", "3 files changed"])("keeps %j: counts are progress", (output) => {
+  it.each([
+    "2 of 3 passed",
+    "version 1.2.3",
+    "exit 1",
+    "3 files changed",
+    "3 of 6 done",
+    "deploy web-1: rolling, about 5 minutes remaining",
+    "retrying in 30s",
+    "array[3] = 7",
+  ])("keeps %j: counts are progress", (output) => {
     expect(normalizeOutput(output)).toBe(output);
   });
 });

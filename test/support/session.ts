@@ -10,7 +10,10 @@ export interface ToolSpec {
   status?: "completed" | "error" | "pending" | "running";
 }
 
-/** A step's tokens: a context size (input = size − 20, output = 20), raw fields, or none. */
+/**
+ * A step's tokens: a context size (total = input = size, output 0, so that the prompt size
+ * and opencode's overflow measure agree), raw fields, or none.
+ */
 export type TokenSpec = number | Record<string, unknown> | null;
 
 export interface Message {
@@ -24,7 +27,7 @@ const CONTINUE =
 function tokensOf(spec: TokenSpec): Record<string, unknown> | undefined {
   if (spec === null) return undefined;
   if (typeof spec !== "number") return spec;
-  return { total: spec, input: spec - 20, output: 20, reasoning: 0, cache: { read: 0, write: 0 } };
+  return { total: spec, input: spec, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
 }
 
 export class SessionBuilder {
@@ -95,6 +98,34 @@ export class SessionBuilder {
         ),
         this.part(id, { type: "step-finish", reason: "tool-calls", ...(t ? { tokens: t } : {}) }),
       ],
+    });
+    return this;
+  }
+
+  /**
+   * One assistant step with text only: a final answer (`finish: "stop"`) by default, or a
+   * step that did not end the turn (`"unknown"`, `"length"` …).
+   */
+  say(text: string, tokens: TokenSpec = 7020, finish = "stop"): this {
+    const id = this.id("msg");
+    const t = tokensOf(tokens);
+    this.messages.push({
+      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", finish, ...(t ? { tokens: t } : {}) },
+      parts: [
+        this.part(id, { type: "step-start" }),
+        this.part(id, { type: "text", text }),
+        this.part(id, { type: "step-finish", reason: finish, ...(t ? { tokens: t } : {}) }),
+      ],
+    });
+    return this;
+  }
+
+  /** A request the provider refused as over its context: an assistant message with no parts and zero tokens. */
+  refused(): this {
+    const id = this.id("msg");
+    this.messages.push({
+      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } },
+      parts: [],
     });
     return this;
   }
