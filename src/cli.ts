@@ -171,6 +171,7 @@ export async function main(
         decision: r.decision,
         rule: r.rule,
         severity: r.severity,
+        fired: r.fired,
         triggerTokens: r.triggerTokens,
         afterTokens: r.afterTokens,
         evidence: r.evidence,

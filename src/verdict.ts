@@ -16,6 +16,8 @@ export interface Verdict {
   readonly decision: "allow" | "deny";
   /** The first rule (in RULES order) that fired; null on allow. */
   readonly rule: RuleName | null;
+  /** Every rule that fired, in RULES order (the first is `rule`); empty on allow. */
+  readonly fired: readonly RuleName[];
   /** How the denial is announced: `warning` for a stopped loop, `info` for housekeeping; null on allow. */
   readonly severity: Severity | null;
   /** The compaction being decided (index: 1-based among automatic ones in view). */
@@ -55,16 +57,18 @@ export function decide(timeline: Timeline, compaction: Compaction, settings: Gua
   const view = buildView(timeline, compaction, settings, start);
   const context = { settings, limits: options.limits, reserved: options.reserved };
   const evidence: Record<string, unknown> = {};
-  let fired: (typeof RULES)[number] | undefined;
+  const fired: (typeof RULES)[number][] = [];
   for (const rule of RULES) {
     const finding = rule.check(view, context);
     evidence[rule.name] = finding.evidence;
-    if (finding.fired && !fired) fired = rule;
+    if (finding.fired) fired.push(rule);
   }
+  const first = fired[0];
   return {
-    decision: fired ? "deny" : "allow",
-    rule: fired?.name ?? null,
-    severity: fired?.severity ?? null,
+    decision: first ? "deny" : "allow",
+    rule: first?.name ?? null,
+    fired: fired.map((rule) => rule.name),
+    severity: first?.severity ?? null,
     compaction: { index: compaction.index, messageID: compaction.messageID },
     evidence: evidence as unknown as Evidence,
   };

@@ -2,24 +2,29 @@
  * The decision view: what every rule reads at one automatic compaction, built once per
  * decision from the timeline so that rules never re-walk raw messages or reach into each
  * other. Also the helpers rules share: the steps since the user last spoke, each step's
- * actions (tool-call and text signatures) and whether an action is new work.
+ * actions (tool calls, or a text-only answer) and whether an action is new work.
+ *
+ * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle,
+ * and up to NOVELTY_LOOKBACK_STEPS before an action to tell whether it is new). Each step's
+ * actions and keys (tool, status, canonical input) are computed once per entry; outputs are
+ * hashed only for two actions of the same key whose raw outputs differ: in healthy work most
+ * calls differ in their input and their outputs are never hashed.
  */
 import { compactionEnd, isRealUser, isStep, isWorkStep, type AssistantEntry, type Compaction, type Entry, type Timeline, type ToolCall } from "./history.js";
 import type { GuardSettings } from "./settings.js";
-import { textSignature, toolCallSignature } from "./signature.js";
+import { canonicalJson, textSignature, toolCallSignature } from "./signature.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
   readonly kind: "tool" | "text";
-  /** Equal signatures mean the same action (see signature.ts). */
+  /** What the action was asked to do: tool, status and canonical input (or the normalised text). */
+  readonly key: string;
+  /** Equal signatures mean the same action, result included (see signature.ts). Computed on first use. */
   readonly signature: string;
   /** The tool call, for a tool action. */
   readonly call: ToolCall | null;
-  /**
-   * First time this signature appears since the user's last message (within the view):
-   * new work. A repeat of something already done is not.
-   */
-  readonly isNew: boolean;
+  /** Position of its step in {@link Timeline.entries}. */
+  readonly position: number;
 }
 
 /** A step that did something (non-empty, non-summary assistant message) and its actions. */
@@ -48,32 +53,55 @@ export interface DecisionView {
   readonly lastUserPosition: number;
   /** The user spoke after k−1's summary: k−1's cycle is not the model's alone. */
   readonly userSteppedIn: boolean;
-  /** Steps that did something, after the user's last message, up to `end`, oldest first. */
-  readonly steps: readonly StepView[];
-  /** The steps of k−1's cycle: after k−1's summary and before k (all of `steps` when no k−1). */
+  /** Where the steps that count begin: after the user's last message, within view. */
+  readonly from: number;
+  /** The steps of k−1's cycle (after k−1's summary, before k; since `from`), oldest first. */
   readonly cycle: readonly StepView[];
+  /** The newest `n` steps since `from`, oldest first. */
+  recentSteps(n: number): StepView[];
+  /**
+   * Is this the first time the action was done since `from` (the user's last message)?
+   * New work; a repeat of something already done is not.
+   */
+  isNew(action: Action): boolean;
+  /** The same action, result included (equal signatures; identical raw outputs need no hashing). */
+  same(a: Action, b: Action): boolean;
 }
 
 /**
- * Signatures already computed, per tool call (timeline objects are never changed) and
- * matchOutput. A replay decides at every compaction and each step falls in many of them:
- * hashing each call once keeps a long replay linear. Entries go with their timeline.
+ * How far back, in steps, an action is compared with earlier ones to tell whether it is new.
+ * Enough for cycles of up to ~60 steps and the repeated-tool-call window; it bounds the cost
+ * of a decision whatever the session's length. An action last done further back counts as
+ * new (the cautious side: a missed repeat, never a false one).
  */
-const callSignatures = new WeakMap<ToolCall, { [matchOutput: string]: string }>();
-const textSignatures = new WeakMap<AssistantEntry, string>();
+export const NOVELTY_LOOKBACK_STEPS = 64;
 
-function signatureOfCall(call: ToolCall, matchOutput: boolean): string {
-  const known = callSignatures.get(call) ?? {};
-  known[String(matchOutput)] ??= toolCallSignature(call, matchOutput);
-  callSignatures.set(call, known);
-  return known[String(matchOutput)]!;
+/** An action whose signature is computed on first use. */
+class LazyAction implements Action {
+  private signatureMemo: string | undefined;
+
+  constructor(
+    readonly kind: Action["kind"],
+    readonly key: string,
+    readonly call: ToolCall | null,
+    readonly position: number,
+    private readonly sign: () => string,
+  ) {}
+
+  get signature(): string {
+    return (this.signatureMemo ??= this.sign());
+  }
+
+  /** Same action, result included? Identical raw outputs need no hashing. */
+  sameAs(other: LazyAction): boolean {
+    if (this.key !== other.key) return false;
+    if (this.call && other.call && this.call.output === other.call.output && typeof this.call.output === "string") return true;
+    return this.signature === other.signature;
+  }
 }
 
-function signatureOfText(entry: AssistantEntry): string {
-  let known = textSignatures.get(entry);
-  if (known === undefined) textSignatures.set(entry, (known = textSignature(entry.text)));
-  return known;
-}
+/** Actions per step and per settings that shape them (`matchOutput`, `ignore`); they go with their entry. */
+const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
 
 /** The command of a bash call, or undefined. */
 const bashCommand = (call: ToolCall): string | undefined => {
@@ -91,33 +119,49 @@ export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
   return ignore.some((item) => item === call.tool || (command !== undefined && (command === item || command.startsWith(`${item} `))));
 }
 
-/** The position of the last automatic compaction in `compactions` (position order) before `before`, ≥ start. */
-function previousAutomatic(compactions: readonly Compaction[], before: number, start: number): Compaction | undefined {
-  let low = 0;
-  let high = compactions.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compactions[middle]!.position < before) low = middle + 1;
-    else high = middle;
+/** The settings that shape actions, with an id naming them. */
+type ActionSettings = Pick<GuardSettings, "matchOutput" | "ignore"> & { readonly id: string };
+
+/** The actions of the step at `position`, computed once per entry and settings. */
+function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): LazyAction[] {
+  const { id } = settings;
+  let perSettings = actionCache.get(entry);
+  if (!perSettings) actionCache.set(entry, (perSettings = new Map()));
+  let actions = perSettings.get(id);
+  if (actions) return actions;
+  if (entry.toolParts > 0) {
+    actions = entry.toolCalls
+      .filter((call) => !isIgnored(call, settings.ignore))
+      .map((call) => new LazyAction("tool", `${call.tool}\u0000${call.status}\u0000${canonicalJson(call.input)}`, call, position, () => toolCallSignature(call, settings.matchOutput)));
+  } else if (entry.text.trim() !== "") {
+    const key = textSignature(entry.text);
+    actions = [new LazyAction("text", key, null, position, () => key)];
+  } else {
+    actions = [];
   }
-  for (let i = low - 1; i >= 0 && compactions[i]!.position >= start; i--) {
-    if (compactions[i]!.auto) return compactions[i];
-  }
-  return undefined;
+  perSettings.set(id, actions);
+  return actions;
 }
 
-/** The automatic compactions with start ≤ position ≤ upTo (binary search, then a short walk back). */
-function automaticInView(compactions: readonly Compaction[], upTo: number, start: number): Compaction[] {
+/** Binary search: the first index in `compactions` (position order) whose position is > `after`. */
+function firstAfter(compactions: readonly Compaction[], after: number): number {
   let low = 0;
   let high = compactions.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (compactions[middle]!.position <= upTo) low = middle + 1;
+    if (compactions[middle]!.position <= after) low = middle + 1;
     else high = middle;
   }
-  const found: Compaction[] = [];
-  for (let i = low - 1; i >= 0 && compactions[i]!.position >= start; i--) if (compactions[i]!.auto) found.push(compactions[i]!);
-  return found.reverse();
+  return low;
+}
+
+/**
+ * Does a compaction (automatic or manual) lie strictly between positions `after` and
+ * `before`? `compactions` are in position order (as Timeline holds them).
+ */
+export function compactionBetween(compactions: readonly Compaction[], after: number, before: number): boolean {
+  const i = firstAfter(compactions, after);
+  return i < compactions.length && compactions[i]!.position < before;
 }
 
 /**
@@ -135,7 +179,14 @@ export function buildView(
 ): DecisionView {
   const { entries } = timeline;
   const end = compactionEnd(compaction);
-  const previous = previousAutomatic(timeline.compactions, compaction.position, start);
+  const actionSettings: ActionSettings = { ...settings, id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}` };
+
+  const automatic: Compaction[] = [];
+  for (let i = firstAfter(timeline.compactions, compaction.position) - 1; i >= 0 && timeline.compactions[i]!.position >= start; i--) {
+    if (timeline.compactions[i]!.auto) automatic.push(timeline.compactions[i]!);
+  }
+  automatic.reverse();
+  const previous = automatic.at(-2);
 
   let lastUserPosition = -1;
   for (let position = end; position >= start; position--) {
@@ -144,42 +195,58 @@ export function buildView(
       break;
     }
   }
-
-  const seen = new Set<string>();
-  const steps: StepView[] = [];
-  for (let position = Math.max(start, lastUserPosition + 1); position <= end; position++) {
+  const from = Math.max(start, lastUserPosition + 1);
+  const novelty = new Map<Action, boolean>();
+  const stepAt = (position: number): StepView | undefined => {
     const entry = entries[position];
-    if (!isWorkStep(entry)) continue;
-    steps.push({ entry, position, actions: actionsOf(entry, settings, seen) });
-  }
-  const cycleStart = previous ? compactionEnd(previous) : -1;
+    return isWorkStep(entry) ? { entry, position, actions: actionsOf(entry, position, actionSettings) } : undefined;
+  };
+  /** Steps in [low, high], oldest first, at most `n` of the newest. */
+  const stepsIn = (low: number, high: number, n = Number.POSITIVE_INFINITY): StepView[] => {
+    const steps: StepView[] = [];
+    for (let position = high; position >= low && steps.length < n; position--) {
+      const step = stepAt(position);
+      if (step) steps.push(step);
+    }
+    return steps.reverse();
+  };
+
+  /** No action of the same key and result in the same step before it, nor in the LOOKBACK steps before that, since `from`. */
+  const isNewSince = (self: LazyAction): boolean => {
+    const own = actionsOf(entries[self.position] as AssistantEntry, self.position, actionSettings);
+    for (const other of own) {
+      if (other === self) break;
+      if (self.sameAs(other)) return false;
+    }
+    let seen = 0;
+    for (let position = self.position - 1; position >= from && seen < NOVELTY_LOOKBACK_STEPS; position--) {
+      const entry = entries[position];
+      if (!isWorkStep(entry)) continue;
+      seen += 1;
+      for (const other of actionsOf(entry, position, actionSettings)) if (self.sameAs(other)) return false;
+    }
+    return true;
+  };
+
   return {
     timeline,
     compaction,
     start,
     end,
-    compactions: automaticInView(timeline.compactions, compaction.position, start),
+    compactions: automatic,
     previous,
     lastUserPosition,
     userSteppedIn: previous !== undefined && lastUserPosition > compactionEnd(previous),
-    steps,
-    cycle: steps.filter((step) => step.position > cycleStart && step.position < compaction.position),
+    from,
+    cycle: previous ? stepsIn(Math.max(from, compactionEnd(previous) + 1), compaction.position - 1) : [],
+    recentSteps: (n) => stepsIn(from, end, n),
+    same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
+    isNew: (action) => {
+      let known = novelty.get(action);
+      if (known === undefined) novelty.set(action, (known = isNewSince(action as LazyAction)));
+      return known;
+    },
   };
-}
-
-/** A step's actions; `seen` holds the signatures met so far and is updated. */
-function actionsOf(entry: AssistantEntry, settings: Pick<GuardSettings, "matchOutput" | "ignore">, seen: Set<string>): Action[] {
-  const make = (kind: Action["kind"], signature: string, call: ToolCall | null): Action => {
-    const isNew = !seen.has(signature);
-    seen.add(signature);
-    return { kind, signature, call, isNew };
-  };
-  if (entry.toolParts > 0) {
-    return entry.toolCalls
-      .filter((call) => !isIgnored(call, settings.ignore))
-      .map((call) => make("tool", signatureOfCall(call, settings.matchOutput), call));
-  }
-  return entry.text.trim() === "" ? [] : [make("text", signatureOfText(entry), null)];
 }
 
 /** The last step (any assistant non-summary message, empty ones too) before `position`, ≥ start. */

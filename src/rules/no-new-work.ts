@@ -25,7 +25,10 @@ export type NoNewWorkEvidence =
       readonly actions: number;
       /** Of those, how many were new since the user's last message. */
       readonly newActions: number;
-      /** The cycle's first repeated action, for the notice: a tool call's name and redacted preview, or "text". */
+      /**
+       * When it fired, the cycle's first action, for the notice: a tool call's name and
+       * redacted preview, or "text"; null otherwise.
+       */
       readonly example: { readonly tool: string; readonly preview: string | null } | null;
     };
 
@@ -44,8 +47,8 @@ export const noNewWork = defineRule({
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     const actions = view.cycle.flatMap((step) => step.actions);
     if (actions.length === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
-    const newActions = actions.filter((action) => action.isNew).length;
-    const first = actions.find((action) => !action.isNew);
+    const newActions = actions.filter((action) => view.isNew(action)).length;
+    const first = newActions === 0 ? actions[0] : undefined;
     const example = first
       ? first.call
         ? { tool: first.call.tool, preview: previewInput(first.call.input) }

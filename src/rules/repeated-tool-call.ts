@@ -18,7 +18,7 @@
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
 import { previewInput } from "../redact.js";
-import type { Action } from "../view.js";
+import { compactionBetween, type Action } from "../view.js";
 import { defineRule } from "./rule.js";
 
 /** What the rule saw: the longest chain of one tool call in the window. */
@@ -30,7 +30,7 @@ export interface RepeatedToolCallEvidence {
   /** How many times it ran with no new work in between (its chain's length). */
   readonly count: number;
   readonly threshold: number;
-  /** The chain runs across an automatic compaction (before it and after it). */
+  /** The chain runs across a compaction (before it and after it). */
   readonly acrossCompaction: boolean;
   /** Steps read (≤ window; fewer after a real user message). */
   readonly messagesRead: number;
@@ -52,35 +52,38 @@ interface Chain {
  * Fires when one tool call (same tool, canonical input, ending and normalised result; an
  * errored call counts, failing the same way) runs `threshold` times within the last
  * `window` steps since the user's last message, with no new action between one run and the
- * next, and the runs lie on both sides of an automatic compaction. Reports the longest
+ * next, and the runs lie on both sides of a compaction. Reports the longest
  * chain; ties go to the one seen most recently.
  */
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
   check(view, { settings }) {
-    const windowStart = Math.max(0, view.steps.length - settings.window);
+    const steps = view.recentSteps(settings.window);
+    // The latest chain per action key; a run extends it when it is the same action (result
+    // included) and no new action came since its last run.
     const latest = new Map<string, Chain>();
     const chains: Chain[] = [];
     let newSeen = 0;
-    view.steps.forEach((step, index) => {
+    // Chains lie within the window, so only new actions inside it can break one.
+    for (const step of steps) {
       for (const action of step.actions) {
-        if (action.isNew) newSeen += 1;
-        if (index < windowStart || action.kind !== "tool") continue;
-        let chain = latest.get(action.signature);
-        if (chain && chain.newSeen === newSeen) {
+        if (view.isNew(action)) newSeen += 1;
+        if (action.kind !== "tool") continue;
+        let chain = latest.get(action.key);
+        if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
           chain.count += 1;
           chain.lastPosition = step.position;
           if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
         } else {
           chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
-          latest.set(action.signature, chain);
+          latest.set(action.key, chain);
           chains.push(chain);
         }
         chain.newSeen = newSeen;
       }
-    });
-    const across = (chain: Chain) => view.compactions.some((c) => c.position > chain.firstPosition && c.position < chain.lastPosition);
+    }
+    const across = (chain: Chain) => compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
     const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain);
     // The strongest chain: one that fires first, then the longest, then the most recent.
     const rank = (chain: Chain) => [fires(chain) ? 1 : 0, chain.count, chain.lastPosition] as const;
@@ -96,7 +99,7 @@ export const repeatedToolCall = defineRule({
       count: best?.count ?? 0,
       threshold: settings.threshold,
       acrossCompaction,
-      messagesRead: view.steps.length - windowStart,
+      messagesRead: steps.length,
       messageIDs: best?.messageIDs ?? [],
     };
     return { fired: evidence.count >= settings.threshold && acrossCompaction, evidence };
