@@ -353,15 +353,15 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
 });
 
 describe("no-progress edges", () => {
-  it("no-progress: exactly 10% reduction allows, just under denies", () => {
+  it("no-progress: a cut of exactly minReduction (10%) allows, just under denies", () => {
     const run = (after: number) => {
       const session = new SessionBuilder().user();
       session.step({ tool: "read", input: { filePath: "a" } }, 10_000).compact();
       session.step({ tool: "read", input: { filePath: "b" } }, after).compact();
       return replayMessages(session.messages, settings())[1]!;
     };
-    expect(run(8_999).decision).toBe("allow");
-    expect(run(9_000).rule).toBe("no-progress");
+    expect(run(9_000).decision).toBe("allow");
+    expect(run(9_001).rule).toBe("no-progress");
   });
 
   it("no-progress: a good reduction that is still over the usable context denies", () => {

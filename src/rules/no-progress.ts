@@ -78,8 +78,9 @@ export function compactionSizes(
 }
 
 /**
- * Fires at compaction k when, for k−1 (the previous automatic compaction):
- * after ≥ trigger × (1 − minReduction); or the usable context is known and after ≥ usable
+ * Fires at compaction k when, for k−1 (the previous automatic compaction), the compaction
+ * cut less than `minReduction` (1 − after / trigger < minReduction; exactly minReduction is
+ * progress); or the usable context is known and after ≥ usable
  * (opencode's own overflow line: every step compacts again); or k was set off by a provider
  * context-overflow error (`overflow: true`) and every step since k−1's summary is a refused,
  * empty request: k−1 made no room.
@@ -108,12 +109,14 @@ export const noProgress = defineRule({
       return abstain("token sizes around the previous compaction are missing");
     }
     const { triggerTokens, afterTokens } = sizes;
+    const reduction = 1 - afterTokens / triggerTokens;
+    // A cut of exactly minReduction is progress ("at least"); 1e-9 absorbs float rounding.
     const stalled =
-      afterTokens >= triggerTokens * (1 - settings.minReduction)
+      reduction < settings.minReduction - 1e-9
         ? "reduction-below-minimum"
         : usableTokens !== null && afterTokens >= usableTokens
           ? "still-over-usable-context"
           : null;
-    return { fired: stalled !== null, evidence: { ...measured, reduction: 1 - afterTokens / triggerTokens, stalled } as NoProgressEvidence };
+    return { fired: stalled !== null, evidence: { ...measured, reduction, stalled } as NoProgressEvidence };
   },
 });
