@@ -23,7 +23,7 @@ import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
 import { readExport } from "../src/export.js";
 import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { replayMessages } from "../src/verdict.js";
+import { replayMessages } from "../src/replay.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));

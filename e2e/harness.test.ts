@@ -2,13 +2,13 @@
  * The harness's own pieces, without running opencode: request classification, the scripted
  * server's SSE and cap, log-line parsing, export figures and path sanitising.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { guardLogLines, liveDecisions, parseLogLine } from "./guard-log.js";
 import { classifyRequest, startModelServer, type ModelServer } from "./model-server.js";
-import { PROJECT_ROOT } from "./sandbox.js";
-import { LOOP_PROMPT_TOKENS } from "./scenarios.js";
+import { createSandbox, opencodeConfig, PROJECT_ROOT, writeProjectFiles } from "./sandbox.js";
+import { LOOP_PROMPT_TOKENS, scenarioSetup } from "./scenarios.js";
 import { exportFigures, sanitizeExport, type SessionExport } from "./session-export.js";
 
 const tools = [{ type: "function", function: { name: "bash", parameters: {} } }];
@@ -67,6 +67,84 @@ describe("the scripted model server", () => {
     const res = await post(chat);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("context_length_exceeded");
+  });
+});
+
+describe("the scripted server's judgement replies", () => {
+  let server: ModelServer | undefined;
+  afterEach(async () => server?.close());
+
+  const post = (body: unknown) =>
+    fetch(`${server!.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+  const chunksOf = async (res: Response) =>
+    (await res.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ""))
+      .filter((e) => e !== "[DONE]")
+      .map((e) => JSON.parse(e));
+  const chat = { tools, messages: [{ role: "user", content: "x" }] };
+  const summarize = { messages: [{ role: "system", content: "Summarize." }, { role: "user", content: "<conversation></conversation>" }] };
+
+  it("an empty answer has no content at all, finish length, and reports its hidden reasoning", async () => {
+    server = await startModelServer({ scenario: "back-to-back-compactions", readPath: "/x/notes.txt" });
+    await post(chat); // the step over the line
+    await post(summarize);
+    const chunks = await chunksOf(await post(chat));
+    expect(chunks[0].choices[0].delta).toEqual({ role: "assistant" });
+    expect(chunks[1].choices[0].finish_reason).toBe("length");
+    expect(chunks[2].usage).toMatchObject({ prompt_tokens: 4200, completion_tokens: 2000, completion_tokens_details: { reasoning_tokens: 2000 } });
+    expect(server.requests.map((r) => r.reply)).toEqual(["tool-call", "text", "empty"]);
+  });
+
+  it("same-text-no-finish never sends a finish reason", async () => {
+    server = await startModelServer({ scenario: "same-text-no-finish", readPath: "/x/notes.txt" });
+    const chunks = await chunksOf(await post(chat));
+    expect(chunks.filter((c) => c.choices.length > 0).map((c) => c.choices[0].finish_reason)).toEqual([null, null]);
+    expect(chunks[0].choices[0].delta.content).toBe("Still thinking about the approach.");
+  });
+
+  it("overflow-resend alternates one call and a context_length_exceeded refusal", async () => {
+    server = await startModelServer({ scenario: "overflow-resend", readPath: "/x/notes.txt" });
+    expect((await post(chat)).status).toBe(200);
+    expect((await post(chat)).status).toBe(400);
+    await post(summarize);
+    expect((await post(chat)).status).toBe(200);
+    expect(server.requests.map((r) => r.reply)).toEqual(["tool-call", "error", "text", "tool-call"]);
+  });
+});
+
+describe("scenario setups", () => {
+  it("errored-repeat denies ./deploy.sh by a bash permission rule; compaction-reserved sets an input limit and reserved", () => {
+    const errored = scenarioSetup("errored-repeat");
+    expect(opencodeConfig({ baseURL: "http://x/v1", ...errored }).permission).toEqual({
+      bash: { "*": "allow", "./deploy.sh": "deny" },
+      read: "allow",
+      edit: "allow",
+      external_directory: "allow",
+    });
+    const reserved = opencodeConfig({ baseURL: "http://x/v1", ...scenarioSetup("compaction-reserved") });
+    expect(reserved.compaction).toEqual({ reserved: 500 });
+    expect((reserved.provider as { fake: { models: { fakemodel: { limit: unknown } } } }).fake.models.fakemodel.limit).toEqual({
+      context: 8000,
+      input: 6500,
+      output: 2000,
+    });
+    expect(opencodeConfig({ baseURL: "http://x/v1" })).not.toHaveProperty("compaction");
+  });
+
+  it("writes a scenario's files into the project, executable where marked", async () => {
+    const sandbox = await createSandbox();
+    try {
+      await writeProjectFiles(sandbox, scenarioSetup("errored-repeat").files);
+      await writeProjectFiles(sandbox, { "src/deep/file.txt": "x\n" });
+      const deploy = join(sandbox.project, "deploy.sh");
+      expect(readFileSync(deploy, "utf8")).toBe("#!/bin/sh\necho deployed\n");
+      expect(statSync(deploy).mode & 0o111).not.toBe(0);
+      expect(readFileSync(join(sandbox.project, "src/deep/file.txt"), "utf8")).toBe("x\n");
+    } finally {
+      await sandbox.dispose();
+    }
   });
 });
 

@@ -5,14 +5,14 @@
  * the replay CLI's decisions on the same export.
  */
 import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { guardLogLines, liveDecisions, type LiveDecision, type LogLine } from "./guard-log.js";
 import { startModelServer, type ModelServer, type RecordedRequest } from "./model-server.js";
 import { PLUGIN_ENTRY, replayExport, type ReplayResult } from "./replay.js";
-import { createSandbox, opencodeBinary, writeOpencodeConfig, type Sandbox } from "./sandbox.js";
-import { PRIOR_PROMPT, PROMPTS, type ScenarioName } from "./scenarios.js";
+import { createSandbox, opencodeBinary, writeOpencodeConfig, writeProjectFiles, type Sandbox } from "./sandbox.js";
+import { PRIOR_PROMPT, PROMPTS, scenarioSetup, type ScenarioName } from "./scenarios.js";
 import { exportFigures, sanitizeExport, type ExportFigures, type PathMap, type SessionExport } from "./session-export.js";
 
 /** Options of `runScenario`. */
@@ -40,6 +40,8 @@ export type Ending =
   | { kind: "request-cap"; detail: string }
   | { kind: "provider-error"; detail: string }
   | { kind: "guard-stop"; detail: string }
+  /** The turn had ended; the guard skipped opencode's restart of it (a deny at info level, e.g. turn-finished). */
+  | { kind: "guard-skip"; detail: string }
   | { kind: "final-answer"; detail: string }
   | { kind: "exit"; detail: string };
 
@@ -56,7 +58,7 @@ export interface RunMetrics {
   /** From spawning `opencode run` until it exited. */
   wallMs: number;
   ended: Ending;
-  /** The guard's warn message when it denied, else null. */
+  /** The guard's warn message when it stopped a loop (a WARN deny line), else null. */
   guardReason: string | null;
   /** `elapsedMs` of every guard decision, in order. */
   hookMs: number[];
@@ -102,9 +104,14 @@ interface Finished {
  * Run opencode in its own process group; on timeout, kill the whole group. After a normal
  * exit, stragglers left in the group (tool subprocesses) are killed too.
  */
-function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number): Promise<Finished> {
+function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number, stdoutFd?: number): Promise<Finished> {
   const started = performance.now();
-  const child = spawn(opencodeBinary(), args, { cwd: sandbox.project, env: sandbox.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(opencodeBinary(), args, {
+    cwd: sandbox.project,
+    env: sandbox.env,
+    stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
+    detached: true,
+  });
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -114,8 +121,8 @@ function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number): Promi
   };
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  child.stdout?.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -173,19 +180,34 @@ function classifyEnding(f: Finished, errors: string[], decisions: LiveDecision[]
   const lastError = errors.at(-1);
   if (lastError?.includes("request cap")) return { kind: "request-cap", detail: `server cap, exit ${f.code}` };
   // A provider overflow error is reported and then compacted; a denial ends that loop too.
+  // A denial at warn level stopped a loop; one at info level is housekeeping (the turn had
+  // ended, the guard skipped the continue turn opencode would have added after it).
   const deny = decisions.find((d) => d.decision === "deny");
-  if (deny) return { kind: "guard-stop", detail: `guard: ${deny.rule}, exit ${f.code ?? f.signal}` };
+  if (deny && deny.level === "WARN") return { kind: "guard-stop", detail: `guard: ${deny.rule}, exit ${f.code ?? f.signal}` };
+  if (deny) return { kind: "guard-skip", detail: `guard skipped the restart (${deny.rule}), exit ${f.code ?? f.signal}` };
   if (lastError) return { kind: "provider-error", detail: `${lastError.slice(0, 60)}, exit ${f.code}` };
   if (f.code === 0 && figures?.finalAssistantFinish === "stop") return { kind: "final-answer", detail: "final answer, exit 0" };
   return { kind: "exit", detail: `exit ${f.code ?? f.signal}` };
 }
 
-/** Export a session; opencode prints "Exporting session: …" on stderr and the JSON on stdout. */
+/**
+ * Export a session; opencode prints "Exporting session: …" on stderr and the JSON on stdout.
+ * Standard output goes to a file: opencode 1.18.33 can cut `export` short at 64–128 KiB
+ * when it writes to a pipe (../shared/opencode-notes.md).
+ */
 async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: number): Promise<SessionExport> {
-  const f = await runOpencode(["export", sessionID], sandbox, timeoutMs);
-  const start = f.stdout.indexOf("{");
+  const file = join(sandbox.root, `export-${sessionID}.json`);
+  const handle = await open(file, "w");
+  let f: Finished;
+  try {
+    f = await runOpencode(["export", sessionID], sandbox, timeoutMs, handle.fd);
+  } finally {
+    await handle.close();
+  }
+  const text = await readFile(file, "utf8");
+  const start = text.indexOf("{");
   if (f.code !== 0 || start < 0) throw new Error(`opencode export ${sessionID} failed (exit ${f.code}): ${f.stderr.slice(-500)}`);
-  return JSON.parse(f.stdout.slice(start)) as SessionExport;
+  return JSON.parse(text.slice(start)) as SessionExport;
 }
 
 /**
@@ -196,17 +218,26 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const sandbox = await createSandbox();
   Object.assign(sandbox.env, options.env ?? {});
+  const setup = scenarioSetup(options.scenario);
   let server: ModelServer | undefined;
   try {
+    await writeProjectFiles(sandbox, setup.files);
     server = await startModelServer({
       scenario: options.scenario,
       readPath: sandbox.readPath,
+      projectDir: sandbox.project,
       maxRequests: options.maxRequests ?? 16,
       ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
     });
     const pluginURL = pathToFileURL(PLUGIN_ENTRY).href;
     const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
-    await writeOpencodeConfig(sandbox, { baseURL: server.baseURL, ...(options.guard ? { plugin: [entry] } : {}) });
+    await writeOpencodeConfig(sandbox, {
+      baseURL: server.baseURL,
+      limits: setup.limits,
+      ...(setup.permission ? { permission: setup.permission } : {}),
+      ...(setup.compaction ? { compaction: setup.compaction } : {}),
+      ...(options.guard ? { plugin: [entry] } : {}),
+    });
 
     let priorSession: string | undefined;
     if (options.priorTurn) {
@@ -222,7 +253,13 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
     if (exp && (options.replay ?? options.guard)) {
       const exportPath = join(sandbox.root, "export.json");
       await writeFile(exportPath, JSON.stringify(exp));
-      replay = await replayExport(exportPath, { pluginOptions: options.pluginOptions, env: options.env });
+      const reserved = setup.compaction?.reserved;
+      replay = await replayExport(exportPath, {
+        pluginOptions: options.pluginOptions,
+        env: options.env,
+        limits: setup.limits,
+        ...(typeof reserved === "number" ? { reserved } : {}),
+      });
     }
     return collect(options, f, sessionID, exp, replay, server.requests.slice(firstRequest), sandbox);
   } finally {
@@ -279,7 +316,7 @@ function collect(
       promptTokensSent: requests.reduce((sum, r) => sum + (r.promptTokens ?? 0), 0),
       wallMs: f.wallMs,
       ended: classifyEnding(f, errorEvents, decisions, figures),
-      guardReason: decisions.find((d) => d.decision === "deny")?.message ?? null,
+      guardReason: decisions.find((d) => d.decision === "deny" && d.level === "WARN")?.message ?? null,
       hookMs: decisions.map((d) => d.elapsedMs).filter((ms): ms is number => ms !== null),
     },
   };

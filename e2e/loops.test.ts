@@ -15,8 +15,10 @@ const GUARDED: Array<{ scenario: ScenarioName; rule: string; deniedAt: number }>
   { scenario: "fixed-point", rule: "no-progress", deniedAt: 2 },
   { scenario: "alternating", rule: "no-progress", deniedAt: 2 },
   { scenario: "reread", rule: "no-progress", deniedAt: 2 },
-  // Compaction cuts the context, but the same call completed 4 times before compaction 1.
-  { scenario: "repeat-with-progress", rule: "repeated-tool-call", deniedAt: 1 },
+  // Compaction cuts the context, but the same call completes 4 times before compaction 1 and
+  // 4 more after it. Repeats wholly before the first compaction are not a loop yet (the model
+  // may still be polling): compaction 2 shows the work redone across a compaction.
+  { scenario: "repeat-with-progress", rule: "repeated-tool-call", deniedAt: 2 },
 ];
 
 /** The unguarded run's request cap: chat, then (compaction, continue) pairs, so cap/2 compactions. */

@@ -31,8 +31,8 @@ export interface RecordedRequest {
   atMs: number;
   /** HTTP status answered. */
   status: number;
-  /** What was answered: a tool call (its tool name), final text, or an error. */
-  reply: "tool-call" | "text" | "error" | "cap";
+  /** What was answered: a tool call (its tool name), text, an answer with no content, or an error. */
+  reply: "tool-call" | "text" | "empty" | "error" | "cap";
   tool?: string;
   /** Prompt tokens reported in the `usage` chunk (null when the answer was an error). */
   promptTokens: number | null;
@@ -55,6 +55,8 @@ export interface ModelServerOptions {
   scenario: ScenarioName;
   /** Absolute path the `read` tool calls use. */
   readPath: string;
+  /** The project dir the scenario's files are in (default: readPath's dir). */
+  projectDir?: string;
   /** Model requests (chat, continue, compaction; titles and the warm-up not counted) answered before the cap. Default 24. */
   maxRequests?: number;
   /**
@@ -114,23 +116,26 @@ export function classifyRequest(body: ChatRequest): RequestKind {
 }
 
 /** The SSE events for a successful reply, each a `chat.completion.chunk` object. */
-function chunksFor(reply: Extract<Reply, { type: "tool-call" | "text" }>, id: string, callId: string): unknown[] {
+function chunksFor(reply: Extract<Reply, { type: "tool-call" | "text" | "empty" }>, id: string, callId: string): unknown[] {
   const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "fakemodel" };
   const delta =
     reply.type === "text"
       ? { role: "assistant", content: reply.text }
-      : {
-          role: "assistant",
-          content: null,
-          tool_calls: [
-            { index: 0, id: callId, type: "function", function: { name: reply.call.name, arguments: JSON.stringify(reply.call.args) } },
-          ],
-        };
-  const finish = reply.type === "text" ? "stop" : "tool_calls";
+      : reply.type === "empty"
+        ? { role: "assistant" }
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { index: 0, id: callId, type: "function", function: { name: reply.call.name, arguments: JSON.stringify(reply.call.args) } },
+            ],
+          };
+  const finish = reply.finishReason !== undefined ? reply.finishReason : reply.type === "tool-call" ? "tool_calls" : "stop";
   const usage = {
     prompt_tokens: reply.promptTokens,
     completion_tokens: reply.completionTokens,
     total_tokens: reply.promptTokens + reply.completionTokens,
+    ...(reply.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reply.reasoningTokens } } : {}),
   };
   return [
     { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
@@ -159,7 +164,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const maxRequests = options.maxRequests ?? 24;
-  const ctx: ScenarioContext = { readPath: options.readPath };
+  const ctx: ScenarioContext = { readPath: options.readPath, ...(options.projectDir ? { projectDir: options.projectDir } : {}) };
   const requests: RecordedRequest[] = [];
   const state: ScenarioState = { step: 0, compactions: 0, stepsSinceCompaction: 0 };
   const started = Date.now();

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "./sandbox.js";
-import { MODEL_LIMITS } from "./scenarios.js";
+import { MODEL_LIMITS, type ModelLimits } from "./scenarios.js";
 
 /** One row of the replay's JSON output. */
 export interface ReplayRow {
@@ -50,15 +50,17 @@ const SETTING_FLAGS: Record<string, string> = {
 };
 
 /**
- * Replay an export file through the built CLI with `--context-limit`/`--output-limit` set to
- * the fake model's limits, and the same settings the live run had: `pluginOptions` become
- * flags, `env` (the `OPENCODE_COMPACTION_GUARD_*` variables) is passed through.
+ * Replay an export file through the built CLI with `--context-limit`/`--output-limit` (and
+ * `--input-limit`) set to the fake model's limits, `--reserved` to opencode's
+ * `compaction.reserved` when the run set it, and the same settings the live run had:
+ * `pluginOptions` become flags, `env` (the `OPENCODE_COMPACTION_GUARD_*` variables) is passed through.
  * @returns the parsed JSON output.
  */
 export async function replayExport(
   exportPath: string,
-  settings: { pluginOptions?: Record<string, unknown>; env?: Record<string, string> } = {},
+  settings: { pluginOptions?: Record<string, unknown>; env?: Record<string, string>; limits?: ModelLimits; reserved?: number } = {},
 ): Promise<ReplayResult> {
+  const limits: ModelLimits = settings.limits ?? MODEL_LIMITS;
   const flags = Object.entries(settings.pluginOptions ?? {})
     .filter(([key]) => key in SETTING_FLAGS)
     .flatMap(([key, value]) => [SETTING_FLAGS[key]!, String(value)]);
@@ -68,9 +70,11 @@ export async function replayExport(
     exportPath,
     "--json",
     "--context-limit",
-    String(MODEL_LIMITS.context),
+    String(limits.context),
     "--output-limit",
-    String(MODEL_LIMITS.output),
+    String(limits.output),
+    ...(limits.input !== undefined ? ["--input-limit", String(limits.input)] : []),
+    ...(settings.reserved !== undefined ? ["--reserved", String(settings.reserved)] : []),
     ...flags,
   ];
   // Nothing inherited: the replay must see the run's guard settings, not the caller's.

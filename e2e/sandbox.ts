@@ -4,11 +4,11 @@
  * to install `@opencode-ai/plugin` from the network at start-up.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MODEL_LIMITS, READ_FILE_CONTENT, READ_FILE_NAME } from "./scenarios.js";
+import { MODEL_LIMITS, READ_FILE_CONTENT, READ_FILE_NAME, type ModelLimits } from "./scenarios.js";
 
 /** The project root (the folder holding package.json), found from this file. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,6 +56,12 @@ export interface SandboxConfig {
   baseURL: string;
   /** Plugin entries as opencode takes them: a `file://` URL or `[url, options]`. */
   plugin?: Array<string | [string, Record<string, unknown>]>;
+  /** Permission rules merged over the defaults (bash, read, edit, external_directory: allow). */
+  permission?: Record<string, unknown>;
+  /** The `compaction` settings (e.g. `{ reserved: 500 }`); none by default. */
+  compaction?: Record<string, unknown>;
+  /** The fake model's limits; default MODEL_LIMITS. */
+  limits?: ModelLimits;
 }
 
 /** Environment switches that keep opencode off the network and away from the user's setup. */
@@ -93,19 +99,34 @@ export function opencodeConfig(config: SandboxConfig): Record<string, unknown> {
     share: "disabled",
     enabled_providers: ["fake"],
     model: "fake/fakemodel",
-    permission: { bash: "allow", read: "allow", edit: "allow", external_directory: "allow" },
+    permission: { bash: "allow", read: "allow", edit: "allow", external_directory: "allow", ...config.permission },
     provider: {
       fake: {
         npm: "@ai-sdk/openai-compatible",
         name: "Fake",
         options: { baseURL: config.baseURL, apiKey: "x" },
         models: {
-          fakemodel: { name: "Fake model", tool_call: true, limit: { context: MODEL_LIMITS.context, output: MODEL_LIMITS.output } },
+          fakemodel: { name: "Fake model", tool_call: true, limit: { ...(config.limits ?? MODEL_LIMITS) } },
         },
       },
     },
+    ...(config.compaction ? { compaction: config.compaction } : {}),
     ...(config.plugin ? { plugin: config.plugin } : {}),
   };
+}
+
+/**
+ * Write a scenario's files into the project dir (paths relative to it; parent dirs are
+ * created). Content starting with "+x " is written without that prefix, executable.
+ */
+export async function writeProjectFiles(sandbox: Sandbox, files: Record<string, string>): Promise<void> {
+  for (const [name, content] of Object.entries(files)) {
+    const path = join(sandbox.project, name);
+    await mkdir(dirname(path), { recursive: true });
+    const executable = content.startsWith("+x ");
+    await writeFile(path, executable ? content.slice(3) : content);
+    if (executable) await chmod(path, 0o755);
+  }
 }
 
 /** Write the project's `opencode.json` for a run against the fake provider. */

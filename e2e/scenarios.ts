@@ -10,17 +10,69 @@
  *   (opencode#31111: work redone after every compaction).
  * - provider-overflow: every chat request is refused with an OpenAI context_length_exceeded 400.
  *
+ * The judgement scenarios (one per kind of case the guard must judge; see JUDGEMENT below):
+ *
+ * - four-read-cycle: the same four reads after every compaction (a cycle longer than
+ *   window / threshold).
+ * - back-to-back-compactions, double-compaction: compaction after compaction with no step
+ *   that did anything between them (opencode 1.18.33 always runs a step between two
+ *   compactions; here it is an empty step that spent its output on hidden reasoning and
+ *   ended with `length`, see e2e/FINDINGS.md): three in a row, and a benign two in a row
+ *   followed by normal work.
+ * - summary-over-line: healthy steps, but each summary request reports a prompt over the line
+ *   (opencode does not compact a summary again: the evidence for the above).
+ * - pid-in-output, truncated-big-output: the same command every step, its output differing
+ *   only in noise (a shell pid and a mktemp path; opencode's "Full output saved to" path).
+ * - poll-with-eta: a status poll whose output counts down to "live" (healthy).
+ * - errored-repeat: the same call failing the same way (a permission rule denies it).
+ * - same-text-stop, same-text-no-finish: text-only steps that repeat; with `stop` the answer
+ *   ends the turn, without a finish reason opencode carries on (finish "unknown").
+ * - finished-then-restarted: the final answer is itself over the line.
+ * - overflow-resend: one tool call, then the provider refuses the next request as too long.
+ * - tdd-same-failure-between-edits, unchanged-poll-one-cycle, reasoning-heavy-first-step,
+ *   compaction-reserved: healthy sessions the guard must not stop.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
  */
 
 /** The scenarios the fake model server can play. */
-export const SCENARIOS = ["fixed-point", "alternating", "reread", "healthy", "repeat-with-progress", "provider-overflow"] as const;
+export const SCENARIOS = [
+  "fixed-point",
+  "alternating",
+  "reread",
+  "healthy",
+  "repeat-with-progress",
+  "provider-overflow",
+  "four-read-cycle",
+  "back-to-back-compactions",
+  "double-compaction",
+  "summary-over-line",
+  "pid-in-output",
+  "truncated-big-output",
+  "poll-with-eta",
+  "errored-repeat",
+  "same-text-stop",
+  "same-text-no-finish",
+  "finished-then-restarted",
+  "overflow-resend",
+  "tdd-same-failure-between-edits",
+  "unchanged-poll-one-cycle",
+  "reasoning-heavy-first-step",
+  "compaction-reserved",
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** How the server classified a request (see `classifyRequest` in model-server.ts). */
 export type RequestKind = "title" | "compaction" | "continue" | "chat";
+
+/** Model limits in tokens, as models.dev's `limit` (and opencode.json's) names them. */
+export interface ModelLimits {
+  context: number;
+  output: number;
+  input?: number;
+}
 
 /** Model limits configured for the fake model, in tokens. */
 export const MODEL_LIMITS = { context: 8000, output: 2000 } as const;
@@ -46,6 +98,32 @@ export const READ_FILE_NAME = "notes.txt";
 /** Its content (written by the harness). */
 export const READ_FILE_CONTENT = "line one of the notes\nline two of the notes\n";
 
+/** The four files four-read-cycle reads, relative to the project dir, and their contents. */
+export const CYCLE_FILES = ["a.txt", "b.txt", "c.txt", "d.txt"] as const;
+
+/** The commands of the noisy-output scenarios (run by opencode's bash tool in the project dir). */
+export const PID_COMMAND = `sh -c 'echo "[$$] FATAL: lock file exists: $(mktemp -u)"'`;
+export const BIG_OUTPUT_COMMAND = "seq 1 3000";
+export const STATUS_COMMAND = "sh ./status.sh web-1";
+export const DEPLOY_COMMAND = "./deploy.sh";
+export const TEST_COMMAND = "sh ./test.sh";
+export const POLL_COMMAND = "sh ./poll.sh 42";
+export const SNAPSHOT_COMMAND = "cat page-dump.txt";
+
+/** Final answers of the scenarios that end with one (the text the run must end on). */
+export const FINAL_TEXT = {
+  "double-compaction": "Both files are checked; nothing else to do.",
+  "poll-with-eta": "Deployed: web-1 is live.",
+  "finished-then-restarted": "All done: the typo is fixed.",
+  "tdd-same-failure-between-edits": "Parts written; the test still fails on the missing parts, which the user must supply.",
+  "unchanged-poll-one-cycle": "The job is still running after three polls; stopping as asked.",
+  "reasoning-heavy-first-step": "The parser is implemented.",
+  "compaction-reserved": "The seven steps are done.",
+} as const;
+
+/** The text every step of the text-only loops answers with. */
+export const REPEATED_TEXT = "Still thinking about the approach.";
+
 /** The prompt `opencode run` gets, per scenario. */
 export const PROMPTS: Record<ScenarioName, string> = {
   "fixed-point": "run echo hi",
@@ -54,6 +132,22 @@ export const PROMPTS: Record<ScenarioName, string> = {
   healthy: "run the eleven numbered steps",
   "repeat-with-progress": "run echo hi",
   "provider-overflow": "run echo hi",
+  "four-read-cycle": "review the module in a.txt to d.txt",
+  "back-to-back-compactions": "think hard about the design",
+  "double-compaction": "check both files",
+  "summary-over-line": "run the numbered steps",
+  "pid-in-output": "start the db",
+  "truncated-big-output": "build it",
+  "poll-with-eta": "deploy web-1 and wait until it is live",
+  "errored-repeat": "deploy",
+  "same-text-stop": "design the schema",
+  "same-text-no-finish": "design the schema",
+  "finished-then-restarted": "fix the typo in README.md",
+  "overflow-resend": "take a snapshot",
+  "tdd-same-failure-between-edits": "make the tests pass",
+  "unchanged-poll-one-cycle": "poll job 42 three times",
+  "reasoning-heavy-first-step": "implement the parser",
+  "compaction-reserved": "run the seven steps",
 };
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
@@ -70,10 +164,25 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
+/** Token counts of one answer, and how it ends. */
+interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Reported as `completion_tokens_details.reasoning_tokens` (part of completionTokens). */
+  reasoningTokens?: number;
+  /**
+   * The `finish_reason` sent; undefined = the usual one (`tool_calls` for a call, `stop`
+   * otherwise); null = none at all (every chunk says `finish_reason: null`).
+   */
+  finishReason?: string | null;
+}
+
 /** What the server should send back for one request. Token counts in tokens. */
 export type Reply =
-  | { type: "tool-call"; call: ToolCall; promptTokens: number; completionTokens: number }
-  | { type: "text"; text: string; promptTokens: number; completionTokens: number }
+  | ({ type: "tool-call"; call: ToolCall } & Usage)
+  | ({ type: "text"; text: string } & Usage)
+  /** An answer with no content at all (no text, no tool call), only the finish and usage. */
+  | ({ type: "empty" } & Usage)
   | { type: "error"; status: number; body: unknown };
 
 /** Counters the scenario sees when it answers a request. All counts are 1-based. */
@@ -86,20 +195,87 @@ export interface ScenarioState {
   stepsSinceCompaction: number;
 }
 
-/** Inputs a scenario needs from the run: the absolute path of the file to read. */
+/** Inputs a scenario needs from the run: absolute paths in the project dir. */
 export interface ScenarioContext {
+  /** The file the `reread` and `alternating` scenarios read. */
   readPath: string;
+  /** The project dir (opencode's working dir); the default is readPath's dir. */
+  projectDir?: string;
+}
+
+/** What a scenario needs in its sandbox beyond the defaults. */
+export interface ScenarioSetup {
+  /** Files to write, relative to the project dir (a leading `+x ` in the content makes it executable). */
+  files: Record<string, string>;
+  /** Permission rules merged over the defaults (bash/read/edit/external_directory: allow). */
+  permission?: Record<string, unknown>;
+  /** opencode.json `compaction` settings. */
+  compaction?: Record<string, unknown>;
+  /** The fake model's limits (default MODEL_LIMITS). */
+  limits: ModelLimits;
+}
+
+/** Limits and reserved tokens of compaction-reserved: input limit 6500, reserved 500 → usable 6000 (default reserved: 4500). */
+export const RESERVED_LIMITS: ModelLimits = { context: 8000, input: 6500, output: 2000 };
+export const RESERVED_TOKENS = 500;
+
+/** The sandbox setup of a scenario. */
+export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
+  const base: ScenarioSetup = { files: {}, limits: { ...MODEL_LIMITS } };
+  switch (scenario) {
+    case "four-read-cycle":
+      return { ...base, files: Object.fromEntries(CYCLE_FILES.map((f) => [f, `contents of ${f}\nexport const ${f[0]} = 1;\n`])) };
+    case "double-compaction":
+      return { ...base, files: { "a.txt": "contents of a.txt\n", "b.txt": "contents of b.txt\n" } };
+    case "poll-with-eta":
+      return {
+        ...base,
+        files: {
+          ".deploy-eta": "5\n",
+          "status.sh": [
+            "n=$(cat .deploy-eta)",
+            'if [ "$n" -le 0 ]; then echo "deploy $1: live"; exit 0; fi',
+            'echo "deploy $1: rolling, about $n minutes remaining"',
+            "echo $((n - 1)) > .deploy-eta",
+            "",
+          ].join("\n"),
+        },
+      };
+    case "errored-repeat":
+      return {
+        ...base,
+        files: { "deploy.sh": "+x #!/bin/sh\necho deployed\n" },
+        permission: { bash: { "*": "allow", [DEPLOY_COMMAND]: "deny" } },
+      };
+    case "finished-then-restarted":
+      return { ...base, files: { "README.md": "# Project\n\nThis is teh readme.\n" } };
+    case "overflow-resend":
+      return { ...base, files: { "page-dump.txt": "<html><body>huge page dump</body></html>\n" } };
+    case "tdd-same-failure-between-edits":
+      return {
+        ...base,
+        files: { "test.sh": 'echo "FAIL test/all.test.ts"\necho "  1 failing: expected 10 parts, found none in src/parts.txt"\nexit 1\n' },
+      };
+    case "unchanged-poll-one-cycle":
+      return { ...base, files: { "poll.sh": 'echo "job $1: running"\n' } };
+    case "compaction-reserved":
+      return { ...base, limits: { ...RESERVED_LIMITS }, compaction: { reserved: RESERVED_TOKENS } };
+    default:
+      return base;
+  }
 }
 
 const bash = (command: string): ToolCall => ({ name: "bash", args: { command, description: command } });
 const read = (filePath: string): ToolCall => ({ name: "read", args: { filePath } });
+const write = (filePath: string, content: string): ToolCall => ({ name: "write", args: { filePath, content } });
+const edit = (filePath: string, oldString: string, newString: string): ToolCall => ({ name: "edit", args: { filePath, oldString, newString } });
 
 /** A summary like the fixture's: plain text that ends suggesting the same next step. */
-function summary(n: number, what: string, next: string): Reply {
+function summary(n: number, what: string, next: string, promptTokens = 300): Reply {
   return {
     type: "text",
     text: `SUMMARY #${n}: the user asked to ${what}. Next step: ${next}.`,
-    promptTokens: 300,
+    promptTokens,
     completionTokens: 30,
   };
 }
@@ -123,17 +299,55 @@ export function healthyPromptTokens(s: ScenarioState): number {
   return HEALTHY_BASE_TOKENS + HEALTHY_STEP_TOKENS * (s.stepsSinceCompaction - 1);
 }
 
+/** A tool call on the healthy growth curve (compaction after every 4th step since the last). */
+const growing = (call: ToolCall, s: ScenarioState): Extract<Reply, { type: "tool-call" }> => ({
+  type: "tool-call",
+  call,
+  promptTokens: healthyPromptTokens(s),
+  completionTokens: STEP_COMPLETION_TOKENS,
+});
+
+/** A final text answer, with a prompt well under the line. */
+const final = (text: string, promptTokens = HEALTHY_BASE_TOKENS): Reply => ({ type: "text", text, promptTokens, completionTokens: 15 });
+
+/** back-to-back scenarios: the empty step's prompt and (hidden reasoning) output: 4200 + 2000 = 6200 ≥ 6000. */
+export const EMPTY_STEP_PROMPT_TOKENS = 4200;
+export const EMPTY_STEP_COMPLETION_TOKENS = 2000;
+/** An answer with nothing in it: the whole output budget went to hidden reasoning (`length`). */
+const emptyOverLine = (): Reply => ({
+  type: "empty",
+  promptTokens: EMPTY_STEP_PROMPT_TOKENS,
+  completionTokens: EMPTY_STEP_COMPLETION_TOKENS,
+  reasoningTokens: EMPTY_STEP_COMPLETION_TOKENS,
+  finishReason: "length",
+});
+
+/** reasoning-heavy-first-step: the prompt/completion of each step of a cycle (5 steps, the 5th over the line). */
+export const REASONING_CYCLE: ReadonlyArray<{ prompt: number; completion: number }> = [
+  { prompt: 2000, completion: 3900 },
+  { prompt: 3600, completion: 50 },
+  { prompt: 4400, completion: 50 },
+  { prompt: 5200, completion: 50 },
+  { prompt: 6050, completion: 50 },
+];
+
+/** compaction-reserved: prompt tokens of each step of a cycle (3 steps, the 3rd over the 6000 line). */
+export const RESERVED_CYCLE = [5000, 5500, 6100] as const;
+
 /**
  * The reply of `scenario` to a chat or continue request (tools offered).
  * @returns a tool call or final text, with the prompt/completion tokens to report.
  */
 export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: ScenarioContext): Reply {
+  const project = ctx.projectDir ?? ctx.readPath.slice(0, ctx.readPath.lastIndexOf("/"));
+  const inProject = (name: string) => `${project}/${name}`;
   const loop = (call: ToolCall): Reply => ({
     type: "tool-call",
     call,
     promptTokens: LOOP_PROMPT_TOKENS,
     completionTokens: STEP_COMPLETION_TOKENS,
   });
+  const n = s.stepsSinceCompaction;
   switch (scenario) {
     case "fixed-point":
       return loop(bash("echo hi"));
@@ -149,9 +363,77 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       return { type: "tool-call", call: bash(`echo step-${s.step}`), promptTokens, completionTokens: STEP_COMPLETION_TOKENS };
     }
     case "repeat-with-progress":
-      return { type: "tool-call", call: bash("echo hi"), promptTokens: healthyPromptTokens(s), completionTokens: STEP_COMPLETION_TOKENS };
+      return growing(bash("echo hi"), s);
     case "provider-overflow":
       return { type: "error", status: 400, body: CONTEXT_LENGTH_ERROR };
+
+    case "four-read-cycle":
+      return growing(read(inProject(CYCLE_FILES[(n - 1) % CYCLE_FILES.length]!)), s);
+    case "back-to-back-compactions":
+      // One normal step over the line, then only empty steps over the line.
+      return s.compactions === 0 ? { ...growing(bash("ls"), s), promptTokens: 6500 } : emptyOverLine();
+    case "double-compaction":
+      // A step over the line, one empty step over the line (the double fire), then normal work.
+      if (s.compactions === 0) return { ...growing(read(inProject("a.txt")), s), promptTokens: 6500 };
+      if (s.compactions === 1) return emptyOverLine();
+      return n === 1 ? growing(read(inProject("b.txt")), s) : final(FINAL_TEXT["double-compaction"], 3500);
+    case "summary-over-line":
+      // Healthy steps (a different call each); only the summaries report a prompt over the line.
+      return s.step >= 7 ? final("done") : growing(bash(`echo step-${s.step}`), s);
+    case "pid-in-output":
+      return growing(bash(PID_COMMAND), s);
+    case "truncated-big-output":
+      return growing(bash(BIG_OUTPUT_COMMAND), s);
+    case "poll-with-eta":
+      // 5, 4, 3, 2 minutes (compaction), 1 minute, live, then the answer.
+      return s.step >= 7 ? final(FINAL_TEXT["poll-with-eta"], healthyPromptTokens(s)) : growing(bash(STATUS_COMMAND), s);
+    case "errored-repeat":
+      return growing(bash(DEPLOY_COMMAND), s);
+    case "same-text-stop":
+      return { type: "text", text: REPEATED_TEXT, promptTokens: 6500, completionTokens: 15 };
+    case "same-text-no-finish":
+      return { type: "text", text: REPEATED_TEXT, promptTokens: healthyPromptTokens(s), completionTokens: 15, finishReason: null };
+    case "finished-then-restarted": {
+      // read, edit, final answer (over the line); after a compaction the same again.
+      const readme = inProject("README.md");
+      if (n === 1) return growing(read(readme), s);
+      if (n === 2) return growing(edit(readme, "teh", "the"), s);
+      return { type: "text", text: FINAL_TEXT["finished-then-restarted"], promptTokens: 6500, completionTokens: 15 };
+    }
+    case "overflow-resend":
+      // Each cycle: one call, then the provider refuses the next request as too long.
+      return n % 2 === 1
+        ? { type: "tool-call", call: bash(SNAPSHOT_COMMAND), promptTokens: 3000, completionTokens: STEP_COMPLETION_TOKENS }
+        : { type: "error", status: 400, body: CONTEXT_LENGTH_ERROR };
+    case "tdd-same-failure-between-edits": {
+      // write part k (new file), run the tests (same failure) … the 10th step answers.
+      if (s.step >= 10) return final(FINAL_TEXT["tdd-same-failure-between-edits"], healthyPromptTokens(s));
+      const part = Math.ceil(s.step / 2);
+      return growing(s.step % 2 === 1 ? write(inProject(`src/part${part}.txt`), `part ${part}\n`) : bash(TEST_COMMAND), s);
+    }
+    case "unchanged-poll-one-cycle":
+      // Three polls (2000, 4000, 6500: over the line), then the answer after the compaction.
+      if (s.compactions >= 1) return final(FINAL_TEXT["unchanged-poll-one-cycle"]);
+      return { type: "tool-call", call: bash(POLL_COMMAND), promptTokens: [2000, 4000, 6500][n - 1] ?? 6500, completionTokens: STEP_COMPLETION_TOKENS };
+    case "reasoning-heavy-first-step": {
+      // Two full cycles of 5 steps (distinct calls), then the answer; the first step of the
+      // run and after each compaction (the answer too) thinks hard.
+      const t = REASONING_CYCLE[(n - 1) % REASONING_CYCLE.length]!;
+      const heavy = t.completion > 1000;
+      if (s.compactions >= 2) {
+        return { type: "text", text: FINAL_TEXT["reasoning-heavy-first-step"], promptTokens: t.prompt, completionTokens: t.completion, reasoningTokens: t.completion - 100 };
+      }
+      return {
+        type: "tool-call",
+        call: bash(`echo part-${s.compactions}${"abcde"[(n - 1) % 5]}`),
+        promptTokens: t.prompt,
+        completionTokens: t.completion,
+        ...(heavy ? { reasoningTokens: t.completion - 100 } : {}),
+      };
+    }
+    case "compaction-reserved":
+      if (s.step >= 7) return final(FINAL_TEXT["compaction-reserved"], RESERVED_CYCLE[0]);
+      return { type: "tool-call", call: bash(`echo step-${s.step}`), promptTokens: RESERVED_CYCLE[(n - 1) % RESERVED_CYCLE.length]!, completionTokens: STEP_COMPLETION_TOKENS };
   }
 }
 
@@ -173,6 +455,11 @@ export function compactionReply(scenario: ScenarioName, s: ScenarioState): Reply
       return summary(s.compactions, "run echo hi; it printed hi each time", "run echo hi again");
     case "provider-overflow":
       return summary(s.compactions, "run a command; the context was too long", "run it again");
+    case "summary-over-line":
+      // The summary request itself reports a prompt over the usable line.
+      return summary(s.compactions, "run numbered steps", `continue with step ${s.step + 1}`, 7000);
+    default:
+      return summary(s.compactions, PROMPTS[scenario], "carry on where the work stopped");
   }
 }
 
