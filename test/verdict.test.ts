@@ -389,10 +389,9 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     ["fixed-point", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["alternating", [[1, "allow", null], [2, "deny", "no-progress"]]],
     ["reread", [[1, "allow", null], [2, "deny", "no-progress"]]],
-    // Compaction cuts the context; the same call ran 4 times, all before compaction 1 (the
-    // recording stops there: the guard of the time denied at 1). Evidence on one side of a
-    // compaction no longer denies.
-    ["repeat-with-progress", [[1, "allow", null]]],
+    // Compaction cuts the context; the same call ran 4 times before compaction 1, which is
+    // not enough (evidence on one side of a compaction), and again after it.
+    ["repeat-with-progress", [[1, "allow", null], [2, "deny", "repeated-tool-call"]]],
     ["healthy", [[1, "allow", null], [2, "allow", null]]],
   ])("%s", (name, expected) => {
     expect(decisions(replay(name))).toEqual(expected);
