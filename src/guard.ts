@@ -94,20 +94,26 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
 
   const limit = historyLimit(settings);
 
+  /** The last `compaction.reserved` read (tokens; undefined = unset), kept for when a read fails. */
+  let lastReserved: number | undefined;
   /**
    * opencode's `compaction.reserved` (tokens), read through the client's `config.get` at each
-   * decision; undefined when unset, unreadable or slow (opencode's default then applies).
-   * Never rejects.
+   * decision, in parallel with the messages, waiting at most notifyTimeoutMs; when the read
+   * fails or is slow, the last value read (else opencode's default) applies. Never rejects.
    */
   const readReserved = async (): Promise<number | undefined> => {
     try {
-      const response = await withTimeout(Promise.resolve(client.config.get()), messagesTimeoutMs, "config.get");
-      const value = (response as { data?: { compaction?: { reserved?: unknown } } } | undefined)?.data?.compaction?.reserved;
-      return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+      const response = await withTimeout(Promise.resolve(client.config.get()), notifyTimeoutMs, "config.get");
+      const data = (response as { data?: { compaction?: { reserved?: unknown } } } | undefined)?.data;
+      if (data === undefined || data === null) return lastReserved;
+      const value = data.compaction?.reserved;
+      lastReserved = typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+      return lastReserved;
     } catch {
-      return undefined;
+      return lastReserved;
     }
   };
+
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
     const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";

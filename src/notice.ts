@@ -38,12 +38,12 @@ const WORDS: { readonly [R in RuleName]: Words<Evidence[R]> } = {
     nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
   "back-to-back-compactions": {
-    explain: (e) => `${e.inARow} compactions in a row with no step between them: the summary alone fills the context`,
+    explain: (e) => `${e.inARow} compactions in a row with no step between them that did anything: compaction leaves no room to work`,
     nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
   "repeated-tool-call": {
     explain: (e) =>
-      `the same ${e.tool} call (${e.preview}) ran ${e.count} times with the same result and nothing new in between, ` +
+      `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
       `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
     nextStep: `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
   },
@@ -102,6 +102,14 @@ export function denialLogMessage(sessionID: string, verdict: Verdict, index: num
   );
 }
 
+/** "longest repeat 2 of 3 runs across a compaction", or "… 4 runs, none across a compaction yet". */
+function repeatSummary(e: Evidence["repeated-tool-call"]): string {
+  if (e.count === 0) return "no tool call repeated";
+  return e.acrossCompaction
+    ? `longest repeat ${e.count} of ${e.threshold} runs across a compaction`
+    : `longest repeat ${e.count} run${e.count === 1 ? "" : "s"}, none across a compaction yet`;
+}
+
 /** The info log line for an allowed continue turn. */
 export function allowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
   const repeated = verdict.evidence["repeated-tool-call"];
@@ -112,7 +120,7 @@ export function allowLogMessage(sessionID: string, verdict: Verdict, index: numb
       : `no-progress abstained (${noProgress.reason})`;
   return (
     `compaction-guard allowed auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
-    `most repeated tool call ${repeated.count}/${repeated.threshold}; ${progress}`
+    `${repeatSummary(repeated)}; ${progress}`
   );
 }
 

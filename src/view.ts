@@ -186,7 +186,7 @@ export function buildView(
     if (timeline.compactions[i]!.auto) automatic.push(timeline.compactions[i]!);
   }
   automatic.reverse();
-  const previous = automatic.at(-2);
+  const previous = automatic.filter((c) => c.position < compaction.position).at(-1);
 
   let lastUserPosition = -1;
   for (let position = end; position >= start; position--) {

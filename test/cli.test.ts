@@ -25,25 +25,57 @@ describe("replay --json", () => {
     expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny"]);
     expect(report.sessionID).toBe("ses_dd48353bdffeeLNjPk1FftaDqf");
     expect(report.firstDeny).toBe(2);
-    expect(report.compactions.map((c: { index: number; decision: string; rule: string | null }) => [c.index, c.decision, c.rule])).toEqual([
-      [1, "allow", null],
-      [2, "deny", "no-progress"],
-      [3, "deny", "repeated-tool-call"],
+    // Compaction 3 used to be denied by repeated-tool-call; no-progress is now checked first
+    // (a compaction that cannot make room explains the repeats), and every rule that fired is listed.
+    expect(report.compactions.map((c: { index: number; decision: string; rule: string | null; fired: string[] }) => [c.index, c.decision, c.rule, c.fired])).toEqual([
+      [1, "allow", null, []],
+      [2, "deny", "no-progress", ["no-progress", "no-new-work"]],
+      [3, "deny", "no-progress", ["no-progress", "repeated-tool-call", "no-new-work"]],
     ]);
-    expect(report.compactions[0]).toMatchObject({ messageID: "msg_22b7cb6d0001bzMcMOyhULTJKu", triggerTokens: 7020, afterTokens: 7020 });
+    expect(report.compactions[1].severity).toBe("warning");
+    // after: the prompt (input + cache) of the first step after the summary, 7,000; its total is 7,020.
+    expect(report.compactions[0]).toMatchObject({ messageID: "msg_22b7cb6d0001bzMcMOyhULTJKu", triggerTokens: 7020, afterTokens: 7000 });
   });
 
   it("flags and environment change the settings; flags win", async () => {
-    const high = JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", "--threshold", "4"])).stdout);
-    expect(high.firstDeny).toBe(2); // 7,020 ≥ 7,020 × (1 − 0): still no progress
+    const rules = (report: { compactions: Array<{ rule: string | null }> }) => report.compactions.map((c) => c.rule);
+    // --min-reduction 0: 7,020 → 7,000 is a cut, however small, so no-progress no longer
+    // fires; the echo redone after each compaction is no new work.
+    const lax = JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", "--threshold", "4"])).stdout);
+    expect(lax.firstDeny).toBe(2);
+    expect(rules(lax)).toEqual([null, "no-new-work", "no-new-work"]);
+    expect(lax.compactions[1].evidence["no-progress"]).toMatchObject({ status: "measured", stalled: null });
+    expect(lax.compactions[2].evidence["repeated-tool-call"]).toMatchObject({ count: 3, threshold: 4 });
+    // The environment's threshold 2 makes the second echo a repeat; the flag's 3 wins over it.
     const env = { OPENCODE_COMPACTION_GUARD_THRESHOLD: "2" };
-    expect(JSON.parse((await cli(["replay", LOOP, "--json"], env)).stdout).compactions[1].rule).toBe("repeated-tool-call");
-    expect(JSON.parse((await cli(["replay", LOOP, "--json", "--threshold", "3"], env)).stdout).compactions[1].rule).toBe("no-progress");
+    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0"], env)).stdout))).toEqual([null, "repeated-tool-call", "repeated-tool-call"]);
+    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", "--threshold", "3"], env)).stdout))).toEqual([null, "no-new-work", "repeated-tool-call"]);
   });
 
+  it("--ignore takes calls out of the repeat rules, by bash command start; the environment's list is overridden", async () => {
+    const run = async (flags: string[], env: Record<string, string> = {}) => JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", ...flags], env)).stdout);
+    const ignored = await run(["--ignore", "echo hi"]);
+    expect(ignored.firstDeny).toBeNull();
+    expect(ignored.compactions[1].evidence["no-new-work"]).toEqual({ status: "abstain", reason: "the cycle since the previous compaction did nothing the rules count" });
+    expect(ignored.compactions[2].evidence["repeated-tool-call"]).toMatchObject({ tool: null, count: 0 });
+    expect((await run(["--ignore", "echo"])).firstDeny).toBeNull();
+    expect((await run(["--ignore", "ech"])).firstDeny).toBe(2); // whole words only
+    expect((await run([], { OPENCODE_COMPACTION_GUARD_IGNORE: "echo hi" })).firstDeny).toBeNull();
+    expect((await run(["--ignore", "todowrite, grep"], { OPENCODE_COMPACTION_GUARD_IGNORE: "echo hi" })).firstDeny).toBe(2);
+  });
+
+  it("--reserved moves the usable line of a model with an input limit", async () => {
+    const limits = ["--context-limit", "8000", "--output-limit", "2000", "--input-limit", "7500", "--min-reduction", "0"];
+    const run = async (...flags: string[]) => JSON.parse((await cli(["replay", LOOP, "--json", ...limits, ...flags])).stdout).compactions[1];
+    // opencode's default reserve: min(20,000, output 2,000); 7,000 left ≥ 7,500 − 2,000.
+    expect(await run()).toMatchObject({ rule: "no-progress", evidence: { "no-progress": { usableTokens: 5500, stalled: "still-over-usable-context" } } });
+    // compaction.reserved 400: the line is 7,100 and 7,000 is under it.
+    expect(await run("--reserved", "400")).toMatchObject({ rule: "no-new-work", evidence: { "no-progress": { usableTokens: 7100, stalled: null } } });
+    expect((await run("--reserved", "0")).evidence["no-progress"].usableTokens).toBe(7500);
+  });
   it("uses the model limits for opencode's usable context", async () => {
     const report = JSON.parse((await cli(["replay", LOOP, "--json", "--context-limit", "8000", "--output-limit", "2000"])).stdout);
-    expect(report.compactions[1].evidence.noProgress.usableTokens).toBe(6000);
+    expect(report.compactions[1].evidence["no-progress"].usableTokens).toBe(6000);
   });
 });
 
@@ -54,8 +86,16 @@ describe("replay table", () => {
     const lines = stdout.trim().split("\n");
     expect(lines[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; model limits unknown (see --context-limit and --output-limit)");
     expect(lines[1]).toMatch(/^#\s+compaction message\s+trigger\s+after\s+decision\s+rule$/);
-    expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,020\s+deny\s+no-progress$/);
-    expect(lines.at(-1)).toMatch(/^first deny: compaction 2, no-progress: /);
+    expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,000\s+deny\s+no-progress$/);
+    expect(lines[4]).toMatch(/^3\s+msg_22b7cbad0001ju6u1ULSB4ME6t\s+7,020\s+-\s+deny\s+no-progress$/);
+    expect(lines.at(-1)).toBe(
+      "first deny: compaction 2, no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% needed to make progress",
+    );
+  });
+
+  it("names the usable context, with compaction.reserved from --reserved", async () => {
+    const { stdout } = await cli(["replay", LOOP, "--context-limit", "8000", "--output-limit", "2000", "--input-limit", "7500", "--reserved", "400"]);
+    expect(stdout.split("\n")[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; usable context 7,100 tokens");
   });
 });
 
@@ -78,6 +118,9 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ["no messages", () => [file("none.json", '{"info":{"id":"ses_1"},"messages":[]}')], /none\.json: .*messages: the export has no messages\)$/],
     ["an unknown role", () => [file("role.json", '{"info":{"id":"ses_1"},"messages":[{"info":{"id":"m","role":"robot"},"parts":[]}]}')], /role\.json: .*messages\[0\]\.info\.role: /],
     ["a bad flag value", () => [LOOP, "--threshold", "many"], /--threshold: threshold must be an integer from 2 to 1000, got "many"$/],
+    ["a bad ignore list", () => [LOOP, "--ignore", "x".repeat(201)], /--ignore: ignore must be a list of up to 100 tool names or command starts, got \["x+\.\.\.$/],
+    ["a bad reserve", () => [LOOP, "--reserved=lots"], /--reserved must be a whole number of tokens, got "lots"$/],
+    ["a fractional reserve", () => [LOOP, "--reserved", "1.5"], /--reserved must be a whole number of tokens, got "1.5"$/],
     ["a bad limit", () => [LOOP, "--context-limit=-5", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got "-5"$/],
     ["an empty limit", () => [LOOP, "--context-limit=", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got ""$/],
     ["a context limit alone (the output limit would count as 32,000)", () => [LOOP, "--context-limit", "8000"], /--context-limit needs --output-limit too/],

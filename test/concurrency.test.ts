@@ -14,7 +14,8 @@ const LIMIT = { context: 200_000, output: 32_000 };
 
 /** The sessions, each with its own history and the outcome the guard must reach. */
 const SESSIONS: Record<string, { messages: Message[]; fails?: boolean }> = {
-  // The parent loops on one bash call: repeated-tool-call at its third compaction.
+  // The parent loops on one bash call; the hook decides its third compaction: repeated-tool-call
+  // (its second would already be denied, by no-new-work).
   ses_parent: (() => {
     const s = new SessionBuilder("ses_parent").user("build the app");
     for (let i = 0; i < 3; i++) s.step(bash("npm run build", "error TS2304\n"), null).compact({ continueTurn: i < 2 });
@@ -142,10 +143,11 @@ describe("sessions compacting concurrently", () => {
   });
 
   it("a session read while its history grows: each call decides on the snapshot it got", async () => {
-    // The parent's history after its second and after its third compaction.
+    // The parent's history after its first compaction (allowed: nothing to compare with yet)
+    // and after its third (denied). The first snapshot is answered last.
     const all = SESSIONS.ses_parent!.messages;
     const summaries = all.flatMap((m, i) => (m.info.summary === true ? [i] : []));
-    const second = all.slice(0, summaries[1]! + 1);
+    const first = all.slice(0, summaries[0]! + 1);
     const fake = fakeClient(() => undefined);
     let release: ((value: unknown) => void) | undefined;
     fake.client.session.messages
@@ -154,12 +156,15 @@ describe("sessions compacting concurrently", () => {
     const hook = createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!;
     const early = { enabled: true };
     const late = { enabled: true };
-    const earlyDone = hook({ ...(inputFor("ses_parent") as object), message: second.at(-2)!.info } as never, early);
+    const earlyDone = hook({ ...(inputFor("ses_parent") as object), message: first.at(-2)!.info } as never, early);
     await hook(inputFor("ses_parent"), late);
-    release!({ data: second });
+    release!({ data: first });
     await earlyDone;
     expect([early.enabled, late.enabled]).toEqual([true, false]);
-    expect(fake.logs.map((l) => l.extra?.messageID)).toEqual([all.at(-2)!.info.id, second.at(-2)!.info.id]);
+    expect(fake.logs.map((l) => [l.extra?.messageID, l.extra?.compaction, l.extra?.decision, l.extra?.rule])).toEqual([
+      [all.at(-2)!.info.id, 3, "deny", "repeated-tool-call"],
+      [first.at(-2)!.info.id, 1, "allow", null],
+    ]);
   });
 });
 

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../src/export.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { replayMessages } from "../src/verdict.js";
+import { replayMessages } from "../src/replay.js";
 import { syntheticExport, writeSyntheticExport } from "./support/synthetic.js";
 
 const MiB = 2 ** 20;

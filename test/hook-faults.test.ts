@@ -1,7 +1,7 @@
 /**
  * The autocontinue hook when opencode's client misbehaves: `session.messages` throws, hangs,
- * answers an error or junk, or thousands of messages; `app.log` and `tui.showToast` throw or
- * hang; `tui` or `app` are missing. The hook must decide or fall back within its timeouts,
+ * answers an error or junk, or thousands of messages; `config.get` throws, hangs or answers
+ * junk; `app.log` and `tui.showToast` throw or hang; `tui`, `app` or `config` are missing. The hook must decide or fall back within its timeouts,
  * log exactly one warning on fallback, never throw, and leave `output.enabled` true unless
  * it denied. Timeouts run on fake timers: the bounds are checked exactly, not by wall clock.
  */
@@ -15,7 +15,10 @@ const MESSAGES_MS = 500;
 const NOTIFY_MS = 100;
 const SESSION = "ses_faults";
 
-/** A loop the guard denies (repeated-tool-call at the third compaction). */
+/**
+ * A loop the guard denies: the hook decides the third compaction, repeated-tool-call (the
+ * second would already be denied, by no-new-work).
+ */
 function looping(): Message[] {
   const session = new SessionBuilder(SESSION).user("run it");
   for (let i = 0; i < 3; i++) session.step(bash("npm test", "1 failed\n"), null).compact({ continueTurn: i < 2 });
@@ -27,12 +30,28 @@ function healthy(): Message[] {
   return new SessionBuilder(SESSION).user().step(bash("ls"), 9_000).compact().messages;
 }
 
-const inputFor = (messages: readonly Message[]) => {
+/**
+ * Compaction 1 cut 9,000 to 7,000 tokens (enough), but for a model with an 8,000 input limit
+ * and a 2,000 output limit opencode's default reserve (min(20,000, output)) puts the usable
+ * line at 6,000: no-progress denies, still over it. With compaction.reserved 500 the line is
+ * 7,500 and the guard allows.
+ */
+function overReserve(): Message[] {
+  return new SessionBuilder(SESSION)
+    .user()
+    .step({ tool: "read", input: { filePath: "a.ts" } }, 9_000)
+    .compact()
+    .step({ tool: "read", input: { filePath: "b.ts" } }, 7_000)
+    .compact({ continueTurn: false }).messages;
+}
+const INPUT_LIMITED = { context: 10_000, input: 8_000, output: 2_000 };
+
+const inputFor = (messages: readonly Message[], limit: Record<string, number> = { context: 200_000, output: 32_000 }) => {
   const compaction = [...messages].reverse().find((m) => m.parts.some((p) => p.type === "compaction"));
   return {
     sessionID: SESSION,
     agent: "build",
-    model: { id: "m", providerID: "p", limit: { context: 200_000, output: 32_000 } },
+    model: { id: "m", providerID: "p", limit },
     provider: { source: "config", info: {}, options: {} },
     message: compaction?.info ?? { id: "msg_unknown" },
     overflow: false,
@@ -42,7 +61,7 @@ const inputFor = (messages: readonly Message[]) => {
 type Fake = ReturnType<typeof fakeClient>;
 
 /** Runs the hook once, on fake timers, and reports when it settled (ms of fake time). */
-async function runHook(fake: Fake | { client: unknown }, messages: readonly Message[], options: unknown = undefined) {
+async function runHook(fake: Fake | { client: unknown }, messages: readonly Message[], options: unknown = undefined, limit?: Record<string, number>) {
   const hooks = createGuard({ client: fake.client as never }, options, {
     env: {},
     messagesTimeoutMs: MESSAGES_MS,
@@ -52,7 +71,7 @@ async function runHook(fake: Fake | { client: unknown }, messages: readonly Mess
   const started = Date.now();
   let settledAt: number | undefined;
   let failure: unknown;
-  const done = hooks["experimental.compaction.autocontinue"]!(inputFor(messages), output).then(
+  const done = hooks["experimental.compaction.autocontinue"]!(inputFor(messages, limit), output).then(
     () => (settledAt = Date.now() - started),
     (error: unknown) => (failure = error),
   );
@@ -239,8 +258,104 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const messages = fake.client.app.log.mock.calls.map(([options]) => (options as { body: { message: string } }).body.message);
     expect(messages).toEqual([
       'compaction-guard: setting ignored: plugin option threshold: threshold must be an integer from 2 to 1000, got "three"; using 3',
-      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled); ignored",
+      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled, ignore); ignored",
       expect.stringMatching(/^compaction-guard stopped auto-continue/),
     ]);
+  });
+});
+
+describe("config.get fails: opencode's default compaction.reserved, and the hook still decides", () => {
+  const STILL_OVER = "still over opencode's usable context of 6,000 tokens";
+
+  it("answers reserved 500: the reference, allowed at once", async () => {
+    const fake = fakeClient(newestMessages(overReserve()), () => ({ data: { compaction: { reserved: 500 } } }));
+    const { output, settledAt } = await runHook(fake, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(true);
+    expect(settledAt).toBe(0);
+    expect(fake.logs.map((l) => [l.level, l.extra?.decision])).toEqual([["info", "allow"]]);
+  });
+
+  it.each([
+    ["throws synchronously", () => { throw new Error("config gone"); }],
+    ["rejects", () => Promise.reject(new Error("ECONNREFUSED"))],
+    ["rejects with nothing", () => Promise.reject(undefined)],
+    ["answers nothing", () => undefined],
+    ["answers junk", () => ({ data: { compaction: "reserved=500" } })],
+    ["answers a reserve that is not finite", () => ({ data: { compaction: { reserved: Number.POSITIVE_INFINITY } } })],
+  ])("%s: decides at once with the default reserve, one warn line, no fallback", async (_, impl) => {
+    const fake = fakeClient(newestMessages(overReserve()));
+    fake.client.config.get.mockImplementation(impl as never);
+    const { output, settledAt } = await runHook(fake, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(false);
+    expect(settledAt).toBe(0);
+    expect(fake.client.config.get).toHaveBeenCalledTimes(1);
+    expect(fake.toasts).toHaveLength(1);
+    expect(fake.logs).toHaveLength(1);
+    expect(fake.logs[0]).toMatchObject({ level: "warn", extra: { decision: "deny", rule: "no-progress" } });
+    expect(fake.logs[0]!.message).toContain(STILL_OVER);
+  });
+
+  it("hangs: decides with the default reserve after notifyTimeoutMs exactly", async () => {
+    const fake = fakeClient(newestMessages(overReserve()));
+    fake.client.config.get.mockImplementation(never);
+    const { output, settledAt } = await runHook(fake, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(false);
+    expect(settledAt).toBe(NOTIFY_MS);
+    expect(fake.logs.map((l) => [l.level, l.extra?.rule])).toEqual([["warn", "no-progress"]]);
+    expect(fake.logs[0]!.message).toContain(STILL_OVER);
+  });
+
+  it("answers after the timeout: the late reserve changes nothing", async () => {
+    const fake = fakeClient(newestMessages(overReserve()));
+    fake.client.config.get.mockImplementation(
+      () => new Promise((resolve) => setTimeout(() => resolve({ data: { compaction: { reserved: 500 } } }), NOTIFY_MS + 1)),
+    );
+    const { output, settledAt } = await runHook(fake, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(false);
+    expect(settledAt).toBe(NOTIFY_MS);
+    expect(fake.logs).toHaveLength(1);
+  });
+
+  it("config.get and session.messages both hang: one fallback warning after messagesTimeoutMs, not two timeouts", async () => {
+    const fake = fakeClient(() => undefined);
+    fake.client.session.messages.mockImplementation(never);
+    fake.client.config.get.mockImplementation(never);
+    const { output, settledAt } = await runHook(fake, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(true);
+    expect(settledAt).toBe(MESSAGES_MS);
+    expect(fake.logs.map((l) => [l.level, l.message.replace(FALLBACK, "")])).toEqual([
+      ["warn", `session.messages did not answer within ${MESSAGES_MS} ms`],
+    ]);
+  });
+
+  it("the client has no config at all: decides at once with the default reserve", async () => {
+    const fake = fakeClient(newestMessages(overReserve()));
+    const { session, app, tui } = fake.client;
+    const { output, settledAt } = await runHook({ client: { session, app, tui } }, overReserve(), undefined, INPUT_LIMITED);
+    expect(output.enabled).toBe(false);
+    expect(settledAt).toBe(0);
+    expect(fake.logs[0]!.message).toContain(STILL_OVER);
+  });
+
+  it("a read that fails after a good one keeps the reserve read before", async () => {
+    const fake = fakeClient(newestMessages(overReserve()), () => ({ data: { compaction: { reserved: 500 } } }));
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {}, messagesTimeoutMs: MESSAGES_MS, notifyTimeoutMs: NOTIFY_MS });
+    const hook = hooks["experimental.compaction.autocontinue"]!;
+    const first = { enabled: true };
+    await hook(inputFor(overReserve(), INPUT_LIMITED), first);
+    fake.client.config.get.mockImplementation(() => Promise.reject(new Error("config gone")));
+    const second = { enabled: true };
+    await hook(inputFor(overReserve(), INPUT_LIMITED), second);
+    expect([first.enabled, second.enabled]).toEqual([true, true]);
+    expect(fake.client.config.get).toHaveBeenCalledTimes(2);
+  });
+
+  it("a loop is still stopped while config.get hangs", async () => {
+    const fake = fakeClient(newestMessages(looping()));
+    fake.client.config.get.mockImplementation(never);
+    const { output, settledAt } = await runHook(fake, looping());
+    expect(output.enabled).toBe(false);
+    expect(settledAt).toBe(NOTIFY_MS);
+    expect(fake.logs[0]!.extra).toMatchObject({ decision: "deny", rule: "repeated-tool-call" });
   });
 });

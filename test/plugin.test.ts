@@ -68,8 +68,9 @@ describe("experimental.compaction.autocontinue", () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("warn");
     expect(logs[0]!.message).toContain(`session ${loop.info.id} after compaction 2 (msg_22b7cb90b001Oacj8ldTaTA4T8): `);
-    expect(logs[0]!.message).toContain("no-progress: the previous compaction left 7,020 tokens of context");
-    expect(logs[0]!.message).toContain("Reply to continue, start a new session");
+    // "left": the prompt of the first step after compaction 1 (7,000 input; its total, 7,020, counts output too).
+    expect(logs[0]!.message).toContain("no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller)");
+    expect(logs[0]!.message).toContain("Reply to continue, or start a new session, or free context");
     expect(logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny", rule: "no-progress", messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" });
     expect(typeof logs[0]!.extra!.elapsedMs).toBe("number");
     expect(JSON.stringify([logs, toasts])).not.toContain("SECRET");
@@ -101,13 +102,126 @@ describe("experimental.compaction.autocontinue", () => {
   });
 
   it("options from opencode.json apply; environment variables win over them", async () => {
-    const session = new SessionBuilder().user();
-    for (let i = 0; i < 3; i++) session.step(bash("npm test"), null).compact();
-    const messages = upToSummary(session.messages, 3);
-    expect((await run(messages)).output.enabled).toBe(false);
-    expect((await run(messages, { threshold: 4 })).output.enabled).toBe(true);
+    // Only repeated-tool-call can fire here: no token data (no-progress abstains) and the
+    // cycle after compaction 1 ends with a new read (no-new-work has new work to see).
+    // `npm test` runs three times with nothing new between, across compaction 1.
+    const messages = new SessionBuilder()
+      .user()
+      .step({ tool: "read", input: { filePath: "a.ts" } }, null)
+      .step(bash("npm test"), null)
+      .compact()
+      .step(bash("npm test"), null)
+      .step(bash("npm test"), null)
+      .step({ tool: "read", input: { filePath: "b.ts" } }, null)
+      .compact({ continueTurn: false }).messages;
+    const denied = await run(messages);
+    expect(denied.output.enabled).toBe(false);
+    expect(denied.logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny", rule: "repeated-tool-call" });
+    expect(denied.logs[0]!.message).toContain("repeated-tool-call: the same bash call (command=\"npm test\") ran 3 times");
+    const allowed = await run(messages, { threshold: 4 });
+    expect(allowed.output.enabled).toBe(true);
+    expect(allowed.logs[0]!.message).toContain("longest repeat 3 of 4 runs across a compaction");
     const env = { OPENCODE_COMPACTION_GUARD_THRESHOLD: "3" };
     expect((await run(messages, { threshold: 4 }, env)).output.enabled).toBe(false);
+    // ignore takes the call out of the count; the environment's list wins over the option's.
+    expect((await run(messages, { ignore: ["npm test"] })).output.enabled).toBe(true);
+    expect((await run(messages, { ignore: ["npm test"] }, { OPENCODE_COMPACTION_GUARD_IGNORE: "todowrite" })).output.enabled).toBe(false);
+  });
+
+  describe("a turn that had finished (turn-finished): skipped quietly", () => {
+    // The model answered (finish "stop", text only) and that answer's step set off compaction 1.
+    const finished = new SessionBuilder(loop.info.id)
+      .user("what does src/a.ts do?")
+      .step({ tool: "read", input: { filePath: "src/a.ts" } }, 6_000)
+      .say("It parses the config and exports `load`.", 7_020)
+      .compact({ continueTurn: false }).messages;
+
+    it("denies with one info line (decision deny, rule turn-finished) and no toast", async () => {
+      const { output, logs, toasts } = await run(finished);
+      expect(output.enabled).toBe(false);
+      expect(toasts).toEqual([]);
+      expect(logs).toHaveLength(1);
+      expect(logs[0]).toMatchObject({
+        service: SERVICE,
+        level: "info",
+        extra: { compaction: 1, decision: "deny", rule: "turn-finished", messageID: finished.at(-2)!.info.id },
+      });
+      expect(logs[0]!.message).toBe(
+        `compaction-guard skipped auto-continue in session ${loop.info.id} after compaction 1 (${finished.at(-2)!.info.id}): turn-finished: ` +
+          "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work. Nothing was lost; reply to go on.",
+      );
+    });
+
+    it("notify=log writes the same info line; notify=off writes nothing; both still deny", async () => {
+      const logOnly = await run(finished, { notify: "log" });
+      expect([logOnly.output.enabled, logOnly.toasts.length, logOnly.logs.map((l) => [l.level, l.extra?.rule])]).toEqual([false, 0, [["info", "turn-finished"]]]);
+      const off = await run(finished, { notify: "off" });
+      expect([off.output.enabled, off.toasts.length, off.logs.length]).toEqual([false, 0, 0]);
+    });
+
+    it("a step that ended with a tool call, or did not end the turn, is no finished turn", async () => {
+      const working = new SessionBuilder(loop.info.id).user().step({ tool: "read", input: { filePath: "src/a.ts" } }, 7_020).compact({ continueTurn: false }).messages;
+      const cut = new SessionBuilder(loop.info.id).user().say("It parses the", 7_020, "length").compact({ continueTurn: false }).messages;
+      for (const messages of [working, cut]) {
+        const { output, logs } = await run(messages);
+        expect(output.enabled).toBe(true);
+        expect(logs.map((l) => [l.level, l.extra?.decision])).toEqual([["info", "allow"]]);
+      }
+    });
+  });
+
+  describe("opencode's compaction.reserved, read through client.config.get", () => {
+    // A model with an input limit: opencode's usable line is input − reserved, and reserved
+    // defaults to min(20,000, output) = 2,000, so 8,000 − 2,000 = 6,000. Compaction 1 cut
+    // 9,000 to 7,000 (22%, enough), but 7,000 is over 6,000 and under 8,000 − 500 = 7,500.
+    const limit = { context: 10_000, input: 8_000, output: 2_000 };
+    const messages = new SessionBuilder(loop.info.id)
+      .user()
+      .step({ tool: "read", input: { filePath: "a.ts" } }, 9_000)
+      .compact()
+      .step({ tool: "read", input: { filePath: "b.ts" } }, 7_000)
+      .compact({ continueTurn: false }).messages;
+
+    async function decideWith(config: () => unknown) {
+      const fake = fakeClient(() => ({ data: messages }), config);
+      const output = { enabled: true };
+      await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(messages, limit), output);
+      return { ...fake, output };
+    }
+
+    it("reserved 500: 7,000 is under the usable 7,500, so the continue turn is allowed", async () => {
+      const { output, logs, toasts, client } = await decideWith(() => ({ data: { compaction: { reserved: 500 } } }));
+      expect(client.config.get).toHaveBeenCalledTimes(1);
+      expect(output.enabled).toBe(true);
+      expect(toasts).toEqual([]);
+      expect(logs.map((l) => [l.level, l.extra?.decision])).toEqual([["info", "allow"]]);
+      expect(logs[0]!.message).not.toContain("usable context");
+    });
+
+    it.each([
+      ["sets nothing", () => ({ data: {} })],
+      ["sets compaction without reserved", () => ({ data: { compaction: { auto: true } } })],
+      ["answers an error", () => ({ error: { name: "UnknownError" } })],
+      ["answers a reserve that is not a count", () => ({ data: { compaction: { reserved: "500" } } })],
+      ["answers a negative reserve", () => ({ data: { compaction: { reserved: -500 } } })],
+    ])("config %s: opencode's default reserve, and the guard says 7,000 is still over 6,000", async (_, config) => {
+      const { output, logs, toasts } = await decideWith(config);
+      expect(output.enabled).toBe(false);
+      expect(toasts).toHaveLength(1);
+      expect(logs[0]!.extra).toMatchObject({ decision: "deny", rule: "no-progress" });
+      expect(logs[0]!.message).toContain(
+        "no-progress: the previous compaction left 7,000 tokens of context, down from 9,000 tokens (22% smaller), still over opencode's usable context of 6,000 tokens",
+      );
+    });
+
+    it("a client without config: the default reserve, and still a decision", async () => {
+      const fake = fakeClient(() => ({ data: messages }));
+      const output = { enabled: true };
+      const { session, app, tui } = fake.client;
+      await createGuard({ client: { session, app, tui } as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(messages, limit), output);
+      expect(output.enabled).toBe(false);
+      expect(fake.logs.map((l) => [l.level, l.extra?.rule])).toEqual([["warn", "no-progress"]]);
+    });
   });
 
   it("disabled: no hook at all", () => {

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
 import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { replayMessages } from "../src/verdict.js";
+import { previewInput } from "../src/redact.js";
+import { replayMessages } from "../src/replay.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 
@@ -79,8 +80,8 @@ describe("no-progress false positives", () => {
 });
 
 describe("repeats the output noise once hid", () => {
-  const firstDeny = (messages: unknown[], limits = { context: 65_536, output: 16_384 }) =>
-    replayMessages(messages, { ...DEFAULT_SETTINGS }, { limits }).find((r) => r.decision === "deny")?.compaction.index ?? null;
+  const replay = (messages: unknown[], limits = { context: 65_536, output: 16_384 }) => replayMessages(messages, { ...DEFAULT_SETTINGS }, { limits });
+  const firstDeny = (messages: unknown[]) => replay(messages).find((r) => r.decision === "deny")?.compaction.index ?? null;
 
   it("`npm test` re-emitted after every continue turn, only the timing lines differ", () => {
     const s = new SessionBuilder().user("make the tests pass");
@@ -89,9 +90,19 @@ describe("repeats the output noise once hid", () => {
       s.step(bash("npm run build", `dist/index.js 41.2 KB\n⚡ Build success in ${30 + c}ms\n`), 52_000);
       s.compact();
     }
-    // Each compaction cuts 52K to 20K (no-progress allows); the third identical run of each
-    // lands before compaction 3.
-    expect(firstDeny(s.messages)).toBe(3);
+    // Each compaction cuts 52K to 20K (no-progress allows). Up to the timings, the cycle
+    // after compaction 1 redid both calls: no-new-work at 2 (with the timings counted as
+    // output, both runs were new and this allowed). The third identical run of each lands
+    // before compaction 3: repeated-tool-call.
+    const rows = replay(s.messages);
+    expect(firstDeny(s.messages)).toBe(2);
+    expect(rows.slice(0, 3).map((r) => [r.compaction.index, r.rule])).toEqual([
+      [1, null],
+      [2, "no-new-work"],
+      [3, "repeated-tool-call"],
+    ]);
+    expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 2, actions: 2, newActions: 0 });
+    expect(rows[2]!.evidence["repeated-tool-call"]).toMatchObject({ tool: "bash", count: 3, acrossCompaction: true });
   });
 
   it("the same subagent task re-dispatched after every continue turn (a new child session id each time)", () => {
@@ -106,7 +117,15 @@ describe("repeats the output noise once hid", () => {
         null,
       ).compact();
     }
-    expect(firstDeny(s.messages)).toBe(3);
+    // The re-dispatch after compaction 1 is no new work (2); the third dispatch is a repeat (3).
+    const rows = replay(s.messages);
+    expect(firstDeny(s.messages)).toBe(2);
+    expect(rows.slice(0, 3).map((r) => [r.compaction.index, r.rule])).toEqual([
+      [1, null],
+      [2, "no-new-work"],
+      [3, "repeated-tool-call"],
+    ]);
+    expect(rows[2]!.evidence["repeated-tool-call"]).toMatchObject({ tool: "task", count: 3 });
   });
 
   it("a moving count is still progress", () => {
@@ -130,12 +149,16 @@ describe("user messages no person wrote", () => {
       });
     }
     const rows = replayMessages(s.messages, { ...DEFAULT_SETTINGS }, { limits: { context: 8_000, output: 2_000 } });
-    expect(rows.map((r) => [r.decision, r.rule])).toEqual([
-      ["allow", null],
-      ["deny", "no-progress"],
-      ["deny", "repeated-tool-call"],
-      ["deny", "repeated-tool-call"],
+    // no-progress is checked first and denies from compaction 2 on; what shows that the
+    // synthetic messages re-armed nothing is every rule that fired, and the repeat count
+    // growing across them.
+    expect(rows.map((r) => [r.decision, r.rule, r.fired])).toEqual([
+      ["allow", null, []],
+      ["deny", "no-progress", ["no-progress", "no-new-work"]],
+      ["deny", "no-progress", ["no-progress", "repeated-tool-call", "no-new-work"]],
+      ["deny", "no-progress", ["no-progress", "repeated-tool-call", "no-new-work"]],
     ]);
+    expect(rows.map((r) => r.evidence["repeated-tool-call"].count)).toEqual([1, 2, 3, 4]);
   });
 });
 
@@ -159,11 +182,23 @@ describe("secrets in the toast and the warn line", () => {
     "mysql -uroot -pS3cretPass42 app",
     "psql postgres://app:S3cretPass42@db/app",
   ])("%s", async (command) => {
-    const s = new SessionBuilder().user("deploy");
-    s.step(bash(command), 7020).compact().step(bash(command), 7020).compact().step(bash(command), 7020).compact();
-    const { output, logs, toasts } = await hook(s.messages, { context: 8000, output: 2000 });
-    expect(output.enabled).toBe(false);
-    expect(JSON.stringify({ logs, toasts })).not.toContain("S3cretPass42");
+    // No token data, so no-progress abstains and the denial shows the command's preview:
+    // no-new-work's example at compaction 2, repeated-tool-call's call at compaction 3.
+    const cycles = (n: number) => {
+      const s = new SessionBuilder().user("deploy");
+      for (let i = 0; i < n; i++) s.step(bash(command), null).compact({ continueTurn: i < n - 1 });
+      return s.messages;
+    };
+    const preview = previewInput(bash(command).input);
+    expect(preview).toContain("[redacted]");
+    for (const [n, rule] of [[2, "no-new-work"], [3, "repeated-tool-call"]] as const) {
+      const { output, logs, toasts } = await hook(cycles(n), { context: 8000, output: 2000 });
+      expect(output.enabled).toBe(false);
+      expect(logs[0]!.extra!.rule).toBe(rule);
+      expect(logs[0]!.message).toContain(`(${preview})`);
+      expect(toasts[0]!.message).toContain(`(${preview})`);
+      expect(JSON.stringify({ logs, toasts })).not.toContain("S3cretPass42");
+    }
   });
 });
 

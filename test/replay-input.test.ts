@@ -36,7 +36,11 @@ async function cli(...args: string[]) {
   return { code, stdout, stderr };
 }
 
-/** A loop that replays to [allow, allow, deny repeated-tool-call]. */
+/**
+ * A loop that replays to [allow, deny no-new-work, deny repeated-tool-call]: the cycle
+ * after compaction 1 only redid the test run, and the third identical run follows
+ * compaction 2. The input's content (noise, deep nesting, bad bytes) must not change that.
+ */
 function loopExport(output = "1 failed\n") {
   const session = new SessionBuilder("ses_input").user("run the tests");
   for (let i = 0; i < 3; i++) session.step(bash("npm test", output), null).compact();
@@ -44,7 +48,7 @@ function loopExport(output = "1 failed\n") {
 }
 const EXPECTED = [
   [1, "allow", null],
-  [2, "allow", null],
+  [2, "deny", "no-new-work"],
   [3, "deny", "repeated-tool-call"],
 ];
 const decisions = (stdout: string) =>

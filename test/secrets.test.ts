@@ -50,12 +50,14 @@ const CALLS: Record<string, ToolSpec> = {
 };
 
 /**
- * The same call re-emitted after each of three automatic compactions: the guard denies the
- * third by repeated-tool-call. Ends with the compaction message and its summary.
+ * The same call re-emitted after each of three automatic compactions. Replay denies the
+ * second by no-new-work (its cycle only redid the call) and the third by
+ * repeated-tool-call (the third identical run): both rules' evidence shows the input.
+ * Ends with the compaction message and its summary (the hook decides the third).
  */
-function loop(call: ToolSpec, sessionID = "ses_secret"): Message[] {
+function loop(call: ToolSpec, sessionID = "ses_secret", cycles = 3): Message[] {
   const session = new SessionBuilder(sessionID).user(`use key ${OPENAI}`);
-  for (let i = 0; i < 3; i++) session.step(call, null).compact({ continueTurn: i < 2 });
+  for (let i = 0; i < cycles; i++) session.step(call, null).compact({ continueTurn: i < cycles - 1 });
   return session.messages;
 }
 
@@ -98,11 +100,20 @@ describe("the hook", () => {
     expectClean(seen);
   });
 
+  it.each(Object.entries(CALLS))("%s: denied at the second compaction by no-new-work, its example carries no secret either", async (_, call) => {
+    const { output, logs, toasts, seen } = await runHook(loop(call, "ses_secret", 2));
+    expect(output.enabled).toBe(false);
+    expect(logs.map((l) => l.extra?.rule)).toEqual(["no-new-work"]);
+    expect(toasts).toHaveLength(1);
+    expect(logs[0]!.message).toContain(`such as ${call.tool} (${previewInput(call.input)})`);
+    expectClean(seen);
+  });
+
   it("shows the redacted preview of the input, and only that", async () => {
     const { logs, toasts } = await runHook(loop(CALLS.bash!));
     const preview = 'command="curl -H \\"Authorization: [redacted] [redacted]\\" \\…';
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
-    expect(logs[0]!.message).toContain(`the same bash call (${preview}) completed 3 times`);
+    expect(logs[0]!.message).toContain(`repeated-tool-call: the same bash call (${preview}) ran 3 times with the same result`);
     expect(toasts[0]!.message).toContain(`(${preview})`);
     expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["compaction", "decision", "elapsedMs", "messageID", "rule", "sessionID"]);
   });
@@ -143,19 +154,20 @@ describe("the replay CLI", () => {
   it.each(Object.entries(CALLS))("%s: the table and --json carry no secret and no output", async (_, call) => {
     const table = await replay(loop(call));
     expect([table.code, table.err]).toEqual([0, ""]);
-    expect(table.out).toMatch(/first deny: compaction 3, repeated-tool-call: /);
+    expect(table.out).toMatch(/first deny: compaction 2, no-new-work: all 1 action in the 1 step since the previous compaction repeated work done before it, such as /);
     expectClean(table.out);
     const json = await replay(loop(call), "--json");
-    expect(JSON.parse(json.out).compactions[2].rule).toBe("repeated-tool-call");
+    expect(JSON.parse(json.out).compactions.map((c: { rule: string | null }) => c.rule)).toEqual([null, "no-new-work", "repeated-tool-call"]);
     expectClean(json.out);
   });
 
-  it("--json shows the preview as the evidence of the input", async () => {
+  it("--json shows the preview as the evidence of the input, in both repeat rules", async () => {
     const { out } = await replay(loop(CALLS.nested!), "--json");
-    const evidence = JSON.parse(out).compactions[0].evidence.repeatedToolCall;
-    expect(evidence.tool).toBe("mcp__github__create_issue");
-    expect(evidence.preview).toBe('{"auth":[redacted]"headers":["Authorization: [redacted] [re…');
-    expect(evidence.preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
+    const [first, second] = JSON.parse(out).compactions;
+    const preview = '{"auth":[redacted]"headers":["Authorization: [redacted] [re…';
+    expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
+    expect(first.evidence["repeated-tool-call"]).toMatchObject({ tool: "mcp__github__create_issue", preview });
+    expect(second.evidence["no-new-work"].example).toEqual({ tool: "mcp__github__create_issue", preview });
   });
 });
 

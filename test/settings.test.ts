@@ -2,20 +2,20 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../src/settings.js";
 
 describe("resolveSettings", () => {
-  it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled", () => {
+  it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled, nothing ignored", () => {
     expect(resolveSettings(undefined, {})).toEqual({
-      settings: { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true },
+      settings: { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true, ignore: [] },
       problems: [],
     });
   });
 
   it("options override defaults; environment overrides options", () => {
     const { settings, problems } = resolveSettings(
-      { threshold: 4, window: 12, minReduction: 0.2, matchOutput: false, notify: "log" },
-      { OPENCODE_COMPACTION_GUARD_WINDOW: "5", OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT: "yes" },
+      { threshold: 4, window: 12, minReduction: 0.2, matchOutput: false, notify: "log", ignore: ["todowrite"] },
+      { OPENCODE_COMPACTION_GUARD_WINDOW: "5", OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT: "yes", OPENCODE_COMPACTION_GUARD_IGNORE: "gh run watch" },
     );
     expect(problems).toEqual([]);
-    expect(settings).toEqual({ threshold: 4, window: 5, minReduction: 0.2, matchOutput: true, notify: "log", enabled: true });
+    expect(settings).toEqual({ threshold: 4, window: 5, minReduction: 0.2, matchOutput: true, notify: "log", enabled: true, ignore: ["gh run watch"] });
   });
 
   it.each([
@@ -40,6 +40,7 @@ describe("resolveSettings", () => {
       "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
       "OPENCODE_COMPACTION_GUARD_NOTIFY",
       "OPENCODE_COMPACTION_GUARD_DISABLED",
+      "OPENCODE_COMPACTION_GUARD_IGNORE",
     ]);
   });
 
@@ -53,7 +54,7 @@ describe("resolveSettings", () => {
       "plugin option threshold: threshold must be an integer from 2 to 1000, got 2.5; using 3",
       'plugin option window: window must be an integer from 1 to 1000, got "8"; using 8',
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
-      "plugin option typo: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled); ignored",
+      "plugin option typo: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled, ignore); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
       'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);
@@ -69,6 +70,61 @@ describe("resolveSettings", () => {
     const { settings, problems } = resolveSettings({ threshold: 5 }, { OPENCODE_COMPACTION_GUARD_THRESHOLD: "lots" });
     expect(settings.threshold).toBe(5);
     expect(problems[0]).toMatch(/; using 5$/);
+  });
+
+  describe("ignore", () => {
+    const IGNORE = "OPENCODE_COMPACTION_GUARD_IGNORE";
+    const PROBLEM = "ignore must be a list of up to 100 tool names or command starts";
+
+    it("takes a list of tool names and command starts from opencode.json, each trimmed", () => {
+      const { settings, problems } = resolveSettings({ ignore: ["todowrite", "  gh run watch  "] }, {});
+      expect(problems).toEqual([]);
+      expect(settings.ignore).toEqual(["todowrite", "gh run watch"]);
+    });
+
+    it.each([
+      ["gh run watch", ["gh run watch"]],
+      ["gh run watch, todowrite", ["gh run watch", "todowrite"]],
+      [" a , b ", ["a", "b"]],
+      ["a,,b,", ["a", "b"]],
+    ])("reads %j from the environment, comma-separated, as %j", (text, expected) => {
+      const { settings, problems } = resolveSettings(undefined, { [IGNORE]: text });
+      expect(problems).toEqual([]);
+      expect(settings.ignore).toEqual(expected);
+    });
+
+    it("an environment value wins over the option; one of separators only clears the list, an empty one is unset", () => {
+      expect(resolveSettings({ ignore: ["todowrite"] }, { [IGNORE]: "a, b" }).settings.ignore).toEqual(["a", "b"]);
+      expect(resolveSettings({ ignore: ["todowrite"] }, { [IGNORE]: " , " }).settings.ignore).toEqual([]);
+      expect(resolveSettings({ ignore: ["todowrite"] }, { [IGNORE]: "" }).settings.ignore).toEqual(["todowrite"]);
+    });
+
+    it.each([
+      ["a string, not a list", "todowrite", '"todowrite"'],
+      ["an empty entry", ["", "x"], '["","x"]'],
+      ["an entry of spaces", ["   "], '["   "]'],
+      ["an entry that is not a string", [1], "[1]"],
+      ["an entry over 200 characters", ["x".repeat(201)], `["${"x".repeat(35)}...`],
+      ["more than 100 entries", Array.from({ length: 101 }, (_, i) => `t${i}`), '["t0","t1","t2","t3","t4","t5","t6","...'],
+      ["an object", { tool: "bash" }, "[object Object]"],
+    ])("rejects %s in opencode.json: reported, and nothing is ignored", (_, value, shown) => {
+      const { settings, problems } = resolveSettings({ ignore: value }, {});
+      expect(settings.ignore).toEqual([]);
+      expect(problems).toEqual([`plugin option ignore: ${PROBLEM}, got ${shown}; using []`]);
+    });
+
+    it("accepts exactly 100 entries of 200 characters", () => {
+      const list = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, "x"));
+      const { settings, problems } = resolveSettings({ ignore: list }, {});
+      expect(problems).toEqual([]);
+      expect(settings.ignore).toEqual(list);
+    });
+
+    it("an invalid environment value leaves the opencode.json list in place", () => {
+      const { settings, problems } = resolveSettings({ ignore: ["todowrite"] }, { [IGNORE]: `ok, ${"x".repeat(201)}` });
+      expect(settings.ignore).toEqual(["todowrite"]);
+      expect(problems).toEqual([`${IGNORE}: ${PROBLEM}, got ["ok","${"x".repeat(30)}...; using ["todowrite"]`]);
+    });
   });
 
   it("options that are not an object are reported", () => {

@@ -30,6 +30,8 @@ export interface RepeatedToolCallEvidence {
   /** How many times it ran with no new work in between (its chain's length). */
   readonly count: number;
   readonly threshold: number;
+  /** Whether outputs were part of "the same call" (the `matchOutput` setting). */
+  readonly matchOutput: boolean;
   /** The chain runs across a compaction (before it and after it). */
   readonly acrossCompaction: boolean;
   /** Steps read (≤ window; fewer after a real user message). */
@@ -98,6 +100,7 @@ export const repeatedToolCall = defineRule({
       preview: best?.action.call ? previewInput(best.action.call.input) : null,
       count: best?.count ?? 0,
       threshold: settings.threshold,
+      matchOutput: settings.matchOutput,
       acrossCompaction,
       messagesRead: steps.length,
       messageIDs: best?.messageIDs ?? [],

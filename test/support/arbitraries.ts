@@ -118,11 +118,18 @@ export const otherPart = fc.oneof(
   fc.anything({ maxDepth: 2 }),
 );
 
-/** One thing that happens in a session. */
+/**
+ * One thing that happens in a session. `again`: the model redoes its latest step (the same
+ * parts and tokens, in a new message), as a looping model does; nothing when there is none.
+ * `refused`: a request the provider refused as too long, an assistant message with zero
+ * tokens and no part the model produced (e2e/FINDINGS.md).
+ */
 export type HistoryEvent =
   | { readonly kind: "user"; readonly parts: readonly unknown[] }
   | { readonly kind: "continue"; readonly part: unknown }
   | { readonly kind: "step"; readonly tools: readonly unknown[]; readonly others: readonly unknown[]; readonly tokens: unknown; readonly finish: unknown; readonly error: unknown }
+  | { readonly kind: "again" }
+  | { readonly kind: "refused"; readonly parts: readonly unknown[] }
   | { readonly kind: "compact"; readonly auto: unknown; readonly summaryFinish: unknown; readonly summaryError: unknown; readonly summaryTokens: unknown; readonly continueTurn: boolean; readonly overflow: boolean }
   | { readonly kind: "orphan-summary" }
   | { readonly kind: "junk"; readonly value: unknown };
@@ -163,6 +170,14 @@ export const historyEvent = (options: EventOptions = {}): fc.Arbitrary<HistoryEv
         overflow: options.overflow ?? fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       }),
     },
+    { weight: 2, arbitrary: fc.constant({ kind: "again" as const }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("refused" as const),
+        parts: fc.constantFrom([], [{ type: "step-start" }], [{ type: "step-start" }, { type: "step-finish", reason: "error" }]),
+      }),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: "orphan-summary" as const }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("junk" as const), value: fc.anything({ maxDepth: 3 }) }) },
   );
@@ -175,6 +190,7 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
   const messages: unknown[] = [];
   let seq = 0;
   const id = () => `msg_${String(++seq).padStart(5, "0")}`;
+  let latestStep: Extract<HistoryEvent, { kind: "step" }> | undefined;
   const user = (parts: readonly unknown[]) => {
     const messageID = id();
     messages.push({ info: { id: messageID, sessionID, role: "user", agent: "build" }, parts: [...parts] });
@@ -189,9 +205,19 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
         user([event.part]);
         break;
       case "step":
+      case "again": {
+        const step = event.kind === "step" ? (latestStep = event) : latestStep;
+        if (!step) break;
         messages.push({
-          info: { id: id(), sessionID, role: "assistant", agent: "build", finish: event.finish, error: event.error, tokens: event.tokens },
-          parts: [{ type: "step-start" }, ...event.tools, ...event.others],
+          info: { id: id(), sessionID, role: "assistant", agent: "build", finish: step.finish, error: step.error, tokens: step.tokens },
+          parts: [{ type: "step-start" }, ...step.tools, ...step.others],
+        });
+        break;
+      }
+      case "refused":
+        messages.push({
+          info: { id: id(), sessionID, role: "assistant", agent: "build", tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } },
+          parts: [...event.parts],
         });
         break;
       case "compact": {
@@ -237,6 +263,8 @@ export const guardSettings: fc.Arbitrary<GuardSettings> = fc.record({
   matchOutput: fc.boolean(),
   notify: fc.constantFrom("toast", "log", "off"),
   enabled: fc.constant(true),
+  // Mostly nothing; sometimes a tool, a bash command start, or a name no call has.
+  ignore: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.subarray(["bash", "npm test", "grep", "todowrite"], { minLength: 1 }) }),
 }).map((s) => ({ ...DEFAULT_SETTINGS, ...s }));
 
 /** Model limits as the hook might receive them, odd values included (typed as the hook declares them). */

@@ -8,7 +8,12 @@ export interface LogBody {
   extra?: Record<string, unknown>;
 }
 
-export function fakeClient(messages: (query: { limit?: number }) => unknown) {
+/**
+ * @param messages answers `session.messages` (given its `query`).
+ * @param config answers `config.get` (opencode's merged config, `{ data: Config }`); by
+ *   default a config that sets nothing, so opencode's defaults (`compaction.reserved`) apply.
+ */
+export function fakeClient(messages: (query: { limit?: number }) => unknown, config: () => unknown = () => ({ data: {} })) {
   const logs: LogBody[] = [];
   const toasts: Array<{ title?: string; message: string; variant: string }> = [];
   const client = {
@@ -16,6 +21,9 @@ export function fakeClient(messages: (query: { limit?: number }) => unknown) {
       messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) =>
         messages(options.query ?? {}),
       ),
+    },
+    config: {
+      get: vi.fn(async () => config()),
     },
     app: {
       log: vi.fn(async (options: { body: LogBody }) => {
