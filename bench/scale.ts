@@ -127,6 +127,7 @@ function client(messages: unknown[], honourLimit: boolean) {
     },
     app: { log: async () => ({ data: true }) },
     tui: { showToast: async () => ({ data: true }) },
+    config: { get: async () => ({ data: {} }) },
   };
 }
 

@@ -103,6 +103,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
    */
   const readReserved = async (): Promise<number | undefined> => {
     try {
+      if (typeof client.config?.get !== "function") return lastReserved;
       const response = await withTimeout(Promise.resolve(client.config.get()), notifyTimeoutMs, "config.get");
       const data = (response as { data?: { compaction?: { reserved?: unknown } } } | undefined)?.data;
       if (data === undefined || data === null) return lastReserved;

@@ -171,24 +171,33 @@ export function promptTokens(tokens: unknown): number | null {
 /** Part types that mark steps and snapshots rather than carry what the model produced. */
 const BOOKKEEPING_PARTS = new Set(["step-start", "step-finish", "snapshot", "patch"]);
 
-function toolCalls(parts: readonly unknown[]): ToolCall[] {
+/** What a step's parts hold, read in one pass. */
+function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" | "toolParts" | "text" | "empty"> {
   const calls: ToolCall[] = [];
+  const texts: string[] = [];
+  let toolParts = 0;
+  let empty = true;
   for (const part of parts) {
-    if (!isRecord(part) || part.type !== "tool" || !isRecord(part.state)) continue;
-    const { status } = part.state;
-    if (status !== "completed" && status !== "error") continue;
-    const output = status === "completed" ? part.state.output : part.state.error;
-    calls.push({ tool: str(part.tool) ?? "", input: part.state.input, output, status });
+    if (!isRecord(part)) {
+      empty = false;
+      continue;
+    }
+    const type = part.type;
+    if (!BOOKKEEPING_PARTS.has(type as string)) empty = false;
+    if (type === "text") {
+      // The model's own text: opencode's synthetic and ignored parts are not.
+      if (part.synthetic !== true && part.ignored !== true) texts.push(str(part.text) ?? "");
+    } else if (type === "tool") {
+      toolParts += 1;
+      const state = part.state;
+      if (!isRecord(state)) continue;
+      const { status } = state;
+      if (status !== "completed" && status !== "error") continue;
+      calls.push({ tool: str(part.tool) ?? "", input: state.input, output: status === "completed" ? state.output : state.error, status });
+    }
   }
-  return calls;
+  return { toolCalls: calls, toolParts, text: texts.length === 1 ? texts[0]! : texts.join("\n"), empty };
 }
-
-/** The model's own text in a message: its text parts that opencode did not add. */
-const modelText = (parts: readonly unknown[]): string =>
-  parts
-    .filter((part): part is Rec => isRecord(part) && part.type === "text" && part.synthetic !== true && part.ignored !== true)
-    .map((part) => str(part.text) ?? "")
-    .join("\n");
 
 /**
  * Is this user message opencode's synthetic continue turn? The marker
@@ -216,6 +225,7 @@ function toEntry(message: unknown): Entry {
   const parts = isRecord(message) && Array.isArray(message.parts) ? message.parts : [];
 
   if (info.role === "assistant") {
+    const { toolCalls, toolParts, text, empty } = readParts(parts);
     return {
       kind: "assistant",
       id,
@@ -225,10 +235,10 @@ function toEntry(message: unknown): Entry {
       finish: str(info.finish) ?? null,
       contextTokens: contextTokens(info.tokens),
       promptTokens: promptTokens(info.tokens),
-      toolCalls: toolCalls(parts),
-      toolParts: parts.filter((part) => isRecord(part) && part.type === "tool").length,
-      text: modelText(parts),
-      empty: parts.every((part) => isRecord(part) && BOOKKEEPING_PARTS.has(part.type as string)),
+      toolCalls,
+      toolParts,
+      text,
+      empty,
     };
   }
   if (info.role === "user") {
@@ -248,16 +258,15 @@ function toEntry(message: unknown): Entry {
  * seen in e2e/FINDINGS.md), which must not reset what the rules count.
  */
 function markResends(entries: Entry[]): Entry[] {
-  const overflowCompactions = new Set<string>();
-  for (const entry of entries) {
-    if (entry.kind === "user" && entry.role === "compaction" && entry.overflow) overflowCompactions.add(entry.id);
+  for (let position = 1; position < entries.length; position++) {
+    const entry = entries[position]!;
+    if (entry.kind !== "user" || entry.role !== "real") continue;
+    const before = entries[position - 1]!;
+    if (before.kind !== "assistant" || !before.summary || before.parentID === undefined) continue;
+    const compaction = entries.find((e) => e.id === before.parentID);
+    if (compaction?.kind === "user" && compaction.role === "compaction" && compaction.overflow) entries[position] = { ...entry, role: "resend" };
   }
-  return entries.map((entry, position) => {
-    const before = entries[position - 1];
-    const followsOverflowSummary =
-      before?.kind === "assistant" && before.summary && before.parentID !== undefined && overflowCompactions.has(before.parentID);
-    return entry.kind === "user" && entry.role === "real" && followsOverflowSummary ? { ...entry, role: "resend" } : entry;
-  });
+  return entries;
 }
 
 /**

@@ -45,8 +45,8 @@ export interface DecisionView {
   readonly start: number;
   /** Last position in view: k's summary (the history as it stood when the summary finished). */
   readonly end: number;
-  /** The automatic compactions in view up to and including k, oldest first. */
-  readonly compactions: readonly Compaction[];
+  /** The newest `n` automatic compactions in view up to and including k, oldest first. */
+  recentCompactions(n: number): Compaction[];
   /** The previous automatic compaction in view, k−1, if any. */
   readonly previous: Compaction | undefined;
   /** Position of the user's last real message at or before `end`, or −1 (none in view). */
@@ -64,6 +64,8 @@ export interface DecisionView {
    * New work; a repeat of something already done is not.
    */
   isNew(action: Action): boolean;
+  /** Was an action of the same key (tool, status, input) done before it since `from`? Cheap: no output is hashed. */
+  keyUsedBefore(action: Action): boolean;
   /** The same action, result included (equal signatures; identical raw outputs need no hashing). */
   same(a: Action, b: Action): boolean;
 }
@@ -78,23 +80,35 @@ export const NOVELTY_LOOKBACK_STEPS = 64;
 
 /** An action whose signature is computed on first use. */
 class LazyAction implements Action {
+  private keyMemo: string | undefined;
   private signatureMemo: string | undefined;
 
   constructor(
     readonly kind: Action["kind"],
-    readonly key: string,
+    /** What separates keys cheaply: the tool name and status (or "text"). */
+    readonly head: string,
     readonly call: ToolCall | null,
     readonly position: number,
+    private readonly makeKey: () => string,
     private readonly sign: () => string,
   ) {}
+
+  get key(): string {
+    return (this.keyMemo ??= this.makeKey());
+  }
 
   get signature(): string {
     return (this.signatureMemo ??= this.sign());
   }
 
+  /** Same key? Different tools or statuses differ without writing out their inputs. */
+  sameKey(other: LazyAction): boolean {
+    return this.head === other.head && this.key === other.key;
+  }
+
   /** Same action, result included? Identical raw outputs need no hashing. */
   sameAs(other: LazyAction): boolean {
-    if (this.key !== other.key) return false;
+    if (!this.sameKey(other)) return false;
     if (this.call && other.call && this.call.output === other.call.output && typeof this.call.output === "string") return true;
     return this.signature === other.signature;
   }
@@ -132,15 +146,62 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
   if (entry.toolParts > 0) {
     actions = entry.toolCalls
       .filter((call) => !isIgnored(call, settings.ignore))
-      .map((call) => new LazyAction("tool", `${call.tool}\u0000${call.status}\u0000${canonicalJson(call.input)}`, call, position, () => toolCallSignature(call, settings.matchOutput)));
+      .map((call) => {
+        const head = `${call.tool}\u0000${call.status}`;
+        return new LazyAction("tool", head, call, position, () => `${head}\u0000${canonicalJson(call.input)}`, () => toolCallSignature(call, settings.matchOutput));
+      });
   } else if (entry.text.trim() !== "") {
     const key = textSignature(entry.text);
-    actions = [new LazyAction("text", key, null, position, () => key)];
+    actions = [new LazyAction("text", "\u0000text", null, position, () => key, () => key)];
   } else {
     actions = [];
   }
   perSettings.set(id, actions);
   return actions;
+}
+
+/** Positions of the steps that did something, per timeline, in order: walking back n steps reads n numbers. */
+const stepPositions = new WeakMap<Timeline, Int32Array>();
+
+function workSteps(timeline: Timeline): Int32Array {
+  let known = stepPositions.get(timeline);
+  if (!known) {
+    const positions: number[] = [];
+    timeline.entries.forEach((entry, position) => {
+      if (isWorkStep(entry)) positions.push(position);
+    });
+    stepPositions.set(timeline, (known = Int32Array.from(positions)));
+  }
+  return known;
+}
+
+/** Per timeline, for each position, the position of the last real user message at or before it (−1: none). */
+const realUsers = new WeakMap<Timeline, Int32Array>();
+
+function realUserPositions(timeline: Timeline): Int32Array {
+  let known = realUsers.get(timeline);
+  if (!known) {
+    known = new Int32Array(timeline.entries.length);
+    let last = -1;
+    timeline.entries.forEach((entry, position) => {
+      if (isRealUser(entry)) last = position;
+      known![position] = last;
+    });
+    realUsers.set(timeline, known);
+  }
+  return known;
+}
+
+/** Binary search: the first index in a sorted list of positions that is > `after`. */
+function firstPositionAfter(positions: Int32Array, after: number): number {
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (positions[middle]! <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Binary search: the first index in `compactions` (position order) whose position is > `after`. */
@@ -181,51 +242,52 @@ export function buildView(
   const end = compactionEnd(compaction);
   const actionSettings: ActionSettings = { ...settings, id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}` };
 
-  const automatic: Compaction[] = [];
-  for (let i = firstAfter(timeline.compactions, compaction.position) - 1; i >= 0 && timeline.compactions[i]!.position >= start; i--) {
-    if (timeline.compactions[i]!.auto) automatic.push(timeline.compactions[i]!);
-  }
-  automatic.reverse();
-  const previous = automatic.filter((c) => c.position < compaction.position).at(-1);
-
-  let lastUserPosition = -1;
-  for (let position = end; position >= start; position--) {
-    if (isRealUser(entries[position])) {
-      lastUserPosition = position;
-      break;
+  // The newest automatic compactions in view, up to and including k: as many as a rule needs.
+  const compactions = timeline.compactions;
+  const upTo = firstAfter(compactions, compaction.position);
+  const recentCompactions = (n: number): Compaction[] => {
+    const found: Compaction[] = [];
+    for (let i = upTo - 1; i >= 0 && compactions[i]!.position >= start && found.length < n; i--) {
+      if (compactions[i]!.auto) found.push(compactions[i]!);
     }
+    return found.reverse();
+  };
+  let previous: Compaction | undefined;
+  for (let i = firstAfter(compactions, compaction.position - 1) - 1; i >= 0 && compactions[i]!.position >= start && !previous; i--) {
+    if (compactions[i]!.auto) previous = compactions[i];
   }
+
+  const lastUserAt = realUserPositions(timeline)[end] ?? -1;
+  const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);
   const novelty = new Map<Action, boolean>();
-  const stepAt = (position: number): StepView | undefined => {
-    const entry = entries[position];
-    return isWorkStep(entry) ? { entry, position, actions: actionsOf(entry, position, actionSettings) } : undefined;
-  };
+  const steps = workSteps(timeline);
   /** Steps in [low, high], oldest first, at most `n` of the newest. */
   const stepsIn = (low: number, high: number, n = Number.POSITIVE_INFINITY): StepView[] => {
-    const steps: StepView[] = [];
-    for (let position = high; position >= low && steps.length < n; position--) {
-      const step = stepAt(position);
-      if (step) steps.push(step);
+    const found: StepView[] = [];
+    for (let i = firstPositionAfter(steps, high) - 1; i >= 0 && steps[i]! >= low && found.length < n; i--) {
+      const position = steps[i]!;
+      const entry = entries[position] as AssistantEntry;
+      found.push({ entry, position, actions: actionsOf(entry, position, actionSettings) });
     }
-    return steps.reverse();
+    return found.reverse();
   };
 
-  /** No action of the same key and result in the same step before it, nor in the LOOKBACK steps before that, since `from`. */
-  const isNewSince = (self: LazyAction): boolean => {
-    const own = actionsOf(entries[self.position] as AssistantEntry, self.position, actionSettings);
-    for (const other of own) {
+  /**
+   * Does an earlier action since `from` match `self` by `match`? Earlier in its own step, or
+   * in the NOVELTY_LOOKBACK_STEPS steps before it.
+   */
+  const doneBefore = (self: LazyAction, match: (other: LazyAction) => boolean): boolean => {
+    for (const other of actionsOf(entries[self.position] as AssistantEntry, self.position, actionSettings)) {
       if (other === self) break;
-      if (self.sameAs(other)) return false;
+      if (match(other)) return true;
     }
-    let seen = 0;
-    for (let position = self.position - 1; position >= from && seen < NOVELTY_LOOKBACK_STEPS; position--) {
-      const entry = entries[position];
-      if (!isWorkStep(entry)) continue;
-      seen += 1;
-      for (const other of actionsOf(entry, position, actionSettings)) if (self.sameAs(other)) return false;
+    const last = firstPositionAfter(steps, self.position - 1) - 1;
+    for (let i = last; i >= 0 && i > last - NOVELTY_LOOKBACK_STEPS && steps[i]! >= from; i--) {
+      const position = steps[i]!;
+      for (const other of actionsOf(entries[position] as AssistantEntry, position, actionSettings)) if (match(other)) return true;
     }
-    return true;
+    return false;
   };
 
   return {
@@ -233,7 +295,7 @@ export function buildView(
     compaction,
     start,
     end,
-    compactions: automatic,
+    recentCompactions,
     previous,
     lastUserPosition,
     userSteppedIn: previous !== undefined && lastUserPosition > compactionEnd(previous),
@@ -243,9 +305,13 @@ export function buildView(
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
     isNew: (action) => {
       let known = novelty.get(action);
-      if (known === undefined) novelty.set(action, (known = isNewSince(action as LazyAction)));
+      if (known === undefined) {
+        const self = action as LazyAction;
+        novelty.set(action, (known = !doneBefore(self, (other) => self.sameAs(other))));
+      }
       return known;
     },
+    keyUsedBefore: (action) => doneBefore(action as LazyAction, (other) => other.sameKey(action as LazyAction)),
   };
 }
 

@@ -101,7 +101,7 @@ describe("repeats the output noise once hid", () => {
       [2, "no-new-work"],
       [3, "repeated-tool-call"],
     ]);
-    expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 2, actions: 2, newActions: 0 });
+    expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 2, actions: 2, firstNew: null });
     expect(rows[2]!.evidence["repeated-tool-call"]).toMatchObject({ tool: "bash", count: 3, acrossCompaction: true });
   });
 

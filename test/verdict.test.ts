@@ -45,7 +45,7 @@ describe("case 1: the real looping export from opencode 1.18.33", () => {
       preview: 'command="echo hi"',
       messagesRead: 3,
     });
-    expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 1, actions: 1, newActions: 0 });
+    expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 1, actions: 1, firstNew: null });
   });
 });
 
@@ -154,7 +154,7 @@ describe("case 5: key order of tool inputs", () => {
     session.step({ tool: "grep", input: { paths: ["b", "a"] } }, null).compact();
     const row = replayMessages(session.messages, settings()).at(-1)!;
     expect(row.decision).toBe("allow");
-    expect(row.evidence["no-new-work"]).toMatchObject({ actions: 1, newActions: 1 });
+    expect(row.evidence["no-new-work"]).toMatchObject({ actions: 1, firstNew: 0 });
   });
 });
 
@@ -299,7 +299,7 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
     });
     expect(row.decision).toBe("allow");
     expect(row.evidence["repeated-tool-call"]).toMatchObject({ count: 1 });
-    expect(row.evidence["no-new-work"]).toMatchObject({ actions: 6, newActions: 3 });
+    expect(row.evidence["no-new-work"]).toMatchObject({ actions: 6, firstNew: 0 });
   });
 
   it("a step with several tool parts counts each part, and names each message once", () => {

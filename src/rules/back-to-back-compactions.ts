@@ -24,7 +24,8 @@ export const backToBackCompactions = defineRule({
   name: "back-to-back-compactions",
   severity: "warning",
   check(view) {
-    const { compactions, timeline } = view;
+    const { timeline } = view;
+    const compactions = view.recentCompactions(BACK_TO_BACK_LIMIT);
     let inARow = 1;
     for (let i = compactions.length - 1; i > 0 && inARow < BACK_TO_BACK_LIMIT; i--) {
       const between = timeline.entries.slice(compactionEnd(compactions[i - 1]!) + 1, compactions[i]!.position);

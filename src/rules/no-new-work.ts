@@ -23,8 +23,12 @@ export type NoNewWorkEvidence =
       readonly steps: number;
       /** Tool calls and text-only answers in the cycle (calls on the ignore list left out). */
       readonly actions: number;
-      /** Of those, how many were new since the user's last message. */
-      readonly newActions: number;
+      /**
+       * Index (in the cycle, from 0) of a new action, or null when none was new. The check
+       * stops at the first it finds, looking first for an action whose input (tool, status,
+       * input) was not used before, which needs no output compared.
+       */
+      readonly firstNew: number | null;
       /**
        * When it fired, the cycle's first action, for the notice: a tool call's name and
        * redacted preview, or "text"; null otherwise.
@@ -47,8 +51,12 @@ export const noNewWork = defineRule({
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     const actions = view.cycle.flatMap((step) => step.actions);
     if (actions.length === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
-    const newActions = actions.filter((action) => view.isNew(action)).length;
-    const first = newActions === 0 ? actions[0] : undefined;
+    // An action whose input was never used before is new without comparing outputs: look for
+    // one of those first, and compare results only when every input was used before.
+    const cheap = actions.findIndex((action) => !view.keyUsedBefore(action));
+    const index = cheap !== -1 ? cheap : actions.findIndex((action) => view.isNew(action));
+    const firstNew = index === -1 ? null : index;
+    const first = firstNew === null ? actions[0] : undefined;
     const example = first
       ? first.call
         ? { tool: first.call.tool, preview: previewInput(first.call.input) }
@@ -59,9 +67,9 @@ export const noNewWork = defineRule({
       previousMessageID: view.previous.messageID,
       steps: view.cycle.length,
       actions: actions.length,
-      newActions,
+      firstNew,
       example,
     };
-    return { fired: newActions === 0, evidence };
+    return { fired: firstNew === null, evidence };
   },
 });

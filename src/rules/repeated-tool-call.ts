@@ -62,6 +62,10 @@ export const repeatedToolCall = defineRule({
   severity: "warning",
   check(view, { settings }) {
     const steps = view.recentSteps(settings.window);
+    // A chain needs two runs of one key: when every key in the window is distinct there is
+    // nothing to count, and no action needs to be judged new (no output is hashed).
+    const keys = steps.flatMap((step) => step.actions.filter((action) => action.kind === "tool").map((action) => action.key));
+    const keysRepeat = new Set(keys).size < keys.length;
     // The latest chain per action key; a run extends it when it is the same action (result
     // included) and no new action came since its last run.
     const latest = new Map<string, Chain>();
@@ -70,7 +74,7 @@ export const repeatedToolCall = defineRule({
     // Chains lie within the window, so only new actions inside it can break one.
     for (const step of steps) {
       for (const action of step.actions) {
-        if (view.isNew(action)) newSeen += 1;
+        if (keysRepeat && view.isNew(action)) newSeen += 1;
         if (action.kind !== "tool") continue;
         let chain = latest.get(action.key);
         if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
