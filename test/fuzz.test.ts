@@ -26,7 +26,14 @@ import {
 import { fakeClient, newestMessages } from "./support/client.js";
 import { syntheticExport } from "./support/synthetic.js";
 
-const RUNS = { numRuns: 150 };
+/**
+ * Generated histories per property: 150 in `npm test`; `npm run fuzz` sets FUZZ_RUNS
+ * (100,000) for the long run. FUZZ_SEED replays a failure fast-check reported.
+ */
+const RUNS = {
+  numRuns: Number(process.env.FUZZ_RUNS) || 150,
+  ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+};
 const DEFAULTS = DEFAULT_SETTINGS;
 
 /** A step with one completed tool call. */
