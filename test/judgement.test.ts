@@ -302,3 +302,15 @@ describe("11. compaction.reserved set by the user", () => {
     expect(stop(replay(session, {}, { limits }))).toEqual([2, "no-progress"]);
   });
 });
+
+describe("every recorded export (fixtures/expect.json: the real opencode runs and the earlier fixtures)", () => {
+  const FIXTURES = new URL("../fixtures/", import.meta.url);
+  const cases = JSON.parse(readFileSync(new URL("expect.json", FIXTURES), "utf8")) as Record<string, { firstDeny: number | null; accept?: number[]; flags: string[] }>;
+
+  it.each(Object.entries(cases))("%s", async (name, want) => {
+    let out = "";
+    const code = await main(["replay", new URL(`${name}.json`, FIXTURES).pathname, "--json", ...want.flags], (t) => void (out += t), () => {}, {});
+    expect(code).toBe(0);
+    expect(want.accept ?? [want.firstDeny]).toContain(JSON.parse(out).firstDeny);
+  });
+});
