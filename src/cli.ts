@@ -10,40 +10,52 @@ import { parseArgs } from "node:util";
 import { ExportError, readExport } from "./export.js";
 import { usableContext, type ModelLimits } from "./limits.js";
 import { describeEvidence } from "./notice.js";
-import { checkSetting, parseSettingText, resolveSettings, type GuardSettings } from "./settings.js";
+import { closest } from "fastest-levenshtein";
+import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "./settings.js";
+import { VERSION } from "./version.js";
 import { replayMessages, type ReplayRow } from "./replay.js";
 
-const USAGE = `Usage: opencode-compaction-guard replay <export.json | -> [options]
+/** The settings replay takes as flags (the others mean nothing to a replay). */
+const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);
 
-Replays a session exported with \`opencode export <sessionID>\` through the guard and shows,
-for every automatic compaction, whether the guard would have allowed the synthetic
-continue turn.
+/** The flags that are not settings, with their help. */
+const OTHER_FLAGS = [
+  ["--context-limit N", "model context window, tokens   } known limits let no-progress"],
+  ["--output-limit N", "model output limit, tokens     } compare with opencode's"],
+  ["--input-limit N", "model input limit, tokens      } usable context"],
+  ["--reserved N", "opencode's compaction.reserved, tokens (moves the usable line of a model with an input limit)"],
+  ["--json", "print one JSON object instead of a table"],
+  ["-v, --version", "print the version"],
+  ["-h, --help", "show this help"],
+] as const;
 
-Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):
-  --threshold N          repeated-tool-call count that denies (default 3)
-  --window N             assistant messages repeated-tool-call reads (default 8)
-  --min-reduction F      fraction a compaction must cut the context by (default 0.1)
-  --match-output BOOL    same call needs the same output to count (default true)
-  --ignore LIST          comma-separated tools or bash command starts never counted
-  --context-limit N      model context window, tokens   } known limits let no-progress
-  --output-limit N       model output limit, tokens     } compare with opencode's
-  --input-limit N        model input limit, tokens      } usable context
-  --reserved N           opencode's compaction.reserved, tokens (moves the usable
-                         line of a model with an input limit; default opencode's)
-  --json                 print one JSON object instead of a table
-  -h, --help             show this help
-`;
+const USAGE = [
+  "Usage: opencode-compaction-guard replay <export.json | -> [options]",
+  "",
+  "Replays a session exported with `opencode export <sessionID> > session.json` through the",
+  "guard and shows, for every automatic compaction, whether the guard would have allowed the",
+  "synthetic continue turn.",
+  "",
+  "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
+  ...REPLAY_KEYS.map((key) => {
+    const s = SETTINGS[key];
+    return `  ${`--${s.flag} ${key === "matchOutput" ? "BOOL" : key === "ignore" ? "LIST" : key === "minReduction" ? "F" : "N"}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
+  }),
+  ...OTHER_FLAGS.map(([flag, help]) => `  ${flag.padEnd(23)}${help}`),
+  "",
+].join("\n");
 
 /** A usage or input problem: printed as one line, exit 2. */
 class UsageError extends Error {}
 
-const SETTING_FLAGS = {
-  threshold: "threshold",
-  window: "window",
-  "min-reduction": "minReduction",
-  "match-output": "matchOutput",
-  ignore: "ignore",
-} as const satisfies Record<string, keyof GuardSettings>;
+/** Every long flag replay knows, for "did you mean". */
+const KNOWN_FLAGS = [...REPLAY_KEYS.map((key) => `--${SETTINGS[key].flag}`), "--context-limit", "--output-limit", "--input-limit", "--reserved", "--json", "--version", "--help"];
+
+/** The known flag nearest to a mistyped one: one it begins (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`). */
+const nearestFlag = (flag: string): string => {
+  const long = flag.startsWith("--") ? flag : `-${flag}`;
+  return KNOWN_FLAGS.find((known) => known.startsWith(long)) ?? closest(long, KNOWN_FLAGS);
+};
 
 /** A whole number of tokens ≥ `min` from a flag; a UsageError otherwise. */
 function wholeTokens(name: string, text: string, min: number): number {
@@ -120,25 +132,27 @@ export async function main(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   try {
-    const { values, positionals } = parseArgs({
+    const { values: parsed, positionals } = parseArgs({
       args: [...argv],
       allowPositionals: true,
       options: {
-        threshold: { type: "string" },
-        window: { type: "string" },
-        "min-reduction": { type: "string" },
-        "match-output": { type: "string" },
-        ignore: { type: "string" },
+        ...Object.fromEntries(REPLAY_KEYS.map((key) => [SETTINGS[key].flag, { type: "string" as const }])),
         "context-limit": { type: "string" },
         "output-limit": { type: "string" },
         "input-limit": { type: "string" },
         reserved: { type: "string" },
         json: { type: "boolean", default: false },
+        version: { type: "boolean", short: "v", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
+    const values = parsed as Record<string, string | boolean | undefined>;
     if (values.help) {
       out(USAGE);
+      return 0;
+    }
+    if (values.version) {
+      out(`${VERSION}\n`);
       return 0;
     }
     const [command, file, ...extra] = positionals;
@@ -146,20 +160,19 @@ export async function main(
     if (file === undefined) throw new UsageError("replay needs an export file (or - for standard input)");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
 
-    const resolved = resolveSettings(undefined, env);
-    // _NOTIFY and _DISABLED do not apply to replay: it always decides and prints.
-    const applies = (problem: string) => !/^OPENCODE_COMPACTION_GUARD_(NOTIFY|DISABLED):/.test(problem);
-    for (const problem of resolved.problems.filter(applies)) err(`warning: ${problem}\n`);
+    const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS });
+    for (const problem of resolved.problems) err(`warning: ${problem}\n`);
     const settings: Record<string, unknown> = { ...resolved.settings };
-    for (const [flag, key] of Object.entries(SETTING_FLAGS)) {
-      const text = values[flag as keyof typeof SETTING_FLAGS];
+    for (const key of REPLAY_KEYS) {
+      const flag = SETTINGS[key].flag!;
+      const text = values[flag] as string | undefined;
       if (text === undefined) continue;
       const checked = checkSetting(key, parseSettingText(key, text));
       if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
       settings[key] = checked.value;
     }
     const limits = limitsFlags(values);
-    const reserved = values.reserved === undefined ? undefined : wholeTokens("reserved", values.reserved, 0);
+    const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
 
     const session = await readExport(file);
     const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits, reserved });
@@ -187,6 +200,11 @@ export async function main(
       return 2;
     }
     const code = (error as { code?: string }).code;
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      const flag = /'(-{1,2}[^'=]+)/.exec((error as Error).message)?.[1] ?? "";
+      err(`opencode-compaction-guard: unknown option ${flag}; did you mean ${nearestFlag(flag)}? (try --help)\n`);
+      return 2;
+    }
     if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
       err(`opencode-compaction-guard: ${(error as Error).message.replace(/\s+/g, " ").trim()} (try --help)\n`);
       return 2;

@@ -9,9 +9,10 @@
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { buildTimeline } from "./history.js";
-import { allowLogMessage, denialLogMessage, denialToast } from "./notice.js";
+import { allowLogMessage, denialLogMessage, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
 import { redactSecrets } from "./redact.js";
-import { resolveSettings } from "./settings.js";
+import { describeSettings, resolveSettings, SETTINGS } from "./settings.js";
+import { VERSION } from "./version.js";
 import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
 
 
@@ -30,11 +31,38 @@ type Level = "debug" | "info" | "warn" | "error";
 /** Test seams: everything the guard takes from its surroundings. */
 export interface GuardDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Shared by every copy of the guard in one opencode process (the plugin listed twice, say
+   * by npm name and as a file): the compactions already decided, so that each is decided and
+   * announced once. `server` passes one registry for the whole process; a guard made without
+   * one decides alone.
+   */
+  readonly registry?: DecisionRegistry;
   readonly messagesTimeoutMs?: number;
   readonly notifyTimeoutMs?: number;
 }
 
 class TimeoutError extends Error {}
+
+/** Compactions already claimed by a copy of the guard, by session and message id; bounded. */
+export class DecisionRegistry {
+  private readonly claimed = new Set<string>();
+  /** How many copies of the guard were made with this registry. */
+  copies = 0;
+
+  /** True the first time a compaction is claimed, false after. Keeps the newest 1,000. */
+  claim(sessionID: string, messageID: string): boolean {
+    const key = `${sessionID}\u0000${messageID}`;
+    if (this.claimed.has(key)) return false;
+    this.claimed.add(key);
+    if (this.claimed.size > 1_000) this.claimed.delete(this.claimed.values().next().value!);
+    return true;
+  }
+}
+
+/** The registry of this process, shared by every copy `server` makes (a global, so two bundles share it too). */
+const PROCESS_REGISTRY: DecisionRegistry = ((globalThis as Record<symbol, unknown>)[Symbol.for("opencode-compaction-guard.registry")] ??=
+  new DecisionRegistry()) as DecisionRegistry;
 
 /** Resolves like `promise`, or rejects with TimeoutError after `ms`. The timer never holds the process. */
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -65,7 +93,10 @@ const reason = (error: unknown): string =>
  */
 export function createGuard(input: Pick<PluginInput, "client">, options: unknown, deps: GuardDeps = {}): Hooks {
   const client: Client = input.client;
-  const { settings, problems } = resolveSettings(options, deps.env ?? process.env);
+  const resolved = resolveSettings(options, deps.env ?? process.env);
+  const { settings, problems } = resolved;
+  const registry = deps.registry;
+  const copy = registry ? ++registry.copies : 1;
   const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
   const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
 
@@ -88,9 +119,15 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
 
   for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
   if (!settings.enabled) {
-    void log("info", "compaction-guard is disabled (OPENCODE_COMPACTION_GUARD_DISABLED or enabled: false)");
+    const by = resolved.sources.enabled === "env" ? `${SETTINGS.enabled.env}=${(deps.env ?? process.env)[SETTINGS.enabled.env]}` : "the plugin option enabled: false";
+    void log("info", `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it`);
     return {};
   }
+  void log(
+    "info",
+    `compaction-guard ${VERSION} loaded: ${describeSettings(resolved)}` +
+      (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is still decided once)` : ""),
+  );
 
   const limit = historyLimit(settings);
 
@@ -115,11 +152,25 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
     }
   };
 
+  /** The session's title (one line, at most 60 characters), or undefined when it cannot be read in notifyTimeoutMs. */
+  const readTitle = async (sessionID: string): Promise<string | undefined> => {
+    try {
+      if (typeof client.session?.get !== "function") return undefined;
+      const response = await withTimeout(Promise.resolve(client.session.get({ path: { id: sessionID } })), notifyTimeoutMs, "session.get");
+      const title = (response as { data?: { title?: unknown } } | undefined)?.data?.title;
+      return typeof title === "string" && title.trim() !== "" ? title : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
     const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
     try {
       if (output?.enabled === false) return; // another plugin already denied it
+      // Another copy of the guard decides this compaction (it runs first, on the same output).
+      if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
       const reserved = readReserved();
       const response = await withTimeout(
         Promise.resolve(
@@ -153,15 +204,25 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
         if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict, index), extra);
         return;
       }
-      output.enabled = false;
+      const observe = settings.mode === "observe";
+      if (!observe) output.enabled = false;
       if (settings.notify === "off") return;
-      if (verdict.severity === "info") {
-        // Housekeeping (the turn had finished): an info line, never a "loop stopped" alarm.
-        await log("info", denialLogMessage(sessionID, verdict, index), extra);
+      const title = await readTitle(sessionID);
+      const session = sessionLabel(sessionID, title);
+      if (observe) {
+        if (settings.notify === "toast" && verdict.severity === "warning") {
+          await quietly("tui.showToast", () => client.tui.showToast({ body: observedToast(verdict, sessionID, title) }));
+        }
+        await log(verdict.severity === "info" ? "info" : "warn", observedLogMessage(session, verdict, index), { ...extra, mode: "observe" });
         return;
       }
-      if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict) }));
-      await log("warn", denialLogMessage(sessionID, verdict, index), extra);
+      if (verdict.severity === "info") {
+        // Housekeeping (the turn had finished): an info line, never a "loop stopped" alarm.
+        await log("info", denialLogMessage(session, verdict, index), extra);
+        return;
+      }
+      if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict, sessionID, title) }));
+      await log("warn", denialLogMessage(session, verdict, index), extra);
     } catch (error) {
       await log(
         "warn",
@@ -175,4 +236,4 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
 }
 
 /** The plugin function opencode calls at start-up: `(input, options) => hooks`. */
-export const server: Plugin = async (input, options) => createGuard(input, options);
+export const server: Plugin = async (input, options) => createGuard(input, options, { registry: PROCESS_REGISTRY });

@@ -11,9 +11,11 @@ import type { Evidence, RuleName, Verdict } from "./verdict.js";
 const tokens = (n: number | null): string => (n === null ? "?" : `${n.toLocaleString("en-US")} tokens`);
 const percent = (fraction: number | null): string => (fraction === null ? "?" : `${Math.round(fraction * 100)}%`);
 
-/** A rule's words: one sentence of evidence, and the next step to suggest. */
+/** A rule's words: one sentence of evidence, a few words for the toast, and the next step to suggest. */
 interface Words<E> {
   readonly explain: (evidence: E) => string;
+  /** What happened in a few words, for the toast (read at a glance, at 54–60 columns). */
+  readonly short: (evidence: E) => string;
   readonly nextStep: string;
 }
 
@@ -26,25 +28,37 @@ const WORDS: { readonly [R in RuleName]: Words<Evidence[R]> } = {
       if (e.stalled === "provider-overflow-again") {
         return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
       }
-      const grew = (e.reduction ?? 0) < 0;
-      const change = grew
-        ? `up from ${tokens(e.triggerTokens)} (${percent(-(e.reduction ?? 0))} larger)`
-        : `down from ${tokens(e.triggerTokens)} (${percent(e.reduction)} smaller)`;
-      const cut = `the previous compaction left ${tokens(e.afterTokens)} of context, ${change}`;
+      const reduction = e.reduction ?? 0;
+      // Shown to the precision of minReduction and rounded toward it, so that a stalled cut
+      // never reads as large as the cut needed ("9% smaller, less than the 10% needed").
+      const decimals = Number.isInteger(Math.round(e.minReduction * 1000) / 10) ? 0 : 1;
+      const scale = 100 * 10 ** decimals;
+      const pct = (fraction: number, round: (x: number) => number) => `${round(fraction * scale) / 10 ** decimals}%`;
+      // Floor for a cut that fell short (1e-6 absorbs float error: 0.29 × 100 = 28.999…).
+      const floor = (x: number) => Math.floor(x + 1e-6);
+      const cut =
+        e.afterTokens === e.triggerTokens
+          ? `the previous compaction left the context unchanged at ${tokens(e.afterTokens)}`
+          : reduction < 0
+            ? `the previous compaction left ${tokens(e.afterTokens)} of context, up from ${tokens(e.triggerTokens)} (${Math.round(-reduction * scale) === 0 ? "under 1%" : pct(-reduction, Math.round)} larger)`
+            : `the previous compaction left ${tokens(e.afterTokens)} of context, down from ${tokens(e.triggerTokens)} (${pct(reduction, floor)} smaller)`;
       return e.stalled === "still-over-usable-context"
         ? `${cut}, still over opencode's usable context of ${tokens(e.usableTokens)}, so every step compacts again`
-        : `${cut}, less than the ${percent(e.minReduction)} needed to make progress`;
+        : `${cut}, less than the ${pct(e.minReduction, Math.round)} cut needed to make progress`;
     },
+    short: () => "compaction no longer frees context",
     nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
   "back-to-back-compactions": {
     explain: (e) => `${e.inARow} compactions in a row with no step between them that did anything: compaction leaves no room to work`,
+    short: (e) => `${e.inARow} compactions in a row, no work between`,
     nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
   "repeated-tool-call": {
     explain: (e) =>
       `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
       `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
+    short: (e) => `the same ${e.tool} call ran ${e.count} times`,
     nextStep: `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
   },
   "no-new-work": {
@@ -56,18 +70,20 @@ const WORDS: { readonly [R in RuleName]: Words<Evidence[R]> } = {
         `repeated work done before it, such as ${what}, so the next cycle will repeat it again`
       );
     },
+    short: () => "it redid the work from before the compaction",
     nextStep: `${REPLY}; tell the model what is already done.`,
   },
   "turn-finished": {
     explain: () => "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
+    short: () => "the answer was already finished",
     nextStep: "Nothing was lost; reply to go on.",
   },
 };
 
 /** The words of the rule that denied (typed by the rule's own evidence). */
-function wordsOf<R extends RuleName>(rule: R, evidence: Evidence): { sentence: string; nextStep: string } {
+function wordsOf<R extends RuleName>(rule: R, evidence: Evidence): { sentence: string; short: string; nextStep: string } {
   const words = WORDS[rule] as Words<Evidence[R]>;
-  return { sentence: words.explain(evidence[rule]), nextStep: words.nextStep };
+  return { sentence: words.explain(evidence[rule]), short: words.short(evidence[rule]), nextStep: words.nextStep };
 }
 
 /** One sentence of evidence for a denial, e.g. "the same bash call (command=\"echo hi\") …". */
@@ -90,15 +106,37 @@ function compactionName(verdict: Verdict, index: number | null): string {
 }
 
 /**
+ * How a session is named to the user: its title and id (`"Fix the build" (ses_…)`), or its id
+ * alone. The title is cut to one line of at most 60 characters.
+ */
+export function sessionLabel(sessionID: string, title: string | undefined): string {
+  if (title === undefined) return sessionID;
+  const line = title.replace(/\s+/g, " ").trim();
+  const short = line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return short === "" ? sessionID : `"${short}" (${sessionID})`;
+}
+
+/**
  * The log line of a denial: session, compaction, rule, evidence, next steps. A stopped loop
  * reads "stopped auto-continue" (a warn line); housekeeping reads "skipped auto-continue"
  * (an info line).
+ *
+ * @param session the session as {@link sessionLabel} names it.
  */
-export function denialLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
+export function denialLogMessage(session: string, verdict: Verdict, index: number | null): string {
   const verb = verdict.severity === "info" ? "skipped" : "stopped";
   return (
-    `compaction-guard ${verb} auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
+    `compaction-guard ${verb} auto-continue in session ${session} after ${compactionName(verdict, index)}: ` +
     `${verdict.rule}: ${describeEvidence(verdict)}. ${nextSteps(verdict)}`
+  );
+}
+
+/** Observe mode's line: what enforce mode would have done, and why; nothing was denied. */
+export function observedLogMessage(session: string, verdict: Verdict, index: number | null): string {
+  const verb = verdict.severity === "info" ? "skipped" : "stopped";
+  return (
+    `compaction-guard would have ${verb} auto-continue in session ${session} after ${compactionName(verdict, index)} ` +
+    `(observe mode: the continue turn was added): ${verdict.rule}: ${describeEvidence(verdict)}.`
   );
 }
 
@@ -112,7 +150,6 @@ function repeatSummary(e: Evidence["repeated-tool-call"]): string {
 
 /** The info log line for an allowed continue turn. */
 export function allowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
-  const repeated = verdict.evidence["repeated-tool-call"];
   const noProgress = verdict.evidence["no-progress"];
   const progress =
     noProgress.status === "measured"
@@ -120,15 +157,35 @@ export function allowLogMessage(sessionID: string, verdict: Verdict, index: numb
       : `no-progress abstained (${noProgress.reason})`;
   return (
     `compaction-guard allowed auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
-    `${repeatSummary(repeated)}; ${progress}`
+    `${repeatSummary(verdict.evidence["repeated-tool-call"])}; ${progress}`
   );
 }
 
-/** The TUI toast for a stopped loop: short enough to read at a glance. */
-export function denialToast(verdict: Verdict): { title: string; message: string; variant: "warning" } {
+/** The session as the toast names it: its title (up to 40 characters), else its id. */
+const toastName = (sessionID: string, title: string | undefined): string => {
+  const line = title?.replace(/\s+/g, " ").trim();
+  return line ? `"${line.length > 40 ? `${line.slice(0, 39)}…` : line}"` : sessionID;
+};
+
+/**
+ * The TUI toast for a stopped loop: a title and two short sentences (what happened, what
+ * to do), which wrap cleanly at 54–60 columns. The full evidence is in the warn line.
+ */
+export function denialToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "warning" } {
+  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
   return {
     title: "Compaction loop stopped",
-    message: `${verdict.rule}: ${describeEvidence(verdict)}. ${nextSteps(verdict)}`,
+    message: `${toastName(sessionID, title)} stopped: ${short}. Reply to go on; the log has the details.`,
     variant: "warning",
+  };
+}
+
+/** Observe mode's toast: quieter (info), and says nothing was stopped. */
+export function observedToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "info" } {
+  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  return {
+    title: "Compaction guard (observe mode)",
+    message: `${toastName(sessionID, title)}: ${short}. It would have stopped here; it goes on.`,
+    variant: "info",
   };
 }

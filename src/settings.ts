@@ -1,101 +1,157 @@
 /**
  * The guard's settings: defaults < the options object of the plugin's entry in
- * `opencode.json` < environment variables. Each value is validated on its own; an invalid
- * one is reported (the caller logs it once) and ignored: the value below it stands.
+ * `opencode.json` < environment variables (< the replay command's flags). Each value is
+ * validated on its own; an invalid one is reported (the caller logs it once) and ignored:
+ * the value below it stands.
+ *
+ * {@link SETTINGS} is the one source of every setting: its schema (type and bounds), default,
+ * option key, environment variable, replay flag and help text. Everything else here (and the
+ * replay command's flags and help) is derived from it.
  */
+import { closest } from "fastest-levenshtein";
 import { z } from "zod";
 
 /** How a denial is announced: a TUI toast and a warn log line, the log line only, or nothing. */
 export type NotifyMode = "toast" | "log" | "off";
 
-export interface GuardSettings {
-  /** Deny when one completed tool call signature occurs this many times (count, ≥ 2). */
-  readonly threshold: number;
-  /** How many recent non-summary assistant messages repeated-tool-call looks at (messages, ≥ 1). */
-  readonly window: number;
-  /** No-progress denies unless a compaction cut the context by at least this fraction (0 ≤ f < 1). */
-  readonly minReduction: number;
-  /** Include the tool output in the signature: same call *and* same result. */
-  readonly matchOutput: boolean;
-  /** How a denial is announced (see {@link NotifyMode}). */
-  readonly notify: NotifyMode;
-  /** false: the guard never decides; opencode behaves as without it. */
-  readonly enabled: boolean;
-  /**
-   * Calls the rules never count: an entry matches a tool by its name (`todowrite`), or a
-   * bash call whose command is the entry or starts with it and a space (`gh run watch`).
-   */
-  readonly ignore: readonly string[];
+/** `enforce`: deny when a rule fires. `observe`: never deny; say where it would have. */
+export type GuardMode = "enforce" | "observe";
+
+/** Where an effective setting came from. */
+export type SettingSource = "default" | "option" | "env" | "flag";
+
+/** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
+const boolText = z.stringbool();
+
+/** One setting: everything the guard, the replay command and the README say about it. */
+interface SettingSpec<T> {
+  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists). */
+  readonly schema: z.ZodType<T>;
+  readonly default: T;
+  /** What the schema accepts, in words, for error messages. */
+  readonly expected: string;
+  /** The environment variable (for `enabled`: `…_DISABLED`, which reads inverted). */
+  readonly env: string;
+  /** The replay flag (without `--`), or null when the setting means nothing to replay. */
+  readonly flag: string | null;
+  /** One line of help: what it does. */
+  readonly help: string;
+  /** Turns environment or flag text into what `schema` expects (unparseable text passes through and fails). */
+  readonly fromText: (text: string) => unknown;
 }
 
-/** Defaults. threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
-export const DEFAULT_SETTINGS: GuardSettings = Object.freeze({
-  threshold: 3,
-  window: 8,
-  minReduction: 0.1,
-  matchOutput: true,
-  notify: "toast",
-  enabled: true,
-  ignore: Object.freeze([]) as readonly string[],
-});
+const spec = <T,>(s: SettingSpec<T>): SettingSpec<T> => s;
 
-type Key = keyof GuardSettings;
-
-const SCHEMAS: { readonly [K in Key]: z.ZodType<GuardSettings[K]> } = {
-  threshold: z.number().int().min(2).max(1000),
-  window: z.number().int().min(1).max(1000),
-  minReduction: z.number().min(0).lt(1),
-  matchOutput: z.boolean(),
-  notify: z.enum(["toast", "log", "off"]),
-  enabled: z.boolean(),
-  ignore: z.array(z.string().trim().min(1).max(200)).max(100).readonly(),
+/** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
+const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
+const boolean = (text: string): unknown => {
+  const parsed = boolText.safeParse(text.trim());
+  return parsed.success ? parsed.data : text;
 };
 
-/** What each setting accepts, in words, for error messages. */
-const EXPECTED: { readonly [K in Key]: string } = {
-  threshold: "an integer from 2 to 1000",
-  window: "an integer from 1 to 1000",
-  minReduction: "a number from 0 to below 1",
-  matchOutput: "true or false",
-  notify: "toast, log or off",
-  enabled: "true or false",
-  ignore: "a list of up to 100 tool names or command starts",
-};
+/** Every setting, in the order the start-up line and the help list them. */
+export const SETTINGS = {
+  threshold: spec({
+    schema: z.number().int().min(2).max(1000),
+    default: 3,
+    expected: "an integer from 2 to 1000",
+    env: "OPENCODE_COMPACTION_GUARD_THRESHOLD",
+    flag: "threshold",
+    help: "runs of one call, with nothing new between, across a compaction, that deny (repeated-tool-call)",
+    fromText: decimal,
+  }),
+  window: spec({
+    schema: z.number().int().min(1).max(1000),
+    default: 8,
+    expected: "an integer from 1 to 1000",
+    env: "OPENCODE_COMPACTION_GUARD_WINDOW",
+    flag: "window",
+    help: "recent steps repeated-tool-call reads",
+    fromText: decimal,
+  }),
+  minReduction: spec({
+    schema: z.number().min(0).lt(1),
+    default: 0.1,
+    expected: "a number from 0 to below 1",
+    env: "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
+    flag: "min-reduction",
+    help: "fraction of the context a compaction must cut, at least (no-progress)",
+    fromText: decimal,
+  }),
+  matchOutput: spec({
+    schema: z.boolean(),
+    default: true,
+    expected: "true or false",
+    env: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
+    flag: "match-output",
+    help: "a repeat must have the same output too",
+    fromText: boolean,
+  }),
+  ignore: spec<readonly string[]>({
+    schema: z.array(z.string().trim().min(1).max(200)).max(100).readonly(),
+    default: Object.freeze([]) as readonly string[],
+    expected: "a list of up to 100 tool names or command starts",
+    env: "OPENCODE_COMPACTION_GUARD_IGNORE",
+    flag: "ignore",
+    help: "comma-separated tools or bash command starts never counted",
+    // A comma-separated list: "gh run watch, todowrite".
+    fromText: (text) => text.split(",").map((item) => item.trim()).filter((item) => item !== ""),
+  }),
+  notify: spec<NotifyMode>({
+    schema: z.enum(["toast", "log", "off"]),
+    default: "toast",
+    expected: "toast, log or off",
+    env: "OPENCODE_COMPACTION_GUARD_NOTIFY",
+    flag: null,
+    help: "how a stopped loop is announced: toast + log line, log line, or nothing",
+    fromText: (text) => text.trim().toLowerCase(),
+  }),
+  mode: spec<GuardMode>({
+    schema: z.enum(["enforce", "observe"]),
+    default: "enforce",
+    expected: "enforce or observe",
+    env: "OPENCODE_COMPACTION_GUARD_MODE",
+    flag: null,
+    help: "observe: never deny, say where it would have",
+    fromText: (text) => text.trim().toLowerCase(),
+  }),
+  enabled: spec({
+    schema: z.boolean(),
+    default: true,
+    expected: "true or false",
+    env: "OPENCODE_COMPACTION_GUARD_DISABLED",
+    flag: null,
+    help: "false: the guard does nothing (env: _DISABLED=1)",
+    fromText: boolean,
+  }),
+} as const;
 
-/** Environment variable names, one per setting. `_DISABLED` is the inverse of `enabled`. */
-export const ENV_NAMES: { readonly [K in Key]: string } = {
-  threshold: "OPENCODE_COMPACTION_GUARD_THRESHOLD",
-  window: "OPENCODE_COMPACTION_GUARD_WINDOW",
-  minReduction: "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
-  matchOutput: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
-  notify: "OPENCODE_COMPACTION_GUARD_NOTIFY",
-  enabled: "OPENCODE_COMPACTION_GUARD_DISABLED",
-  ignore: "OPENCODE_COMPACTION_GUARD_IGNORE",
-};
+type Specs = typeof SETTINGS;
+type Key = keyof Specs;
 
-const KEYS = Object.keys(DEFAULT_SETTINGS) as Key[];
+/** The guard's settings, one field per entry of {@link SETTINGS}. */
+export type GuardSettings = { readonly [K in Key]: z.output<Specs[K]["schema"]> };
+
+const KEYS = Object.keys(SETTINGS) as Key[];
 const isKey = (key: string): key is Key => (KEYS as string[]).includes(key);
 
-/** Reads "true/false/1/0/yes/no/on/off" (any case); anything else is returned unchanged. */
-function parseBoolean(text: string): boolean | string {
-  const lower = text.trim().toLowerCase();
-  if (["true", "1", "yes", "on"].includes(lower)) return true;
-  if (["false", "0", "no", "off"].includes(lower)) return false;
-  return text;
-}
+/** Defaults. threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
+export const DEFAULT_SETTINGS: GuardSettings = Object.freeze(
+  Object.fromEntries(KEYS.map((key) => [key, SETTINGS[key].default])) as unknown as GuardSettings,
+);
+
+/** Environment variable names, one per setting. `_DISABLED` is the inverse of `enabled`. */
+export const ENV_NAMES: { readonly [K in Key]: string } = Object.freeze(
+  Object.fromEntries(KEYS.map((key) => [key, SETTINGS[key].env])) as { [K in Key]: string },
+);
 
 /** Turns a command-line or environment string into the type the setting's schema expects. */
 export function parseSettingText(key: Key, text: string): unknown {
-  if (key === "notify") return text.trim().toLowerCase();
-  if (key === "matchOutput" || key === "enabled") return parseBoolean(text);
-  // A comma-separated list: "gh run watch, todowrite".
-  if (key === "ignore") return text.split(",").map((item) => item.trim()).filter((item) => item !== "");
-  // Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity".
-  return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text;
+  return SETTINGS[key].fromText(text);
 }
 
-/** A short, safe rendering of a rejected value (never more than 40 characters). */
-function show(value: unknown): string {
+/** A short, safe rendering of a value (never more than 40 characters). */
+export function showValue(value: unknown): string {
   const text = typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
@@ -105,20 +161,33 @@ function show(value: unknown): string {
  *
  * @returns the value, or the message that says what was wrong (without the default).
  */
-export function checkSetting<K extends Key>(
-  key: K,
-  value: unknown,
-): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
-  const result = SCHEMAS[key].safeParse(value);
+export function checkSetting<K extends Key>(key: K, value: unknown): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
+  const result = (SETTINGS[key].schema as z.ZodType<GuardSettings[K]>).safeParse(value);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, problem: `${key} must be ${EXPECTED[key]}, got ${show(value)}` };
+  return { ok: false, problem: `${key} must be ${SETTINGS[key].expected}, got ${showValue(value)}` };
 }
 
-/** Settings after every layer, with what was ignored on the way. */
+/** Settings after every layer, with where each came from and what was ignored on the way. */
 export interface ResolvedSettings {
   readonly settings: GuardSettings;
+  /** Where each effective value came from. */
+  readonly sources: { readonly [K in Key]: SettingSource };
   /** One line per ignored value, e.g. `OPENCODE_COMPACTION_GUARD_WINDOW: window must be … ; using 8`. */
   readonly problems: readonly string[];
+}
+
+const ENV_PREFIX = "OPENCODE_COMPACTION_GUARD_";
+
+/**
+ * A variable that starts with our prefix but is none of ours: the nearest right name, and
+ * for `…_ENABLED=false` the variable that does that (`…_DISABLED=1`).
+ */
+function unknownEnvProblem(name: string): string {
+  const names = KEYS.map((key) => SETTINGS[key].env);
+  if (name === `${ENV_PREFIX}ENABLED` || name === `${ENV_PREFIX}DISABLE` || name === `${ENV_PREFIX}OFF`) {
+    return `${name}: not a setting; did you mean ${SETTINGS.enabled.env}=1 (to turn the guard off)?`;
+  }
+  return `${name}: not a setting; did you mean ${closest(name, names)}?`;
 }
 
 /**
@@ -127,39 +196,70 @@ export interface ResolvedSettings {
  * @param options the second argument opencode passes to the plugin (the object of a
  *   `["plugin", { … }]` entry in `opencode.json`), or undefined.
  * @param env environment variables, normally `process.env`.
- * @returns the settings and the list of ignored values; never throws.
+ * @param scope `only`: the settings to read from the environment (the replay command reads
+ *   those it has flags for; the rest keep their defaults and are not reported).
+ * @returns the settings, their sources and the list of ignored values; never throws.
  */
-export function resolveSettings(options: unknown, env: Readonly<Record<string, string | undefined>>): ResolvedSettings {
+export function resolveSettings(
+  options: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  scope: { readonly only?: readonly Key[] } = {},
+): ResolvedSettings {
+  const inScope = (key: Key) => scope.only === undefined || scope.only.includes(key);
   const values: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  const sources = Object.fromEntries(KEYS.map((key) => [key, "default"])) as Record<Key, SettingSource>;
   const problems: string[] = [];
-  const apply = (key: Key, value: unknown, source: string): void => {
+  const apply = (key: Key, value: unknown, source: string, kind: SettingSource): void => {
     const checked = checkSetting(key, value);
-    if (checked.ok) values[key] = checked.value;
-    else problems.push(`${source}: ${checked.problem}; using ${show(values[key])}`);
+    if (checked.ok) {
+      values[key] = checked.value;
+      sources[key] = kind;
+    } else problems.push(`${source}: ${checked.problem}; using ${showValue(values[key])}`);
   };
 
   if (options !== undefined && options !== null) {
     if (typeof options !== "object" || Array.isArray(options)) {
-      problems.push(`plugin options: expected an object, got ${show(options)}; using defaults`);
+      problems.push(`plugin options: expected an object, got ${showValue(options)}; using defaults`);
     } else {
       for (const [key, value] of Object.entries(options)) {
-        if (isKey(key)) apply(key, value, `plugin option ${key}`);
+        if (isKey(key)) apply(key, value, `plugin option ${key}`, "option");
         else problems.push(`plugin option ${key}: unknown setting (known: ${KEYS.join(", ")}); ignored`);
       }
     }
   }
 
-  for (const key of KEYS) {
-    const text = env[ENV_NAMES[key]];
+  for (const key of KEYS.filter(inScope)) {
+    const text = env[SETTINGS[key].env];
     if (text === undefined || text === "") continue;
     const parsed = parseSettingText(key, text);
     // _DISABLED=true means enabled=false; an unparseable value stays as text and is rejected.
     if (key === "enabled") {
-      if (typeof parsed === "boolean") values.enabled = !parsed;
-      else problems.push(`${ENV_NAMES.enabled}: must be true or false (1/0, yes/no, on/off), got ${show(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`);
+      if (typeof parsed === "boolean") {
+        values.enabled = !parsed;
+        sources.enabled = "env";
+      } else {
+        problems.push(
+          `${SETTINGS.enabled.env}: must be true or false (1/0, yes/no, on/off), got ${showValue(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`,
+        );
+      }
       continue;
     }
-    apply(key, parsed, ENV_NAMES[key]);
+    apply(key, parsed, SETTINGS[key].env, "env");
   }
-  return { settings: values as unknown as GuardSettings, problems };
+
+  const known = new Set(KEYS.map((key) => SETTINGS[key].env));
+  for (const name of Object.keys(env).sort()) {
+    if (name.startsWith(ENV_PREFIX) && !known.has(name)) problems.push(unknownEnvProblem(name));
+  }
+  return { settings: values as unknown as GuardSettings, sources, problems };
+}
+
+/**
+ * Every effective setting and where it came from, for the start-up line:
+ * `threshold 3 (default), window 8 (option), …, ignore ["gh run watch"] (env)`.
+ */
+export function describeSettings(resolved: Pick<ResolvedSettings, "settings" | "sources">): string {
+  return KEYS.filter((key) => key !== "enabled")
+    .map((key) => `${key} ${showValue(resolved.settings[key])} (${resolved.sources[key]})`)
+    .join(", ");
 }

@@ -89,7 +89,7 @@ describe("replay table", () => {
     expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,000\s+deny\s+no-progress$/);
     expect(lines[4]).toMatch(/^3\s+msg_22b7cbad0001ju6u1ULSB4ME6t\s+7,020\s+-\s+deny\s+no-progress$/);
     expect(lines.at(-1)).toBe(
-      "first deny: compaction 2, no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% needed to make progress",
+      "first deny: compaction 2, no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% cut needed to make progress",
     );
   });
 
@@ -127,7 +127,7 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ["an output limit alone", () => [LOOP, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
     ["an input limit alone", () => [LOOP, "--input-limit", "6000"], /--input-limit needs --context-limit too$/],
     ["a flag without its value", () => [LOOP, "--context-limit", "-5"], /Option '--context-limit' argument is ambiguous.* \(try --help\)$/],
-    ["an unknown flag", () => [LOOP, "--frobnicate"], /Unknown option '--frobnicate'.* \(try --help\)$/],
+    ["an unknown flag", () => [LOOP, "--frobnicate"], /^opencode-compaction-guard: unknown option --frobnicate; did you mean --\S+\? \(try --help\)$/],
   ])("%s", async (_, args, message) => {
     const { code, stdout, stderr } = await cli(["replay", ...args()]);
     expect(code).toBe(2);

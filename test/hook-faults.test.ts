@@ -207,7 +207,8 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const { output, settledAt } = await runHook(fake, looping());
     expect(output.enabled).toBe(false);
     expect(fake.toasts).toHaveLength(1);
-    expect(fake.client.app.log).toHaveBeenCalledTimes(1);
+    // The start-up line, then the denial's warn line.
+    expect(fake.client.app.log).toHaveBeenCalledTimes(2);
     expect(settledAt).toBe(how === "hangs" ? NOTIFY_MS : 0);
   });
 
@@ -227,7 +228,7 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const { output, settledAt } = await runHook(fake, looping());
     expect(output.enabled).toBe(true);
     expect(settledAt).toBe(MESSAGES_MS + NOTIFY_MS);
-    expect(fake.client.app.log).toHaveBeenCalledTimes(1);
+    expect(fake.client.app.log).toHaveBeenCalledTimes(2); // the start-up line, then the fallback warning
   });
 
   it("a client without tui: denied, and the log line says why (not a fallback warning)", async () => {
@@ -258,7 +259,8 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const messages = fake.client.app.log.mock.calls.map(([options]) => (options as { body: { message: string } }).body.message);
     expect(messages).toEqual([
       'compaction-guard: setting ignored: plugin option threshold: threshold must be an integer from 2 to 1000, got "three"; using 3',
-      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled, ignore); ignored",
+      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, matchOutput, ignore, notify, mode, enabled); ignored",
+      expect.stringMatching(/^compaction-guard 0\.2\.0 loaded: threshold 3 \(default\), /),
       expect.stringMatching(/^compaction-guard stopped auto-continue/),
     ]);
   });

@@ -53,13 +53,13 @@ const DENIALS: { readonly [R in RuleName]: () => ReplayRow } = {
 describe("what the user is told", () => {
   it("a compaction that cut too little", () => {
     expect(describeEvidence(stalled(9_500))).toBe(
-      "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% needed to make progress",
+      "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% cut needed to make progress",
     );
   });
 
   it("a compaction after which the context grew", () => {
     expect(describeEvidence(stalled(10_500))).toBe(
-      "the previous compaction left 10,500 tokens of context, up from 10,000 tokens (5% larger), less than the 10% needed to make progress",
+      "the previous compaction left 10,500 tokens of context, up from 10,000 tokens (5% larger), less than the 10% cut needed to make progress",
     );
   });
 
@@ -83,11 +83,12 @@ describe("what the user is told", () => {
     expect(denialLogMessage("ses_n", verdict, 2)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction 2 \(msg_\d+\): no-progress: the previous compaction .* Reply to continue, or start a new session, or free context/,
     );
-    expect(denialToast(verdict)).toEqual({
+    expect(denialToast(verdict, "ses_n", "Fix the build")).toEqual({
       title: "Compaction loop stopped",
-      message: `no-progress: ${describeEvidence(verdict)}. Reply to continue, or start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
+      message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the log has the details.',
       variant: "warning",
     });
+    expect(denialToast(verdict, "ses_n").message).toBe("ses_n stopped: compaction no longer frees context. Reply to go on; the log has the details.");
   });
 
   it("names the compaction by id alone when its index is unknown", () => {
@@ -125,7 +126,7 @@ describe("words for every rule", () => {
   // The evidence does not carry matchOutput, so notice.ts cannot word it right; not asserted
   // here until the core decides.
   it.each([
-    ["no-progress", "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% needed to make progress"],
+    ["no-progress", "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% cut needed to make progress"],
     ["back-to-back-compactions", "3 compactions in a row with no step between them that did anything: compaction leaves no room to work"],
     [
       "repeated-tool-call",

@@ -64,7 +64,7 @@ describe("experimental.compaction.autocontinue", () => {
     expect(output.enabled).toBe(false);
     expect(toasts).toHaveLength(1);
     expect(toasts[0]).toMatchObject({ title: "Compaction loop stopped", variant: "warning" });
-    expect(toasts[0]!.message).toContain("no-progress");
+    expect(toasts[0]!.message).toBe("ses_dd48353bdffeeLNjPk1FftaDqf stopped: compaction no longer frees context. Reply to go on; the log has the details.");
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("warn");
     expect(logs[0]!.message).toContain(`session ${loop.info.id} after compaction 2 (msg_22b7cb90b001Oacj8ldTaTA4T8): `);

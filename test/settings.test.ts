@@ -4,7 +4,8 @@ import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../src/settings.js
 describe("resolveSettings", () => {
   it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled, nothing ignored", () => {
     expect(resolveSettings(undefined, {})).toEqual({
-      settings: { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, notify: "toast", enabled: true, ignore: [] },
+      settings: { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, ignore: [], notify: "toast", mode: "enforce", enabled: true },
+      sources: { threshold: "default", window: "default", minReduction: "default", matchOutput: "default", ignore: "default", notify: "default", mode: "default", enabled: "default" },
       problems: [],
     });
   });
@@ -15,7 +16,7 @@ describe("resolveSettings", () => {
       { OPENCODE_COMPACTION_GUARD_WINDOW: "5", OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT: "yes", OPENCODE_COMPACTION_GUARD_IGNORE: "gh run watch" },
     );
     expect(problems).toEqual([]);
-    expect(settings).toEqual({ threshold: 4, window: 5, minReduction: 0.2, matchOutput: true, notify: "log", enabled: true, ignore: ["gh run watch"] });
+    expect(settings).toEqual({ threshold: 4, window: 5, minReduction: 0.2, matchOutput: true, notify: "log", mode: "enforce", enabled: true, ignore: ["gh run watch"] });
   });
 
   it.each([
@@ -38,9 +39,10 @@ describe("resolveSettings", () => {
       "OPENCODE_COMPACTION_GUARD_WINDOW",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
       "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
-      "OPENCODE_COMPACTION_GUARD_NOTIFY",
-      "OPENCODE_COMPACTION_GUARD_DISABLED",
       "OPENCODE_COMPACTION_GUARD_IGNORE",
+      "OPENCODE_COMPACTION_GUARD_NOTIFY",
+      "OPENCODE_COMPACTION_GUARD_MODE",
+      "OPENCODE_COMPACTION_GUARD_DISABLED",
     ]);
   });
 
@@ -54,7 +56,7 @@ describe("resolveSettings", () => {
       "plugin option threshold: threshold must be an integer from 2 to 1000, got 2.5; using 3",
       'plugin option window: window must be an integer from 1 to 1000, got "8"; using 8',
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
-      "plugin option typo: unknown setting (known: threshold, window, minReduction, matchOutput, notify, enabled, ignore); ignored",
+      "plugin option typo: unknown setting (known: threshold, window, minReduction, matchOutput, ignore, notify, mode, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
       'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);

@@ -13,21 +13,28 @@ export interface LogBody {
  * @param config answers `config.get` (opencode's merged config, `{ data: Config }`); by
  *   default a config that sets nothing, so opencode's defaults (`compaction.reserved`) apply.
  */
-export function fakeClient(messages: (query: { limit?: number }) => unknown, config: () => unknown = () => ({ data: {} })) {
+export function fakeClient(
+  messages: (query: { limit?: number }) => unknown,
+  config: () => unknown = () => ({ data: {} }),
+  title: string | undefined = undefined,
+) {
+  /** Every log line but the start-up line (`compaction-guard <version> loaded: …`), which goes to `startup`. */
   const logs: LogBody[] = [];
+  const startup: LogBody[] = [];
   const toasts: Array<{ title?: string; message: string; variant: string }> = [];
   const client = {
     session: {
       messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) =>
         messages(options.query ?? {}),
       ),
+      get: vi.fn(async (options: { path: { id: string } }) => ({ data: { id: options.path.id, title } })),
     },
     config: {
       get: vi.fn(async () => config()),
     },
     app: {
       log: vi.fn(async (options: { body: LogBody }) => {
-        logs.push(options.body);
+        (/^compaction-guard \S+ loaded: /.test(options.body.message) ? startup : logs).push(options.body);
         return { data: true };
       }),
     },
@@ -38,7 +45,7 @@ export function fakeClient(messages: (query: { limit?: number }) => unknown, con
       }),
     },
   };
-  return { client, logs, toasts };
+  return { client, logs, startup, toasts };
 }
 
 /**
