@@ -175,7 +175,8 @@ export async function main(
     const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
 
     const session = await readExport(file);
-    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits, reserved });
+    const { directory } = session.info as { directory?: unknown };
+    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits, reserved, directory: typeof directory === "string" ? directory : undefined });
     const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({

@@ -122,15 +122,20 @@ async function readStdin(name: string, limits: ReadLimits): Promise<Buffer> {
 
 /**
  * Reads and validates an export file, or standard input when `path` is "-".
+ * A first line that is exactly opencode's progress line (`Exporting session: <id>`, which
+ * `opencode export <id> > file 2>&1` puts there) is skipped when the rest is valid JSON.
  * @param limits upper bounds on what is read; by default V8's longest string and the heap
  *   Node.js may still use (tests pass smaller ones).
  * @throws ExportError one line naming the file and the problem: missing path, a directory,
  *   unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
- *   (truncated, binary), or JSON of another shape.
+ *   (truncated, binary), or JSON of another shape. For a file that is not JSON it says what
+ *   most likely went wrong (see {@link notJsonMessage}): an export cut off by a pipe, opencode's
+ *   progress line or error output in the file.
  */
 export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionExport> {
   const name = path === "-" ? "<stdin>" : path;
   let text: string;
+  let size: number;
   try {
     if (path !== "-") {
       const info = await stat(path);
@@ -143,8 +148,12 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
       throw new ExportError(`${name}: is UTF-16 text (PowerShell's > writes it); save it as UTF-8`);
     }
     text = bytes.toString("utf8");
+    size = bytes.length;
     // A UTF-8 byte order mark (Windows editors, PowerShell's Out-File) is not part of the JSON.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.charCodeAt(0) === 0xfeff) {
+      text = text.slice(1);
+      size -= 3;
+    }
   } catch (error) {
     if (error instanceof ExportError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -153,11 +162,80 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
     throw new ExportError(`${name}: cannot be read (${code ?? (error as Error).message})`);
   }
   if (text.trim() === "") throw new ExportError(`${name}: is empty, expected an opencode export`);
+  // `opencode export <id> > file 2>&1` puts opencode's progress line first: skip it.
+  const progress = PROGRESS_LINE.exec(text);
+  const body = progress ? text.slice(progress[0].length) : text;
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(body);
   } catch (error) {
-    throw new ExportError(`${name}: is not valid JSON (${(error as Error).message.split("\n")[0]}); truncated or not an export?`);
+    const reason = (error as Error).message.split("\n")[0]!;
+    throw new ExportError(notJsonMessage(name, reason, text, body, size - (progress ? Buffer.byteLength(progress[0]) : 0)));
   }
   return parseExport(json, name);
+}
+
+/**
+ * opencode's progress line, which `opencode export` (1.18.33) writes to standard error
+ * before the JSON: `Exporting session: <id>` (`latest` when no id was given).
+ */
+const PROGRESS_LINE = /^Exporting session: [^\s]+\r?\n/;
+/** Pipe buffer sizes at which `opencode export` into a pipe stops: 64 KiB (macOS), 128 KiB (Linux, measured with 1.18.33). */
+const PIPE_CUTS = [64 * 1024, 128 * 1024];
+/** How an export's JSON starts: `{"info"` or `{\n  "info"`. */
+const EXPORT_START = /^\s*\{\s*"info"\s*:/;
+
+/** Control characters (a terminal's colour codes among them) written visibly: `\u001b`. */
+const visible = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * The one-line error for a file that is not JSON, with what most likely went wrong:
+ * - it starts with opencode's "Exporting session" line: standard error went into the file
+ *   (`2>&1`), and what follows the line is not a whole export either (else it was read);
+ * - opencode's error output instead of an export (`Error: Session not found: …`);
+ * - an export cut off (it starts like one and is 64 or 128 KiB long, or stops inside a
+ *   string, object or array): opencode export truncates its output when written to a pipe.
+ * Otherwise: "truncated or not an export?".
+ * @param reason JSON.parse's message for `body`.
+ * @param text the whole file; `body` is what was parsed (without opencode's progress line).
+ * @param bytes the size of `body` in bytes, as read.
+ */
+function notJsonMessage(name: string, reason: string, text: string, body: string, bytes: number): string {
+  const problem = `${name}: is not valid JSON (${visible(reason)})`;
+  const fromProgress = /^Exporting session: (ses_[A-Za-z0-9]+)/.exec(text)?.[1];
+  const fromJson = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"(ses_[A-Za-z0-9]+)"/.exec(body.slice(0, 200))?.[1];
+  const command = `opencode export ${fromProgress ?? fromJson ?? "<id>"} > session.json`;
+  const progress = /^Exporting session(?::|\.\.\.)/.test(text);
+  if (progress) {
+    // What opencode printed after the line, colours removed: `Error: Session not found: ses_…`.
+    const rest = text.slice(text.indexOf("\n") + 1, text.indexOf("\n") + 1 + 1000).replace(/\u001b\[[0-9;]*m/g, "");
+    const said = /^\s*Error:\s*([^\n]*)/.exec(rest)?.[1]?.trim().slice(0, 200);
+    if (said !== undefined) return `${name}: holds opencode's error output, not an export (Error: ${visible(said)})`;
+  }
+  const cut = EXPORT_START.test(body.slice(0, 200)) && (PIPE_CUTS.includes(bytes) || endsInside(body));
+  const at = PIPE_CUTS.includes(bytes) ? ` at ${bytes / 1024} KiB` : "";
+  const pipe = `stops mid-export${at}: opencode export truncates its output when written to a pipe`;
+  if (progress) {
+    const line = `the file starts with opencode's "Exporting session…" line (2>&1?)`;
+    return `${problem}; ${line}${cut ? ` and ${pipe}` : ""}; export with: ${command}`;
+  }
+  if (cut) return `${problem}; it ${pipe}; write it to a file: ${command}`;
+  return `${problem}; truncated or not an export?`;
+}
+
+/** Whether JSON text stops inside a string, object or array (a cut-off file). */
+function endsInside(json: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return inString || depth > 0;
 }

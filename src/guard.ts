@@ -86,13 +86,15 @@ const reason = (error: unknown): string =>
  * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
  * setting is logged once as a warning. Keeps no per-session state.
  *
- * @param input opencode's PluginInput (only `client` is used).
+ * @param input opencode's PluginInput (`client`, and `directory` for previews of file paths).
  * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
  * @param deps test seams: the environment (default `process.env`) and the timeouts (ms).
  * @returns the hooks: `experimental.compaction.autocontinue`, or none when disabled. Never throws.
  */
-export function createGuard(input: Pick<PluginInput, "client">, options: unknown, deps: GuardDeps = {}): Hooks {
+export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>, options: unknown, deps: GuardDeps = {}): Hooks {
   const client: Client = input.client;
+  /** The project directory opencode runs in: previews show file paths relative to it. */
+  const directory = typeof input.directory === "string" ? input.directory : undefined;
   const resolved = resolveSettings(options, deps.env ?? process.env);
   const { settings, problems } = resolved;
   const registry = deps.registry;
@@ -188,7 +190,7 @@ export function createGuard(input: Pick<PluginInput, "client">, options: unknown
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
-      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved });
+      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved, directory });
       // With fewer messages than asked for, the view starts at the session's beginning and
       // the compaction's index among the session's automatic compactions is known.
       const index = data.length < limit ? verdict.compaction.index : null;

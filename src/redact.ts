@@ -1,14 +1,10 @@
 /**
- * Short, redacted previews of tool inputs: the only part of a tool call the guard ever
- * shows (in evidence, logs, toasts and replay output). Raw outputs are never shown.
+ * Secret masking: the second layer under preview.ts's allow-list (which shows only what is
+ * known to be harmless), and the filter for error messages the guard logs.
  */
-import { canonicalJson } from "./signature.js";
 
-/** Longest preview, characters. */
+/** Longest preview of a tool call, characters. */
 export const PREVIEW_MAX = 60;
-
-/** Fields whose value says best what a call did (bash `command`, read `filePath` …). */
-const TELLING_FIELDS = ["command", "filePath", "path", "pattern", "url", "query"];
 
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi, "$1 [redacted]"],
@@ -42,27 +38,4 @@ export function redactSecrets(text: string): string {
   let out = text;
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
   return out.replace(LONG_TOKEN, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? "[redacted]" : run));
-}
-
-/**
- * A one-line preview of a tool input, at most {@link PREVIEW_MAX} characters, secrets masked.
- * For an object with a telling field (`command`, `filePath` …) it shows `field=value`;
- * otherwise the canonical JSON.
- */
-export function previewInput(input: unknown): string {
-  let text: string;
-  const field =
-    typeof input === "object" && input !== null
-      ? TELLING_FIELDS.find((name) => typeof (input as Record<string, unknown>)[name] === "string")
-      : undefined;
-  if (field !== undefined) text = `${field}=${JSON.stringify((input as Record<string, string>)[field])}`;
-  else text = canonicalJson(input);
-  // Redact a bounded prefix. A secret cut at its edge can be too short to match its pattern
-  // (all match from 32 characters on), and redactions before it can pull it into view: a
-  // word of up to 47 characters at the cut is dropped (a longer one is masked whole as a
-  // LONG_TOKEN when it mixes letters and digits).
-  const cut = text.length > 4 * PREVIEW_MAX;
-  const head = cut ? text.slice(0, 4 * PREVIEW_MAX).replace(/(?<![\w.~+/=-])[\w.~+/=-]{1,47}$/, "") : text;
-  const flat = redactSecrets(head).replace(/\s+/g, " ").trim();
-  return cut || flat.length > PREVIEW_MAX ? `${flat.slice(0, PREVIEW_MAX - 1)}…` : flat;
 }

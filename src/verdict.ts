@@ -42,6 +42,8 @@ export interface DecideOptions {
   readonly limits?: Partial<ModelLimits> | undefined;
   /** opencode's `compaction.reserved` (tokens) when the user set it; it moves the usable line. */
   readonly reserved?: number | undefined;
+  /** The project directory: file paths in previews are shown relative to it. */
+  readonly directory?: string | undefined;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface DecideOptions {
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = buildView(timeline, compaction, settings, start);
-  const context = { settings, limits: options.limits, reserved: options.reserved };
+  const context = { settings, limits: options.limits, reserved: options.reserved, directory: options.directory };
   const evidence: Record<string, unknown> = {};
   const fired: (typeof RULES)[number][] = [];
   for (const rule of RULES) {

@@ -130,11 +130,11 @@ describe("words for every rule", () => {
     ["back-to-back-compactions", "3 compactions in a row with no step between them that did anything: compaction leaves no room to work"],
     [
       "repeated-tool-call",
-      'the same bash call (command="npm test") ran 3 times with the same result and nothing new in between, before and after a compaction (last 5 assistant messages since your last message)',
+      'the same bash call (npm test) ran 3 times with the same result and nothing new in between, before and after a compaction (last 5 assistant messages since your last message)',
     ],
     [
       "no-new-work",
-      "all 2 actions in the 2 steps since the previous compaction repeated work done before it, such as read (filePath=\"a.ts\"), so the next cycle will repeat it again",
+      "all 2 actions in the 2 steps since the previous compaction repeated work done before it, such as read (filePath=a.ts), so the next cycle will repeat it again",
     ],
     ["turn-finished", "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work"],
   ] as const)("%s: %s", (rule, sentence) => {

@@ -117,7 +117,7 @@ describe("experimental.compaction.autocontinue", () => {
     const denied = await run(messages);
     expect(denied.output.enabled).toBe(false);
     expect(denied.logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny", rule: "repeated-tool-call" });
-    expect(denied.logs[0]!.message).toContain("repeated-tool-call: the same bash call (command=\"npm test\") ran 3 times");
+    expect(denied.logs[0]!.message).toContain("repeated-tool-call: the same bash call (npm test) ran 3 times");
     const allowed = await run(messages, { threshold: 4 });
     expect(allowed.output.enabled).toBe(true);
     expect(allowed.logs[0]!.message).toContain("longest repeat 3 of 4 runs across a compaction");

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
 import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { previewInput } from "../src/redact.js";
+import { previewCall } from "../src/preview.js";
 import { replayMessages } from "../src/replay.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
@@ -189,8 +189,8 @@ describe("secrets in the toast and the warn line", () => {
       for (let i = 0; i < n; i++) s.step(bash(command), null).compact({ continueTurn: i < n - 1 });
       return s.messages;
     };
-    const preview = previewInput(bash(command).input);
-    expect(preview).toContain("[redacted]");
+    const preview = previewCall("bash", bash(command).input);
+    expect(preview).not.toContain("S3cretPass42");
     for (const [n, rule] of [[2, "no-new-work"], [3, "repeated-tool-call"]] as const) {
       const { output, logs, toasts } = await hook(cycles(n), { context: 8000, output: 2000 });
       expect(output.enabled).toBe(false);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
+import { readExport } from "../src/export.js";
 import { bash, SessionBuilder } from "./support/session.js";
 
 // readFile stays the real one unless a test makes it fail (root reads any file, so a
@@ -146,5 +147,90 @@ describe("the executable", () => {
     });
     expect(stderr).toBe("");
     expect(code).toBe(0);
+  });
+});
+
+describe("what opencode export puts in a file by mistake: the hint says how to export", () => {
+  // opencode 1.18.33 writes "Exporting session: <id>" to standard error, then the JSON
+  // (JSON.stringify(…, null, 2)) to standard output. Into a pipe, the output stopped at 64 KiB
+  // or 128 KiB in most of 12 runs (measured: 65536 ×3, 131072 ×6, whole ×3).
+  const PROGRESS = "Exporting session: ses_input\n";
+  /** The loop export as opencode prints it, over 300 KB (long outputs). */
+  const printed = () => `${JSON.stringify(loopExport(`${"1 failed\n".repeat(12_000)}`), null, 2)}\n`;
+  const cutAt = (text: string, bytes: number) => Buffer.from(text).subarray(0, bytes);
+  const FIX = "opencode export truncates its output when written to a pipe; write it to a file: opencode export ses_input > session.json";
+
+  async function rejected(path: string) {
+    const { code, stdout, stderr } = await cli(path);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    return stderr;
+  }
+
+  it.each([
+    [64 * 1024, "64 KiB"],
+    [128 * 1024, "128 KiB"],
+  ])("an export cut at %i bytes by a pipe", async (bytes, size) => {
+    const path = file(`cut-${bytes}.json`, cutAt(printed(), bytes));
+    expect(await rejected(path)).toMatch(new RegExp(`cut-${bytes}\\.json: is not valid JSON \\(.*\\); it stops mid-export at ${size}: ${FIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n$`));
+  });
+
+  it("an export that stops mid-JSON at any other size", async () => {
+    const stderr = await rejected(file("cut-odd.json", cutAt(printed(), 5_000)));
+    expect(stderr).toContain(`; it stops mid-export: ${FIX}\n`);
+  });
+
+  it("a compact export cut short, whose id is not known: <id>", async () => {
+    const stderr = await rejected(file("cut-compact.json", '{"info":{"title":"t"},"messages":[{"info":{"id":"m1","role":"user"},"parts":[{"text":"a'));
+    expect(stderr).toContain("; it stops mid-export: opencode export truncates its output when written to a pipe; write it to a file: opencode export <id> > session.json\n");
+  });
+
+  it("read from a pipe (replay -): the same hint", async () => {
+    const chunk = cutAt(printed(), 128 * 1024);
+    const stdin = (async function* () {
+      yield chunk.subarray(0, 50_000);
+      yield chunk.subarray(50_000);
+    })();
+    await expect(readExport("-", { stdin })).rejects.toThrow(`<stdin>: is not valid JSON (Unterminated string in JSON at position 131072); it stops mid-export at 128 KiB: ${FIX}`);
+  });
+
+  it("a whole export after opencode's progress line (2>&1 into a file): the line is skipped and it replays", async () => {
+    const { code, stdout, stderr } = await cli(file("with-progress.json", PROGRESS + printed()), "--json");
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(decisions(stdout)).toEqual(EXPECTED);
+  });
+
+  it("the progress line and a cut export (2>&1 into a pipe): both said", async () => {
+    const stderr = await rejected(file("progress-cut.json", Buffer.concat([Buffer.from(PROGRESS), cutAt(printed(), 128 * 1024)])));
+    expect(stderr).toContain(
+      `; the file starts with opencode's "Exporting session…" line (2>&1?) and stops mid-export at 128 KiB: opencode export truncates its output when written to a pipe; export with: opencode export ses_input > session.json\n`,
+    );
+  });
+
+  it("the progress line and something else: said, with the id from the line", async () => {
+    const stderr = await rejected(file("progress-junk.json", `${PROGRESS}warning: something\n${JSON.stringify(loopExport())}`));
+    expect(stderr).toMatch(/progress-junk\.json: is not valid JSON \(.*\); the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export ses_input > session\.json\n$/);
+  });
+
+  it("opencode export without an id (2>&1): its prompt is in the file too; no id to suggest", async () => {
+    const stderr = await rejected(file("progress-latest.json", `Exporting session: latest\n\u001b[90m┌\u001b[39m  Export session\n│\n◆  Select session to export\n`));
+    expect(stderr).toMatch(/; the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export <id> > session\.json\n$/);
+    expect(stderr).not.toContain("\u001b");
+  });
+
+  it("opencode's error instead of an export (an unknown session id, 2>&1)", async () => {
+    // Byte for byte what opencode 1.18.33 wrote for `opencode export ses_nope > f 2>&1`.
+    const stderr = await rejected(file("not-found.json", "Exporting session: ses_nope\n\u001b[91m\u001b[1mError: \u001b[0mSession not found: ses_nope\n"));
+    expect(stderr).toMatch(/not-found\.json: holds opencode's error output, not an export \(Error: Session not found: ses_nope\)\n$/);
+  });
+
+  it.each([
+    ["a 128 KiB file that does not start like an export", "x".repeat(128 * 1024)],
+    ["an export-like start, whole but broken inside", '{"info": {"id": "ses_1"}, "messages": [} ]}'],
+    ["a line that only looks like the progress line", "Exporting sessions is fun\n{}"],
+  ])("%s: no pipe hint", async (name, content) => {
+    const stderr = await rejected(file(`${name.replace(/\W+/g, "-")}.json`, content));
+    expect(stderr).not.toContain("written to a pipe");
+    expect(stderr).toMatch(/; truncated or not an export\?\n$/);
   });
 });

@@ -11,7 +11,8 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
 import { createGuard } from "../src/guard.js";
-import { PREVIEW_MAX, previewInput } from "../src/redact.js";
+import { previewCall } from "../src/preview.js";
+import { PREVIEW_MAX } from "../src/redact.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";
 
@@ -105,13 +106,14 @@ describe("the hook", () => {
     expect(output.enabled).toBe(false);
     expect(logs.map((l) => l.extra?.rule)).toEqual(["no-new-work"]);
     expect(toasts).toHaveLength(1);
-    expect(logs[0]!.message).toContain(`such as ${call.tool} (${previewInput(call.input)})`);
+    expect(logs[0]!.message).toContain(`such as ${call.tool} (${previewCall(call.tool, call.input)})`);
     expectClean(seen);
   });
 
   it("shows the redacted preview of the input, and only that", async () => {
     const { logs, toasts } = await runHook(loop(CALLS.bash!));
-    const preview = 'command="curl -H \\"Authorization: [redacted] [redacted]\\" \\…';
+    // Only what is known to be harmless: the program, never its flags, headers or URL.
+    const preview = "curl …";
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
     expect(logs[0]!.message).toContain(`repeated-tool-call: the same bash call (${preview}) ran 3 times with the same result`);
     expect(toasts[0]!.message).toBe("ses_secret stopped: the same bash call ran 3 times. Reply to go on; the log has the details.");
@@ -164,58 +166,10 @@ describe("the replay CLI", () => {
   it("--json shows the preview as the evidence of the input, in both repeat rules", async () => {
     const { out } = await replay(loop(CALLS.nested!), "--json");
     const [first, second] = JSON.parse(out).compactions;
-    const preview = '{"auth":[redacted]"headers":["Authorization: [redacted] [re…';
+    // An MCP tool: the names of its input's keys, never a value.
+    const preview = "{auth, body, repo}";
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
     expect(first.evidence["repeated-tool-call"]).toMatchObject({ tool: "mcp__github__create_issue", preview });
     expect(second.evidence["no-new-work"].example).toEqual({ tool: "mcp__github__create_issue", preview });
-  });
-});
-
-describe("previewInput", () => {
-  it("masks a secret in JSON inside a string field, where its quotes come escaped", () => {
-    expect(previewInput({ command: `curl -d '{"password": "hunter2hunter2"}' https://x` })).toBe(
-      'command="curl -d \'{\\"password\\": \\"[redacted]\\"}\' https://x"',
-    );
-  });
-
-  it("still shows the start of a long path or command", () => {
-    const path = `/home/dev/project/${"deeply/nested/".repeat(30)}file.ts`;
-    expect(previewInput({ filePath: path })).toBe(`filePath="${path.slice(0, PREVIEW_MAX - 11)}…`);
-  });
-
-  // Secret-free filler, and secrets of every shape the redactor knows.
-  const filler = fc.constantFrom("curl", "-sS", "echo", "|", "jq .data", "https://api.example.com/v1/items", "--header", "npm test", "&&", "x".repeat(150), "é😀");
-  const body = (length: number) => fc.string({ unit: fc.constantFrom(..."ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"), minLength: length, maxLength: length });
-  const secret = fc.oneof(
-    body(40).map((b) => ({ shown: `sk-proj-${b}`, hidden: b })),
-    body(36).map((b) => ({ shown: `ghp_${b}`, hidden: b })),
-    body(32).map((b) => ({ shown: `Authorization: Bearer ${b}`, hidden: b })),
-    body(24).map((b) => ({ shown: `api_key=${b}`, hidden: b })),
-    body(24).map((b) => ({ shown: `"password": "${b}"`, hidden: b })),
-  );
-  const command = fc.array(fc.oneof(filler.map((f) => ({ shown: f, hidden: "" })), secret), { minLength: 1, maxLength: 12 });
-
-  it("never shows 8 characters in a row of a secret, wherever it sits in a long input", () => {
-    fc.assert(
-      fc.property(command, fc.constantFrom("command", "filePath", "other"), (words, field) => {
-        const preview = previewInput({ [field]: words.map((w) => w.shown).join(" "), description: "d" });
-        expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
-        expect(words.map(({ hidden }) => pieceShown(preview, hidden, 8))).toEqual(words.map(() => undefined));
-      }),
-      { numRuns: 400 },
-    );
-  });
-
-  it("nor a piece of a secret cut at the edge of the part it redacts, after a long secret shrank", () => {
-    // The preview redacts a bounded prefix of the input; a long key before it shrinks to
-    // "[redacted]" and pulls the cut end of the next secret into view.
-    fc.assert(
-      fc.property(fc.integer({ min: 60, max: 235 }), fc.nat(60), secret, (length, pad, cut) => {
-        const long = `${"Ab3".repeat(80).slice(0, length)}`;
-        const preview = previewInput({ command: `${long} ${"y".repeat(pad)} ${cut.shown}` });
-        expect([pieceShown(preview, long, 8), pieceShown(preview, cut.hidden, 8)]).toEqual([undefined, undefined]);
-      }),
-      { numRuns: 1000 },
-    );
   });
 });

@@ -10,7 +10,7 @@
  * model does again what it did before it (anthropics/claude-code#86291).
  */
 import { defineRule } from "./rule.js";
-import { previewInput } from "../redact.js";
+import { previewCall } from "../preview.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =
@@ -45,7 +45,7 @@ export type NoNewWorkEvidence =
 export const noNewWork = defineRule({
   name: "no-new-work",
   severity: "warning",
-  check(view) {
+  check(view, { directory }) {
     const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoNewWorkEvidence });
     if (!view.previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
@@ -59,7 +59,7 @@ export const noNewWork = defineRule({
     const first = firstNew === null ? actions[0] : undefined;
     const example = first
       ? first.call
-        ? { tool: first.call.tool, preview: previewInput(first.call.input) }
+        ? { tool: first.call.tool, preview: previewCall(first.call.tool, first.call.input, directory) }
         : { tool: "text", preview: null }
       : null;
     const evidence: NoNewWorkEvidence = {

@@ -17,7 +17,7 @@
  * a compaction is weak: a user-requested poll looks the same as a stuck call until the
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
-import { previewInput } from "../redact.js";
+import { previewCall } from "../preview.js";
 import { compactionBetween, type Action } from "../view.js";
 import { defineRule } from "./rule.js";
 
@@ -60,7 +60,7 @@ interface Chain {
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
-  check(view, { settings }) {
+  check(view, { settings, directory }) {
     const steps = view.recentSteps(settings.window);
     // A chain needs two runs of one key: when every key in the window is distinct there is
     // nothing to count, and no action needs to be judged new (no output is hashed).
@@ -101,7 +101,7 @@ export const repeatedToolCall = defineRule({
     const acrossCompaction = best !== undefined && across(best);
     const evidence: RepeatedToolCallEvidence = {
       tool: best?.action.call?.tool ?? null,
-      preview: best?.action.call ? previewInput(best.action.call.input) : null,
+      preview: best?.action.call ? previewCall(best.action.call.tool, best.action.call.input, directory) : null,
       count: best?.count ?? 0,
       threshold: settings.threshold,
       matchOutput: settings.matchOutput,

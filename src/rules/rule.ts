@@ -25,6 +25,8 @@ export interface RuleContext {
   readonly limits: Partial<ModelLimits> | undefined;
   /** opencode's `compaction.reserved`, tokens, when the user set it; undefined = opencode's default. */
   readonly reserved: number | undefined;
+  /** The project directory, when known: file paths in previews are shown relative to it. */
+  readonly directory?: string | undefined;
 }
 
 /** One rule. `check` is pure and never throws on a view from buildView. */
