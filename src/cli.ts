@@ -88,6 +88,12 @@ function limitsFlags(values: Record<string, string | boolean | undefined>): Part
   if (limits.context === undefined && (limits.output !== undefined || limits.input !== undefined)) {
     throw new UsageError(`--${limits.output !== undefined ? "output" : "input"}-limit needs --context-limit too`);
   }
+  if (limits.context !== undefined && limits.output !== undefined && limits.input === undefined && limits.output >= limits.context) {
+    throw new UsageError(`--output-limit ${limits.output} is not below --context-limit ${limits.context}: opencode would have no usable context`);
+  }
+  if (limits.context !== undefined && limits.input !== undefined && limits.input > limits.context) {
+    throw new UsageError(`--input-limit ${limits.input} is over --context-limit ${limits.context}`);
+  }
   return limits;
 }
 
@@ -175,8 +181,13 @@ export async function main(
     const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
 
     const session = await readExport(file);
-    const { directory } = session.info as { directory?: unknown };
-    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, { limits, reserved, directory: typeof directory === "string" ? directory : undefined });
+    const { directory, parentID } = session.info as { directory?: unknown; parentID?: unknown };
+    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, {
+      limits,
+      reserved,
+      directory: typeof directory === "string" ? directory : undefined,
+      subagent: typeof parentID === "string" && parentID !== "",
+    });
     const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({

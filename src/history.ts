@@ -67,12 +67,15 @@ export interface UserEntry {
    * opencode re-sends after an overflow compaction reads as real too; no-progress knows it.)
    * `compaction`: holds a `compaction` part. `continue`: opencode's synthetic continue turn.
    * `synthetic`: every part is `synthetic: true`, written by opencode or a tool (a finished
-   * background task's result, "Summarize the task tool output above…"); no person spoke.
+   * background task's result, "Summarize the task tool output above…"), or an `ignored: true`
+   * text part the model never reads (the guard's note after it stopped a loop); no person spoke.
    * `resend`: the copy of the last real message opencode sends right after the summary of an
    * overflow compaction (session/compaction.ts replays it instead of adding a continue
    * turn); the user did not speak again.
    */
   readonly role: "real" | "compaction" | "continue" | "synthetic" | "resend";
+  /** The text of its non-synthetic text parts, joined by newlines ("" when none). */
+  readonly text: string;
   /** For a compaction message: `auto` of its compaction part. */
   readonly auto: boolean;
   /**
@@ -94,8 +97,12 @@ export type Entry = AssistantEntry | UserEntry | OtherEntry;
 /** A step: an assistant message that is not a compaction summary. */
 export const isStep = (entry: Entry | undefined): entry is AssistantEntry => entry?.kind === "assistant" && !entry.summary;
 
-/** A step in which the model produced something (not a refused, empty request). */
-export const isWorkStep = (entry: Entry | undefined): entry is AssistantEntry => isStep(entry) && !entry.empty;
+/**
+ * A step that did something: a tool call or text. A refused, empty request is not one, nor
+ * a step of reasoning alone (a reasoning model whose hidden thinking used up the output).
+ */
+export const isWorkStep = (entry: Entry | undefined): entry is AssistantEntry =>
+  isStep(entry) && (entry.toolParts > 0 || entry.text.trim() !== "");
 
 /** A user message a person wrote (see {@link UserEntry.role}). */
 export const isRealUser = (entry: Entry | undefined): boolean => entry?.kind === "user" && entry.role === "real";
@@ -214,9 +221,14 @@ function isContinueTurn(parts: readonly unknown[]): boolean {
   );
 }
 
-/** Every part is marked `synthetic: true` (and there is at least one). */
+/**
+ * No person's words in it: every part is marked `synthetic: true` or is a text part marked
+ * `ignored: true` (shown to the user, never sent to the model, such as the guard's own note
+ * after it stopped a loop), and there is at least one part.
+ */
 const isSynthetic = (parts: readonly unknown[]): boolean =>
-  parts.length > 0 && parts.every((part) => isRecord(part) && part.synthetic === true);
+  parts.length > 0 &&
+  parts.every((part) => isRecord(part) && (part.synthetic === true || (part.type === "text" && part.ignored === true)));
 
 function toEntry(message: unknown): Entry {
   const info = isRecord(message) && isRecord(message.info) ? message.info : undefined;
@@ -244,27 +256,34 @@ function toEntry(message: unknown): Entry {
   if (info.role === "user") {
     const compaction = parts.find((part) => isRecord(part) && part.type === "compaction");
     if (isRecord(compaction)) {
-      return { kind: "user", id, role: "compaction", auto: compaction.auto === true, overflow: compaction.overflow === true };
+      return { kind: "user", id, role: "compaction", text: "", auto: compaction.auto === true, overflow: compaction.overflow === true };
     }
     const role = isContinueTurn(parts) ? "continue" : isSynthetic(parts) ? "synthetic" : "real";
-    return { kind: "user", id, role, auto: false, overflow: false };
+    return { kind: "user", id, role, text: readParts(parts).text, auto: false, overflow: false };
   }
   return { kind: "other", id };
 }
 
 /**
  * Re-labels as `resend` the "real" user message that directly follows the summary of an
- * overflow compaction: opencode's replay of the last real message (session/compaction.ts;
- * seen in e2e/FINDINGS.md), which must not reset what the rules count.
+ * overflow compaction and says what the last real message said: opencode's replay of it
+ * (session/compaction.ts; seen in e2e/FINDINGS.md), which must not reset what the rules
+ * count. A different text there is the user replying after a denied compaction: real.
  */
 function markResends(entries: Entry[]): Entry[] {
-  for (let position = 1; position < entries.length; position++) {
+  let lastRealText: string | undefined;
+  for (let position = 0; position < entries.length; position++) {
     const entry = entries[position]!;
     if (entry.kind !== "user" || entry.role !== "real") continue;
-    const before = entries[position - 1]!;
-    if (before.kind !== "assistant" || !before.summary || before.parentID === undefined) continue;
-    const compaction = entries.find((e) => e.id === before.parentID);
-    if (compaction?.kind === "user" && compaction.role === "compaction" && compaction.overflow) entries[position] = { ...entry, role: "resend" };
+    const before = entries[position - 1];
+    const afterOverflowSummary =
+      before?.kind === "assistant" &&
+      before.summary &&
+      before.parentID !== undefined &&
+      entries.some((e) => e.kind === "user" && e.id === before.parentID && e.role === "compaction" && e.overflow);
+    // A copy says the same as the last real message; a different text is you, replying.
+    if (afterOverflowSummary && entry.text === lastRealText) entries[position] = { ...entry, role: "resend" };
+    else lastRealText = entry.text;
   }
   return entries;
 }

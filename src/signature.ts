@@ -27,21 +27,31 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * What changes between two runs of the same call without saying anything about progress:
- * - timestamps and clock times (`2026-11-30T09:00:00Z`, `09:00:00`);
- * - measured durations: sub-second units and decimal seconds (`31 ms`, `0.42s`); whole
- *   seconds and minutes stay, since "about 4 minutes remaining" is the progress itself;
- * - process ids: a job number at a line's start (`[104]`) and `pid 26594` / `PID=26594`;
+ * - timestamps and clock times (`2026-11-30T09:00:00Z`, npm's `2026-11-30T16_08_58_367Z`,
+ *   `09:00:00`);
+ * - measured durations: sub-second units, decimal seconds, `0m3.217s` (`time`), and an
+ *   elapsed time after "in", "took" or "after" (`BUILD FAILED in 7s`, `Done in 3s`); other
+ *   whole seconds and minutes stay, since "about 4 minutes remaining" is the progress itself;
+ * - process ids: a job number at a line's start (`[104]`), `pid 26594` / `PID=26594`, and
+ *   Node's `(node:41872)`;
  * - temporary paths (`/tmp/tmp.Xa81kQ`, `/var/folders/…/T/…`), as `mktemp` makes them;
+ * - memory addresses (`0x7f3a9c2e10`), UUIDs and 32+ digit hex ids (request ids, sha256
+ *   digests), and the port of a local address (`127.0.0.1:54321`, `localhost:40123`);
  * - the file id in opencode's truncation notice for big outputs ("Full output saved to:
  *   …/tool-output/tool_<id>", tool/truncate.ts), new on every call;
  * - the fresh child session id opencode's task tool writes (`<task id="ses_…">`).
- * ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is progress.
+ * ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is
+ * progress; so do short hex ids such as a git commit's.
  */
 const NOISE_PARTS = [
-  /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z
+  /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
-  /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b|\d+\.\d+\s?(?:s|secs?|seconds?)\b/, // 31 ms, 0.42s
-  /[Pp][Ii][Dd][ =:]+\d+/, // pid 26594, PID=26594
+  /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b|\d+\.\d+\s?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
+  /(?:in|took|after) \d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
+  /[Pp][Ii][Dd][ =:]+\d+|node:\d+/, // pid 26594, PID=26594, (node:41872)
+  /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
+  /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256
+  /(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d+/, // a local address's port
   /tool-output\/tool_[A-Za-z0-9]+/, // opencode's saved full output
   /ses_[A-Za-z0-9]+/, // a child session id
 ];
@@ -64,6 +74,17 @@ export function normalizeOutput(output: unknown): string {
 }
 
 /**
+ * A tool input as calls are compared: without a top-level `description`, the free-text label
+ * opencode's bash and task tools ask the model for ("Run the build", "Build the project"),
+ * which a model rewords at will while doing the same thing.
+ */
+export function comparableInput(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input) || !("description" in input)) return input;
+  const { description: _label, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
+
+/**
  * sha256 of a list of strings, each preceded by its length, so that no two lists hash the
  * same by shifting text from one field to the next (and no JSON escaping of big outputs).
  */
@@ -76,11 +97,12 @@ function hashFields(fields: readonly string[]): string {
 /**
  * The signature of a tool call, a 64-hex-character sha256 of
  * tool name + canonical input + status (+ normalised output or error when `matchOutput`).
- * Equal signatures mean: same tool, same input up to key order, same ending (completed or
- * failed), and same result up to the noise of {@link normalizeOutput}.
+ * Equal signatures mean: same tool, same input up to key order and its `description`
+ * label (see {@link comparableInput}), same ending (completed or failed), and same result
+ * up to the noise of {@link normalizeOutput}.
  */
 export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
-  const fields = [call.tool, canonicalJson(call.input), call.status ?? "completed"];
+  const fields = [call.tool, canonicalJson(comparableInput(call.input)), call.status ?? "completed"];
   if (matchOutput) fields.push(normalizeOutput(call.output));
   return hashFields(fields);
 }

@@ -44,6 +44,8 @@ export interface DecideOptions {
   readonly reserved?: number | undefined;
   /** The project directory: file paths in previews are shown relative to it. */
   readonly directory?: string | undefined;
+  /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
+  readonly subagent?: boolean | undefined;
 }
 
 /**
@@ -57,7 +59,7 @@ export interface DecideOptions {
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = buildView(timeline, compaction, settings, start);
-  const context = { settings, limits: options.limits, reserved: options.reserved, directory: options.directory };
+  const context = { settings, limits: options.limits, reserved: options.reserved, directory: options.directory, subagent: options.subagent };
   const evidence: Record<string, unknown> = {};
   const fired: (typeof RULES)[number][] = [];
   for (const rule of RULES) {

@@ -12,7 +12,7 @@
  */
 import { compactionEnd, isRealUser, isStep, isWorkStep, type AssistantEntry, type Compaction, type Entry, type Timeline, type ToolCall } from "./history.js";
 import type { GuardSettings } from "./settings.js";
-import { canonicalJson, textSignature, toolCallSignature } from "./signature.js";
+import { canonicalJson, comparableInput, textSignature, toolCallSignature } from "./signature.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
@@ -72,11 +72,11 @@ export interface DecisionView {
 
 /**
  * How far back, in steps, an action is compared with earlier ones to tell whether it is new.
- * Enough for cycles of up to ~60 steps and the repeated-tool-call window; it bounds the cost
- * of a decision whatever the session's length. An action last done further back counts as
+ * The hook's view (`max(200, 4 × window)` messages) is the tighter bound in practice: a cycle
+ * of 100 steps (200 messages) is seen whole; this bounds the cost of a replay's decisions. An action last done further back counts as
  * new (the cautious side: a missed repeat, never a false one).
  */
-export const NOVELTY_LOOKBACK_STEPS = 64;
+export const NOVELTY_LOOKBACK_STEPS = 256;
 
 /** An action whose signature is computed on first use. */
 class LazyAction implements Action {
@@ -125,12 +125,14 @@ const bashCommand = (call: ToolCall): string | undefined => {
 
 /**
  * Is this call on the user's `ignore` list? An entry matches a tool by name, or a bash call
- * whose command is the entry or starts with the entry and a space.
+ * one of whose commands (split at `&&`, `||`, `;` and `|`) is the entry or starts with the
+ * entry and a space: `gh pr checks` matches `sleep 30 && gh pr checks 42`.
  */
 export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
   if (ignore.length === 0) return false;
   const command = bashCommand(call);
-  return ignore.some((item) => item === call.tool || (command !== undefined && (command === item || command.startsWith(`${item} `))));
+  const commands = command === undefined ? [] : command.split(/&&|\|\||;|\|/).map((part) => part.trim());
+  return ignore.some((item) => item === call.tool || commands.some((part) => part === item || part.startsWith(`${item} `)));
 }
 
 /** The settings that shape actions, with an id naming them. */
@@ -148,7 +150,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       .filter((call) => !isIgnored(call, settings.ignore))
       .map((call) => {
         const head = `${call.tool}\u0000${call.status}`;
-        return new LazyAction("tool", head, call, position, () => `${head}\u0000${canonicalJson(call.input)}`, () => toolCallSignature(call, settings.matchOutput));
+        return new LazyAction("tool", head, call, position, () => `${head}\u0000${canonicalJson(comparableInput(call.input))}`, () => toolCallSignature(call, settings.matchOutput));
       });
   } else if (entry.text.trim() !== "") {
     const key = textSignature(entry.text);

@@ -314,3 +314,84 @@ describe("every recorded export (fixtures/expect.json: the real opencode runs an
     expect(want.accept ?? [want.firstDeny]).toContain(JSON.parse(out).firstDeny);
   });
 });
+
+describe("found by review: loops that hid behind what changes between runs", () => {
+  const cycles = (n: number, step: (s: SessionBuilder, cycle: number) => void) => {
+    const s = new SessionBuilder().user("fix the build");
+    for (let cycle = 0; cycle < n; cycle++) {
+      step(s, cycle);
+      s.compact();
+    }
+    return s;
+  };
+
+  it("the same build, its bash `description` reworded each time", () => {
+    const labels = ["Build the project", "Run the TypeScript build", "Compile again", "Build"];
+    const s = cycles(4, (s, c) => {
+      s.step(read("/p/tsconfig.json"), 20_000);
+      s.step({ tool: "bash", input: { command: "npm run build", description: labels[c] }, output: "error TS2304\n" }, 30_000);
+    });
+    expect(stop(replay(s))).toEqual([2, "no-new-work"]);
+  });
+
+  it.each([
+    ["Node's pid", (n: number) => `(node:${41_872 + n}) [DEP0040] DeprecationWarning: punycode\nerror`],
+    ["npm's debug log name", (n: number) => `npm error A complete log is in: /home/u/.npm/_logs/2026-11-30T16_0${n}_58_367Z-debug-0.log`],
+    ["a memory address", (n: number) => `TypeError at <User object at 0x7f3a9c2e1${n}d0>`],
+    ["a request id", (n: number) => `500 request 9b2f4c1e-5a7d-4e3b-8c9a-1d2e3f4a5b6${n} failed`],
+    ["a random local port", (n: number) => `EADDRINUSE 127.0.0.1:5432${n}`],
+    ["`time`'s real", (n: number) => `FAIL\nreal\t0m3.21${n}s`],
+    ["a past elapsed time in whole seconds", (n: number) => `BUILD FAILED in ${7 + n}s`],
+  ])("the same failing command, its output differing only in %s", (_, output) => {
+    let run = 0;
+    const s = cycles(4, (s) => s.step(bash("./gradlew build", output(run++)), 20_000).step(bash("./gradlew build", output(run++)), 30_000));
+    expect(stop(replay(s))).toEqual([2, "repeated-tool-call"]);
+  });
+
+  it("the same 70 reads per cycle on a big model", () => {
+    const big = new SessionBuilder().user("review everything");
+    for (let c = 0; c < 3; c++) {
+      for (let i = 0; i < 70; i++) big.step(read(`/p/f${i}.ts`), 20_000 + i * 1_000);
+      big.compact();
+    }
+    expect(stop(replay(big))).toEqual([2, "no-new-work"]);
+  });
+
+  it("compaction after compaction where each step between holds only reasoning", () => {
+    const s = new SessionBuilder().user("task").step(read("/p/a.ts"), 100_000);
+    for (let i = 0; i < 4; i++) s.compact().think({ total: 6_200, input: 4_200, output: 0, reasoning: 2_000, cache: { read: 0, write: 0 } });
+    expect(stop(replay(s))).toEqual([3, "back-to-back-compactions"]);
+  });
+
+  it("the ignore setting matches a command after `&&` (a CI watch behind a sleep)", () => {
+    const s = cycles(3, (s) => {
+      for (let i = 0; i < 3; i++) s.step(bash("sleep 30 && gh pr checks 42", "pending"), 20_000 + i * 5_000);
+    });
+    expect(stop(replay(s))).toEqual([2, "repeated-tool-call"]);
+    expect(stop(replay(s, { ignore: ["gh pr checks"] }))).toBeNull();
+  });
+});
+
+describe("found by review: a reply after a denied overflow compaction", () => {
+  it("is you speaking, not opencode's copy of your message: it re-arms the guard", () => {
+    const snapshot: ToolSpec = { tool: "snapshot", input: {}, output: "huge page dump" };
+    const s = new SessionBuilder().user("hi").user("take a snapshot");
+    s.step(snapshot, 140_000).refused().compact({ overflow: true, continueTurn: false });
+    s.user("take a snapshot"); // opencode's copy
+    s.step(snapshot, 140_000).refused().compact({ overflow: true, continueTurn: false }); // denied here
+    s.user("take a smaller one, just the header"); // you
+    s.step(snapshot, 40_000).step(read("/p/header.html"), 50_000).compact();
+    const rows = replay(s);
+    expect(rows.map((r) => r.decision)).toEqual(["allow", "deny", "allow"]);
+  });
+});
+
+describe("found by review: a subagent's final answer", () => {
+  it("keeps its continue turn: without it, the caller would get the summary instead of the report", () => {
+    const s = new SessionBuilder("ses_child").user("map the codebase").step(read("/p/a.ts"), 30_000).say("Report: the codebase has 3 modules.", 52_000).compact();
+    expect(replay(s)[0]).toMatchObject({ decision: "deny", rule: "turn-finished" });
+    const [row] = replayMessages(s.messages, DEFAULT_SETTINGS, { subagent: true });
+    expect(row).toMatchObject({ decision: "allow", rule: null });
+    expect(row!.evidence["turn-finished"]).toMatchObject({ finish: "stop", subagent: true });
+  });
+});

@@ -193,3 +193,15 @@ describe("the replay command's own flags", () => {
     expect(err).toBe(`opencode-compaction-guard: unknown option ${flag}; did you mean ${nearest}? (try --help)\n`);
   });
 });
+
+describe("model limits that cannot be", () => {
+  it.each([
+    [["--context-limit", "1000", "--output-limit", "2000"], "--output-limit 2000 is not below --context-limit 1000: opencode would have no usable context"],
+    [["--context-limit", "8000", "--output-limit", "2000", "--input-limit", "9000"], "--input-limit 9000 is over --context-limit 8000"],
+  ])("%j exits 2 with one line", async (flags, message) => {
+    let err = "";
+    const code = await main(["replay", "fixtures/e2e-healthy.json", ...flags], () => {}, (t) => void (err += t), {});
+    expect(code).toBe(2);
+    expect(err).toBe(`opencode-compaction-guard: ${message}\n`);
+  });
+});

@@ -25,6 +25,8 @@ export interface RuleContext {
   readonly limits: Partial<ModelLimits> | undefined;
   /** opencode's `compaction.reserved`, tokens, when the user set it; undefined = opencode's default. */
   readonly reserved: number | undefined;
+  /** The session is a subagent's (it has a parent session): its last answer is its caller's result. */
+  readonly subagent?: boolean | undefined;
   /** The project directory, when known: file paths in previews are shown relative to it. */
   readonly directory?: string | undefined;
 }

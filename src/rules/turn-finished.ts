@@ -19,23 +19,31 @@ export interface TurnFinishedEvidence {
   readonly finish: string | null;
   /** Tool parts in it (of any status). */
   readonly toolParts: number;
+  /** A subagent's session: the rule abstains (see below). */
+  readonly subagent: boolean;
 }
 
 /**
  * Fires when the last step before compaction k finished without error with `finish: "stop"`
  * and no tool part, and nothing (a user message, another compaction) lies between it and k.
+ *
+ * Never in a subagent's session: opencode hands the task tool's caller the session's newest
+ * assistant message (SessionPrompt.run), which without the continue turn is the compaction
+ * summary instead of the subagent's report; with it, the subagent answers again.
  */
 export const turnFinished = defineRule({
   name: "turn-finished",
   severity: "info",
-  check(view) {
+  check(view, { subagent }) {
     const { entries } = view.timeline;
     const last = stepBefore(entries, view.compaction.position, view.start);
     const evidence: TurnFinishedEvidence = {
       messageID: last?.entry.id ?? null,
       finish: last?.entry.finish ?? null,
       toolParts: last?.entry.toolParts ?? 0,
+      subagent: subagent === true,
     };
+    if (subagent) return { fired: false, evidence };
     if (!last) return { fired: false, evidence };
     const interrupted = entries.slice(last.position + 1, view.compaction.position).some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
     const fired = !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;

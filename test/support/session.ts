@@ -120,6 +120,21 @@ export class SessionBuilder {
     return this;
   }
 
+  /** A step of reasoning alone: a reasoning model whose hidden thinking used up the output (`finish: "length"`). */
+  think(tokens: TokenSpec = 7020): this {
+    const id = this.id("msg");
+    const t = tokensOf(tokens);
+    this.messages.push({
+      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", finish: "length", ...(t ? { tokens: t } : {}) },
+      parts: [
+        this.part(id, { type: "step-start" }),
+        this.part(id, { type: "reasoning", text: "Let me think about the next step." }),
+        this.part(id, { type: "step-finish", reason: "length", ...(t ? { tokens: t } : {}) }),
+      ],
+    });
+    return this;
+  }
+
   /** A request the provider refused as over its context: an assistant message with no parts and zero tokens. */
   refused(): this {
     const id = this.id("msg");
