@@ -3,6 +3,7 @@
  */
 import { expect } from "vitest";
 import type { ScenarioRun } from "./harness.js";
+import { TITLE_TEXT } from "./scenarios.js";
 
 /** A decision as [compaction index, decision, rule]. */
 export type DecisionTriple = [number | null, "allow" | "deny", string | null];
@@ -55,7 +56,8 @@ export function expectLoopStopped(run: ScenarioRun, expected: { rules: readonly 
   const deny = denials[0]!;
   expect(deny.level).toBe("WARN");
   expect(expected.rules).toContain(deny.rule);
-  expect(deny.message.startsWith(`${STOPPED_PREFIX} in session ${run.sessionID}`)).toBe(true);
+  // The session is named by its title (the scripted model's) and its id.
+  expect(deny.message.startsWith(`${STOPPED_PREFIX} in session "${TITLE_TEXT}" (${run.sessionID})`)).toBe(true);
   expect(run.metrics.guardReason).toBe(deny.message);
   const accept = typeof expected.deniedAt === "number" ? [expected.deniedAt] : expected.deniedAt;
   expect(accept).toContain(deny.index);
@@ -81,7 +83,7 @@ export function expectFinishedTurnKept(run: ScenarioRun, finalText: string): voi
   expect(run.exitCode).toBe(0);
   expect(run.metrics.ended.kind).toBe("guard-skip");
   expect(run.decisions.map((d) => [d.index, d.decision, d.rule, d.level])).toEqual([[1, "deny", "turn-finished", "INFO"]]);
-  expect(run.decisions[0]!.message.startsWith(`${SKIPPED_PREFIX} in session ${run.sessionID}`)).toBe(true);
+  expect(run.decisions[0]!.message.startsWith(`${SKIPPED_PREFIX} in session "${TITLE_TEXT}" (${run.sessionID})`)).toBe(true);
   expect(run.guardLines.some((l) => l.level === "WARN")).toBe(false);
   expect(run.metrics.guardReason).toBeNull();
   const f = run.figures!;

@@ -11,6 +11,14 @@
  * arrays print as JSON (`[1,2]`), null as `null`, undefined fields are left out, strings
  * are quoted when they hold spaces or quotes. INFO and WARN show at the default log level;
  * DEBUG needs `--log-level DEBUG`.
+ *
+ * opencode up to 1.15.x (checked 1.14.34, 1.15.13) prints the older format instead:
+ *
+ *   WARN  2026-11-30T16:38:03 +1ms service=compaction-guard sessionID=ses_… compaction=2 decision=deny rule=no-progress elapsedMs=14.34 compaction-guard stopped …
+ *
+ * the level, a timestamp, the time since the previous line, `key=value` fields (values
+ * printed as they are, objects as JSON, null and undefined fields left out) and the message
+ * last, unquoted. `parseLogLine` reads both; in the older one `service` is a field.
  */
 
 /** A logfmt value after parsing: numbers and booleans unquoted, `null` as null. */
@@ -50,11 +58,36 @@ function toValue(raw: string, quoted: boolean): LogValue {
   return raw;
 }
 
+/** A line of the older format: level, timestamp, `+Nms`, then fields and the message. */
+const OLD_LINE = /^(DEBUG|INFO|WARN|ERROR)\s+(\S+)\s+\+(\d+)ms\s?(.*)$/;
+/** One leading `key=value` field of an older-format line (the value runs to the next space). */
+const OLD_FIELD = /^([A-Za-z0-9_.\-]+)=(\S*)(?:\s+|$)/;
+
 /**
- * Parse one logfmt line as opencode prints it.
- * @returns the line, or null when it has no `level=` and `message=`.
+ * Parse one line of the older format (opencode up to 1.15.x): `key=value` fields until the
+ * first word that is not one; the rest of the line is the message. A string field holding a
+ * space would end the fields early: the guard's fields hold none.
+ * @returns the line, or null when it is not in that format.
+ */
+export function parseOldLogLine(line: string): LogLine | null {
+  const m = OLD_LINE.exec(line);
+  if (!m) return null;
+  const [, level, timestamp, delta] = m as unknown as [string, string, string, string];
+  let rest = m[4] ?? "";
+  const fields: Record<string, LogValue> = { timestamp, deltaMs: Number(delta) };
+  for (let f = OLD_FIELD.exec(rest); f; f = OLD_FIELD.exec(rest)) {
+    fields[f[1]!] = toValue(f[2]!, false);
+    rest = rest.slice(f[0].length);
+  }
+  return { level, message: rest, fields };
+}
+
+/**
+ * Parse one line as opencode prints it: logfmt (1.17.0 on), or the older format.
+ * @returns the line, or null when it has no `level=` and `message=` and is not an older-format line.
  */
 export function parseLogLine(line: string): LogLine | null {
+  if (!line.startsWith("timestamp=") && !line.includes(" message=")) return parseOldLogLine(line);
   const fields: Record<string, LogValue> = {};
   for (const match of line.matchAll(TOKEN)) {
     const [, key, raw] = match as unknown as [string, string, string];

@@ -11,8 +11,8 @@ import { pathToFileURL } from "node:url";
 import { guardLogLines, liveDecisions, type LiveDecision, type LogLine } from "./guard-log.js";
 import { startModelServer, type ModelServer, type RecordedRequest } from "./model-server.js";
 import { PLUGIN_ENTRY, replayExport, type ReplayResult } from "./replay.js";
-import { createSandbox, opencodeBinary, writeOpencodeConfig, writeProjectFiles, type Sandbox } from "./sandbox.js";
-import { PRIOR_PROMPT, PROMPTS, scenarioSetup, type ScenarioName } from "./scenarios.js";
+import { createSandbox, writeOpencodeConfig, writeProjectFiles, type Sandbox } from "./sandbox.js";
+import { PRIOR_PROMPT, PROMPTS, scenarioSetup, type RequestKind, type ScenarioName } from "./scenarios.js";
 import { exportFigures, sanitizeExport, type ExportFigures, type PathMap, type SessionExport } from "./session-export.js";
 
 /** Options of `runScenario`. */
@@ -32,6 +32,41 @@ export interface RunOptions {
   priorTurn?: boolean;
   /** Replay the export through the built CLI. Default: when `guard` is true. */
   replay?: boolean;
+  /** The opencode binary to run. Default: `OPENCODE_BIN`, else the devDependency's (sandbox.ts). */
+  opencodeBin?: string;
+  /**
+   * The plugin entry written to `opencode.json` instead of the built file's `file://` URL,
+   * e.g. `"opencode-compaction-guard@0.2.0"` for opencode to install by name.
+   */
+  pluginSpec?: string;
+  /** Called with the sandbox after it is set up, before opencode runs (e.g. write `~/.npmrc`). */
+  prepareSandbox?: (sandbox: Sandbox) => Promise<void>;
+  /**
+   * After the scenario's run and its export, send this real user message in the same session
+   * (`opencode run --session <id> "…"`), then export (and replay) the session again.
+   */
+  followUp?: string;
+  /** Called with every request body the model server gets, and its kind. */
+  onRequest?: (kind: RequestKind, body: unknown) => void;
+}
+
+/** The second turn of a run with `followUp`: what that `opencode run --session` did. */
+export interface FollowUpRun {
+  prompt: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  guardLines: LogLine[];
+  decisions: LiveDecision[];
+  /** The model server's requests during this turn. */
+  requests: RecordedRequest[];
+  /** The session's export after this turn (both turns). */
+  export: SessionExport;
+  figures: ExportFigures;
+  /** The replay CLI's verdicts on that export, or null when not replayed. */
+  replay: ReplayResult | null;
 }
 
 /** How a run ended, most telling cause first. */
@@ -88,6 +123,8 @@ export interface ScenarioRun {
   /** The replay CLI's verdicts on the raw export, or null when not replayed. */
   replay: ReplayResult | null;
   metrics: RunMetrics;
+  /** The follow-up turn (`followUp`), or null. */
+  followUp: FollowUpRun | null;
 }
 
 /** A finished child process. */
@@ -106,7 +143,7 @@ interface Finished {
  */
 function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number, stdoutFd?: number): Promise<Finished> {
   const started = performance.now();
-  const child = spawn(opencodeBinary(), args, {
+  const child = spawn(sandbox.opencodeBin, args, {
     cwd: sandbox.project,
     env: sandbox.env,
     stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
@@ -163,7 +200,8 @@ function jsonEvents(stdout: string): Array<Record<string, unknown>> {
 function findSessionID(stdout: string, stderr: string): string | null {
   const fromEvent = jsonEvents(stdout).find((e) => typeof e.sessionID === "string")?.sessionID;
   if (typeof fromEvent === "string") return fromEvent;
-  return /message=created id=(ses_[A-Za-z0-9]+)/.exec(stderr)?.[1] ?? null;
+  // logfmt (1.17.0 on): `message=created id=ses_…`; older: `service=session id=ses_… … created`.
+  return /message=created id=(ses_[A-Za-z0-9]+)/.exec(stderr)?.[1] ?? /service=session id=(ses_[A-Za-z0-9]+)/.exec(stderr)?.[1] ?? null;
 }
 
 function errorMessages(stdout: string): string[] {
@@ -216,7 +254,7 @@ async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: num
  */
 export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const sandbox = await createSandbox();
+  const sandbox = await createSandbox(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {});
   Object.assign(sandbox.env, options.env ?? {});
   const setup = scenarioSetup(options.scenario);
   let server: ModelServer | undefined;
@@ -228,8 +266,9 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
       projectDir: sandbox.project,
       maxRequests: options.maxRequests ?? 16,
       ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
+      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     });
-    const pluginURL = pathToFileURL(PLUGIN_ENTRY).href;
+    const pluginURL = options.pluginSpec ?? pathToFileURL(PLUGIN_ENTRY).href;
     const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
     await writeOpencodeConfig(sandbox, {
       baseURL: server.baseURL,
@@ -238,6 +277,7 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
       ...(setup.compaction ? { compaction: setup.compaction } : {}),
       ...(options.guard ? { plugin: [entry] } : {}),
     });
+    await options.prepareSandbox?.(sandbox);
 
     let priorSession: string | undefined;
     if (options.priorTurn) {
@@ -249,19 +289,42 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
     const f = await runOpencode(runArgs(PROMPTS[options.scenario], priorSession), sandbox, timeoutMs);
     const sessionID = findSessionID(f.stdout, f.stderr);
     const exp = sessionID ? await exportSession(sessionID, sandbox, timeoutMs) : null;
-    let replay: ReplayResult | null = null;
-    if (exp && (options.replay ?? options.guard)) {
-      const exportPath = join(sandbox.root, "export.json");
-      await writeFile(exportPath, JSON.stringify(exp));
-      const reserved = setup.compaction?.reserved;
-      replay = await replayExport(exportPath, {
+    const reserved = setup.compaction?.reserved;
+    const replayOf = async (e: SessionExport | null, name: string): Promise<ReplayResult | null> => {
+      if (!e || !(options.replay ?? options.guard)) return null;
+      const exportPath = join(sandbox.root, name);
+      await writeFile(exportPath, JSON.stringify(e));
+      return replayExport(exportPath, {
         pluginOptions: options.pluginOptions,
         env: options.env,
         limits: setup.limits,
         ...(typeof reserved === "number" ? { reserved } : {}),
       });
+    };
+    const replay = await replayOf(exp, "export.json");
+    const requests = server.requests.slice(firstRequest);
+    let followUp: FollowUpRun | null = null;
+    if (options.followUp !== undefined && sessionID) {
+      const before = server.requests.length;
+      const g = await runOpencode(runArgs(options.followUp, sessionID), sandbox, timeoutMs);
+      const after = await exportSession(sessionID, sandbox, timeoutMs);
+      const guardLines = guardLogLines(g.stderr);
+      followUp = {
+        prompt: options.followUp,
+        exitCode: g.code,
+        timedOut: g.timedOut,
+        stdout: g.stdout,
+        stderr: g.stderr,
+        wallMs: g.wallMs,
+        guardLines,
+        decisions: liveDecisions(guardLines),
+        requests: server.requests.slice(before),
+        export: after,
+        figures: exportFigures(after),
+        replay: await replayOf(after, "export-follow-up.json"),
+      };
     }
-    return collect(options, f, sessionID, exp, replay, server.requests.slice(firstRequest), sandbox);
+    return { ...collect(options, f, sessionID, exp, replay, requests, sandbox), followUp };
   } finally {
     await server?.close();
     await sandbox.dispose();
@@ -282,7 +345,7 @@ function collect(
   replay: ReplayResult | null,
   requests: RecordedRequest[],
   sandbox: Sandbox,
-): ScenarioRun {
+): Omit<ScenarioRun, "followUp"> {
   const figures = exp ? exportFigures(exp) : null;
   const guardLines = guardLogLines(f.stderr);
   const decisions = liveDecisions(guardLines);

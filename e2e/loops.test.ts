@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { expectHookTimes, expectLiveMatchesReplay } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
-import type { ScenarioName } from "./scenarios.js";
+import { TITLE_TEXT, type ScenarioName } from "./scenarios.js";
 
 /** Each guarded loop, the rule that must stop it, and the compaction after which it must. */
 const GUARDED: Array<{ scenario: ScenarioName; rule: string; deniedAt: number }> = [
@@ -63,7 +63,7 @@ describe.each(GUARDED)("$scenario with the guard", ({ scenario, rule, deniedAt }
     const denials = run().decisions.filter((d) => d.decision === "deny");
     expect(denials).toHaveLength(1);
     expect(denials[0]).toMatchObject({ level: "WARN", rule });
-    expect(denials[0]!.message).toContain(`compaction-guard stopped auto-continue in session ${run().sessionID}`);
+    expect(denials[0]!.message).toContain(`compaction-guard stopped auto-continue in session "${TITLE_TEXT}" (${run().sessionID})`);
     expect(denials[0]!.message).toContain(rule);
     expect(run().metrics.guardReason).toBe(denials[0]!.message);
     // Every compaction before it was allowed, at info level.
@@ -110,7 +110,7 @@ describe("settings reach the plugin inside opencode", () => {
     const run = runs.get("fixed-point/disabled")!;
     expect(run.guardLines).toHaveLength(1);
     expect(run.guardLines[0]).toMatchObject({ level: "INFO" });
-    expect(run.guardLines[0]!.message).toMatch(/^compaction-guard is disabled/);
+    expect(run.guardLines[0]!.message).toMatch(/^compaction-guard \d+\.\d+\.\d+ is disabled by OPENCODE_COMPACTION_GUARD_DISABLED=1;/);
     expect(run.decisions).toEqual([]);
     expect(run.metrics.ended.kind).toBe("request-cap");
     expect(run.figures!.compactionCycles).toBe(UNGUARDED_CAP / 2);

@@ -23,10 +23,23 @@ export const OPENCODE_VERSION: string = (() => {
 })();
 
 /**
- * The opencode binary shipped by the `opencode-ai` devDependency.
+ * The opencode binary the suite runs: `OPENCODE_BIN` when set (e.g. one installed by
+ * `e2e/install-opencode.sh` into `.cache/opencode/<version>/bin/opencode`), else the one
+ * shipped by the `opencode-ai` devDependency.
  * @returns an absolute path; throws when none of the known places holds it.
  */
 export function opencodeBinary(): string {
+  const fromEnv = process.env.OPENCODE_BIN;
+  if (fromEnv) {
+    const path = resolve(PROJECT_ROOT, fromEnv);
+    if (!existsSync(path)) throw new Error(`OPENCODE_BIN=${fromEnv}: no such file`);
+    return path;
+  }
+  return devDependencyBinary();
+}
+
+/** The binary of the `opencode-ai` devDependency (OPENCODE_VERSION); throws when missing. */
+export function devDependencyBinary(): string {
   const candidates = [
     "node_modules/opencode-linux-x64/bin/opencode",
     "node_modules/.bin/opencode",
@@ -47,6 +60,8 @@ export interface Sandbox {
   readPath: string;
   /** The environment opencode runs with (nothing inherited but PATH and locale). */
   env: Record<string, string>;
+  /** The opencode binary this sandbox runs (absolute). */
+  opencodeBin: string;
   dispose(): Promise<void>;
 }
 
@@ -54,7 +69,7 @@ export interface Sandbox {
 export interface SandboxConfig {
   /** The fake provider's base URL, ending in `/v1`. */
   baseURL: string;
-  /** Plugin entries as opencode takes them: a `file://` URL or `[url, options]`. */
+  /** Plugin entries as opencode takes them: a `file://` URL or npm spec, or `[entry, options]`. */
   plugin?: Array<string | [string, Record<string, unknown>]>;
   /** Permission rules merged over the defaults (bash, read, edit, external_directory: allow). */
   permission?: Record<string, unknown>;
@@ -139,7 +154,8 @@ export async function writeOpencodeConfig(sandbox: Sandbox, config: SandboxConfi
  * the read scenarios read, seeded config dirs. Write `opencode.json` with `writeOpencodeConfig`.
  * @returns the sandbox; `dispose()` removes it.
  */
-export async function createSandbox(): Promise<Sandbox> {
+export async function createSandbox(options: { opencodeBin?: string } = {}): Promise<Sandbox> {
+  const opencodeBin = options.opencodeBin ?? opencodeBinary();
   const root = await mkdtemp(join(tmpdir(), "ocg-e2e-"));
   const home = join(root, "home");
   const project = join(root, "project");
@@ -161,5 +177,5 @@ export async function createSandbox(): Promise<Sandbox> {
     XDG_STATE_HOME: xdg.state,
     ...NETWORK_OFF_ENV,
   };
-  return { root, home, project, xdg, readPath, env, dispose: () => rm(root, { recursive: true, force: true }) };
+  return { root, home, project, xdg, readPath, env, opencodeBin, dispose: () => rm(root, { recursive: true, force: true }) };
 }

@@ -8,6 +8,8 @@ export interface ExportPart {
   type: string;
   text?: string;
   synthetic?: boolean;
+  /** Shown to the user, never sent to the model (the guard's note after it stopped a loop). */
+  ignored?: boolean;
   metadata?: Record<string, unknown>;
   /** compaction parts */
   auto?: boolean;
@@ -50,7 +52,8 @@ export interface CompactionCycle {
   summaryOk: boolean;
   /**
    * The next user message: opencode's synthetic continue turn, a replay of the last real user
-   * message (overflow only), or nothing (the continue was denied, or the run ended).
+   * message (overflow only), or nothing (the continue was denied, or the run ended; the guard's
+   * note after a denial is no user turn).
    */
   next: "continue" | "replay" | "none";
   /** Whether opencode called `experimental.compaction.autocontinue` for it: summary ok, no replay. */
@@ -67,8 +70,10 @@ export interface ExportFigures {
   overflowCompactions: number;
   /** Synthetic continue turns: user text parts with `metadata.compaction_continue`. */
   continueTurns: number;
-  /** Real user turns: user messages with a non-synthetic text part (replays included). */
+  /** Real user turns: user messages with a text part that is neither synthetic nor ignored (replays included). */
   realUserTurns: number;
+  /** The guard's notes: user messages holding a text part with `metadata.compaction_guard` (see src/guard.ts). */
+  guardNotes: number;
   /** The text of the last assistant message that is not a compaction summary, or null. */
   finalAssistantText: string | null;
   /** The `finish` of that message, or null. */
@@ -79,6 +84,10 @@ export interface ExportFigures {
 
 const isAutoCompaction = (p: ExportPart): boolean => p.type === "compaction" && p.auto === true;
 const isContinue = (p: ExportPart): boolean => p.type === "text" && p.metadata?.compaction_continue === true;
+/** A text part a person could have written: neither synthetic (opencode's, a tool's) nor ignored (never sent to the model). */
+const isSpoken = (p: ExportPart): boolean => p.type === "text" && p.synthetic !== true && p.ignored !== true;
+/** A text part of the guard's note after it stopped a loop. */
+export const isGuardNote = (p: ExportPart): boolean => p.type === "text" && p.metadata?.compaction_guard !== undefined;
 
 function cycle(messages: ExportMessage[], compaction: ExportMessage, index: number): CompactionCycle {
   const summary = messages.find((m) => m.info.role === "assistant" && m.info.summary === true && m.info.parentID === compaction.info.id);
@@ -89,7 +98,7 @@ function cycle(messages: ExportMessage[], compaction: ExportMessage, index: numb
     ? "none"
     : nextUser.parts.some(isContinue)
       ? "continue"
-      : nextUser.parts.some((p) => p.type === "text" && p.synthetic !== true)
+      : nextUser.parts.some(isSpoken)
         ? "replay"
         : "none";
   return {
@@ -117,8 +126,9 @@ export function exportFigures(exp: SessionExport): ExportFigures {
     overflowCompactions: compactionMessages.filter((m) => m.parts.some((p) => isAutoCompaction(p) && p.overflow === true)).length,
     continueTurns: exp.messages.filter((m) => m.info.role === "user" && m.parts.some(isContinue)).length,
     realUserTurns: exp.messages.filter(
-      (m) => m.info.role === "user" && m.parts.some((p) => p.type === "text" && p.synthetic !== true && !isContinue(p)),
+      (m) => m.info.role === "user" && m.parts.some((p) => isSpoken(p) && !isContinue(p)),
     ).length,
+    guardNotes: exp.messages.filter((m) => m.info.role === "user" && m.parts.some(isGuardNote)).length,
     finalAssistantText: last ? lastText : null,
     finalAssistantFinish: last?.info.finish ?? null,
     toolCalls: assistants.flatMap((m) =>

@@ -9,7 +9,7 @@
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { buildTimeline } from "./history.js";
-import { allowLogMessage, denialLogMessage, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
+import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
 import { redactSecrets } from "./redact.js";
 import { describeSettings, resolveSettings, SETTINGS } from "./settings.js";
 import { VERSION } from "./version.js";
@@ -26,6 +26,35 @@ export const NOTIFY_TIMEOUT_MS = 1_000;
 
 type Client = PluginInput["client"];
 type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
+type EventHook = NonNullable<Hooks["event"]>;
+/** The body of `session.prompt`; opencode 1.18.33 also takes `variant` (its PromptInput), which the v1 types lack. */
+type PromptBody = NonNullable<Parameters<Client["session"]["prompt"]>[0]>["body"] & { variant?: string };
+
+/** How many stop notes may wait for their session to go idle at once (the newest are kept). */
+const MAX_PENDING_NOTES = 100;
+
+/**
+ * The note to leave in a session whose loop the guard stopped, once the session is idle
+ * (see the denial path in createGuard for why not at once).
+ */
+interface PendingNote {
+  readonly text: string;
+  /** The compaction message whose continue turn was denied. */
+  readonly compactionID: string;
+  readonly rule: string | null;
+  /** The agent and model of that compaction message, so the note changes neither for the session. */
+  readonly agent: string | undefined;
+  readonly model: { readonly providerID: string; readonly modelID: string } | undefined;
+  readonly variant: string | undefined;
+}
+
+/** The session an event says went idle (`session.status` idle, or `session.idle`), else undefined. */
+function idleSession(event: unknown): string | undefined {
+  const e = event as { type?: unknown; properties?: { sessionID?: unknown; status?: { type?: unknown } } } | null | undefined;
+  const idle = e?.type === "session.idle" || (e?.type === "session.status" && e.properties?.status?.type === "idle");
+  const sessionID = e?.properties?.sessionID;
+  return idle && typeof sessionID === "string" ? sessionID : undefined;
+}
 type Level = "debug" | "info" | "warn" | "error";
 
 /** Test seams: everything the guard takes from its surroundings. */
@@ -154,15 +183,98 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
     }
   };
 
-  /** The session's title (one line, at most 60 characters), or undefined when it cannot be read in notifyTimeoutMs. */
-  const readTitle = async (sessionID: string): Promise<string | undefined> => {
+  /**
+   * The session's title and whether it is a subagent's (it has a parent), read with
+   * `session.get` in notifyTimeoutMs; both unknown (undefined, false) when it cannot be read.
+   * Never rejects.
+   */
+  const readSession = async (sessionID: string): Promise<{ title: string | undefined; subagent: boolean }> => {
     try {
-      if (typeof client.session?.get !== "function") return undefined;
+      if (typeof client.session?.get !== "function") return { title: undefined, subagent: false };
       const response = await withTimeout(Promise.resolve(client.session.get({ path: { id: sessionID } })), notifyTimeoutMs, "session.get");
-      const title = (response as { data?: { title?: unknown } } | undefined)?.data?.title;
-      return typeof title === "string" && title.trim() !== "" ? title : undefined;
+      const data = (response as { data?: { title?: unknown; parentID?: unknown } } | undefined)?.data;
+      const title = typeof data?.title === "string" && data.title.trim() !== "" ? data.title : undefined;
+      return { title, subagent: typeof data?.parentID === "string" && data.parentID !== "" };
     } catch {
-      return undefined;
+      return { title: undefined, subagent: false };
+    }
+  };
+
+  /** Stop notes waiting for their session to go idle, by session id. */
+  const pendingNotes = new Map<string, PendingNote>();
+  /** Notes being written; `dispose` waits for them (`opencode run` exits right after the session goes idle). */
+  const writing = new Set<Promise<void>>();
+
+  /**
+   * Leaves a stop note in the session: a user message added with `noReply` (no model turn),
+   * holding one text part with `ignored: true` (opencode shows it in the conversation and
+   * never sends it to the model). Only while the denied compaction's summary is still the
+   * session's last message: when anything came after it (the user replied, or a later plugin
+   * turned the continue turn back on), the note would be stale. Each call waits at most
+   * notifyTimeoutMs. Never rejects.
+   */
+  const leaveNote = async (sessionID: string, note: PendingNote): Promise<void> => {
+    try {
+      if (typeof client.session?.prompt !== "function") return;
+      const response = await withTimeout(
+        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit: 1 } })),
+        notifyTimeoutMs,
+        "session.messages",
+      );
+      const data: unknown = (response as { data?: unknown } | undefined)?.data;
+      const last = (Array.isArray(data) ? data.at(-1) : undefined) as { info?: { role?: unknown; summary?: unknown; parentID?: unknown } } | undefined;
+      if (last?.info?.role !== "assistant" || last.info.summary !== true || last.info.parentID !== note.compactionID) {
+        await log("debug", `compaction-guard left no note in session ${sessionID}: the session went on after the stopped compaction`, { sessionID });
+        return;
+      }
+      const now = Date.now();
+      const body: PromptBody = {
+        noReply: true,
+        ...(note.agent !== undefined ? { agent: note.agent } : {}),
+        ...(note.model !== undefined ? { model: { providerID: note.model.providerID, modelID: note.model.modelID } } : {}),
+        ...(note.variant !== undefined ? { variant: note.variant } : {}),
+        parts: [
+          {
+            type: "text",
+            text: note.text,
+            ignored: true,
+            time: { start: now, end: now },
+            metadata: { compaction_guard: { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID } },
+          },
+        ],
+      };
+      const result = await withTimeout(
+        Promise.resolve(client.session.prompt({ path: { id: sessionID }, body })),
+        notifyTimeoutMs,
+        "session.prompt",
+      );
+      const error = (result as { error?: unknown } | undefined)?.error;
+      if (error !== undefined && error !== null) throw new Error(`session.prompt failed (${JSON.stringify(error)})`);
+    } catch (error) {
+      await log("warn", `compaction-guard could not leave its note in session ${sessionID}: ${reason(error)}`, { sessionID });
+    }
+  };
+
+  /** When a session with a note waiting goes idle, writes the note (once). Never rejects. */
+  const event: EventHook = async (input) => {
+    if (pendingNotes.size === 0) return;
+    const sessionID = idleSession(input?.event);
+    const note = sessionID === undefined ? undefined : pendingNotes.get(sessionID);
+    if (sessionID === undefined || note === undefined) return;
+    pendingNotes.delete(sessionID);
+    const write = leaveNote(sessionID, note);
+    writing.add(write);
+    void write.finally(() => writing.delete(write));
+    await write;
+  };
+
+  /** opencode is shutting down: waits (at most 2 × notifyTimeoutMs) for notes being written. */
+  const dispose = async (): Promise<void> => {
+    if (writing.size === 0) return;
+    try {
+      await withTimeout(Promise.all([...writing]), 2 * notifyTimeoutMs, "the guard's notes");
+    } catch {
+      // Shutting down: nowhere left to report to.
     }
   };
 
@@ -174,6 +286,7 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
       // Another copy of the guard decides this compaction (it runs first, on the same output).
       if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
       const reserved = readReserved();
+      const sessionInfo = readSession(sessionID);
       const response = await withTimeout(
         Promise.resolve(
           client.session.messages({ path: { id: sessionID }, query: { limit } }),
@@ -190,7 +303,8 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
-      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved, directory });
+      const { title, subagent } = await sessionInfo;
+      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved, directory, subagent });
       // With fewer messages than asked for, the view starts at the session's beginning and
       // the compaction's index among the session's automatic compactions is known.
       const index = data.length < limit ? verdict.compaction.index : null;
@@ -209,7 +323,6 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
       const observe = settings.mode === "observe";
       if (!observe) output.enabled = false;
       if (settings.notify === "off") return;
-      const title = await readTitle(sessionID);
       const session = sessionLabel(sessionID, title);
       if (observe) {
         if (settings.notify === "toast" && verdict.severity === "warning") {
@@ -225,6 +338,22 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
       }
       if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict, sessionID, title) }));
       await log("warn", denialLogMessage(session, verdict, index), extra);
+      // The toast is gone in seconds: leave the reason in the session too. Not now: right
+      // after this hook opencode reads the history again, and answers a user message added
+      // now as a new turn (checked in 1.18.33: the loop goes on). The note is written when
+      // the session goes idle (the `event` hook).
+      const message = hookInput?.message as { agent?: unknown; model?: { providerID?: unknown; modelID?: unknown; variant?: unknown } } | undefined;
+      const model = message?.model;
+      pendingNotes.delete(sessionID);
+      pendingNotes.set(sessionID, {
+        text: denialRecord(session, verdict, index),
+        compactionID: verdict.compaction.messageID,
+        rule: verdict.rule,
+        agent: typeof message?.agent === "string" ? message.agent : undefined,
+        model: typeof model?.providerID === "string" && typeof model.modelID === "string" ? { providerID: model.providerID, modelID: model.modelID } : undefined,
+        variant: typeof model?.variant === "string" ? model.variant : undefined,
+      });
+      if (pendingNotes.size > MAX_PENDING_NOTES) pendingNotes.delete(pendingNotes.keys().next().value!);
     } catch (error) {
       await log(
         "warn",
@@ -234,7 +363,7 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
     }
   };
 
-  return { "experimental.compaction.autocontinue": autocontinue };
+  return { "experimental.compaction.autocontinue": autocontinue, event, dispose };
 }
 
 /** The plugin function opencode calls at start-up: `(input, options) => hooks`. */

@@ -189,3 +189,25 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
     variant: "info",
   };
 }
+
+/**
+ * The note the guard leaves in the session after it stopped a loop, so that the reason is
+ * still there when the user comes back (the toast is gone after a few seconds). Five lines:
+ * what happened after which compaction, the session, the rule with one sentence of
+ * evidence, the next step, and whose note it is. The guard writes it as a text part with `ignored: true`:
+ * opencode shows it in the conversation, never sends it to the model, and the guard does
+ * not take it for the user speaking (src/history.ts).
+ *
+ * @param session the session as {@link sessionLabel} names it.
+ */
+export function denialRecord(session: string, verdict: Verdict, index: number | null): string {
+  // The compaction by its index alone when known: a message id only breaks the line in the TUI.
+  const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
+  return [
+    `Compaction loop stopped by compaction-guard after ${compaction}: opencode's continue turn was skipped.`,
+    `Session: ${session}`,
+    `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
+    `Next: ${nextSteps(verdict)}`,
+    "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
+  ].join("\n");
+}

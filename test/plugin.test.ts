@@ -42,7 +42,7 @@ describe("the plugin module", () => {
     expect(Object.keys(await import("../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
-    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue"]);
+    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);
   });
 });
 

@@ -205,3 +205,19 @@ describe("model limits that cannot be", () => {
     expect(err).toBe(`opencode-compaction-guard: ${message}\n`);
   });
 });
+
+describe("a subagent's session (it has a parent)", () => {
+  it("keeps the continue turn after its final answer: the hook reads the parent from session.get", async () => {
+    const s = new SessionBuilder("ses_trust").user("map the codebase").step({ tool: "read", input: { filePath: "a.ts" } }, 30_000).say("Report: 3 modules.", 52_000).compact({ continueTurn: false });
+    const decideWith = async (parentID: string | undefined) => {
+      const fake = fakeClient(newestMessages(s.messages));
+      fake.client.session.get.mockImplementation(async () => ({ data: { id: "ses_trust", title: "explore", parentID } }));
+      const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+      const output = { enabled: true };
+      await hooks["experimental.compaction.autocontinue"]!(inputFor(s.messages), output);
+      return { enabled: output.enabled, rule: fake.logs[0]!.extra!.rule };
+    };
+    expect(await decideWith(undefined)).toEqual({ enabled: false, rule: "turn-finished" });
+    expect(await decideWith("ses_parent")).toEqual({ enabled: true, rule: null });
+  });
+});

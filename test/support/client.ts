@@ -1,6 +1,15 @@
 /** A fake of the v1 SDK client surface the plugin uses, recording every call. */
 import { vi } from "vitest";
 
+/** The body of a `session.prompt` call as the guard sends it. */
+export interface PromptBody {
+  noReply?: boolean;
+  agent?: string;
+  model?: { providerID: string; modelID: string };
+  variant?: string;
+  parts: Array<{ type: string; text?: string; synthetic?: boolean; ignored?: boolean; metadata?: Record<string, unknown>; time?: { start: number; end?: number } }>;
+}
+
 export interface LogBody {
   service: string;
   level: string;
@@ -22,12 +31,18 @@ export function fakeClient(
   const logs: LogBody[] = [];
   const startup: LogBody[] = [];
   const toasts: Array<{ title?: string; message: string; variant: string }> = [];
+  /** Every `session.prompt` call: the session and the body (the guard's notes, `noReply`). */
+  const prompts: Array<{ sessionID: string; body: PromptBody }> = [];
   const client = {
     session: {
       messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) =>
         messages(options.query ?? {}),
       ),
       get: vi.fn(async (options: { path: { id: string } }) => ({ data: { id: options.path.id, title } })),
+      prompt: vi.fn(async (options: { path: { id: string }; body: PromptBody }) => {
+        prompts.push({ sessionID: options.path.id, body: options.body });
+        return { data: { info: { id: "msg_note", sessionID: options.path.id, role: "user" }, parts: options.body.parts } };
+      }),
     },
     config: {
       get: vi.fn(async () => config()),
@@ -45,7 +60,7 @@ export function fakeClient(
       }),
     },
   };
-  return { client, logs, startup, toasts };
+  return { client, logs, startup, toasts, prompts };
 }
 
 /**

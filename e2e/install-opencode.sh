@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Install only the platform binary package of one or more opencode releases into
+# .cache/opencode/<version>/ (git-ignored), reusing what is already there.
+#   e2e/install-opencode.sh 1.14.34 1.18.33      (OPENCODE_CACHE_DIR moves the cache)
+# Prints nothing but "<version> <binary path>" per version on standard output.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cache="${OPENCODE_CACHE_DIR:-$root/.cache/opencode}"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) platform=linux-x64 ;;
+  Linux-aarch64) platform=linux-arm64 ;;
+  Darwin-arm64) platform=darwin-arm64 ;;
+  Darwin-x86_64) platform=darwin-x64 ;;
+  *) echo "install-opencode: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 2 ;;
+esac
+[ "$#" -gt 0 ] || { echo "usage: $0 <opencode version>..." >&2; exit 2; }
+for version in "$@"; do
+  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "install-opencode: not a version: $version" >&2; exit 2; }
+  dir="$cache/$version"
+  bin="$dir/bin/opencode"
+  if [ ! -x "$bin" ]; then
+    tmp="$(mktemp -d "$cache.tmp.XXXXXX" 2>/dev/null || { mkdir -p "$cache"; mktemp -d "$cache.tmp.XXXXXX"; })"
+    trap 'rm -rf "$tmp"' EXIT
+    echo "install-opencode: fetching opencode-$platform@$version" >&2
+    tarball="$(cd "$tmp" && npm pack --silent --no-fund --no-audit "opencode-$platform@$version" | tail -n 1)"
+    tar -xzf "$tmp/$tarball" -C "$tmp"
+    chmod +x "$tmp/package/bin/opencode"
+    mkdir -p "$cache"
+    rm -rf "$dir"
+    mv "$tmp/package" "$dir"
+    rm -rf "$tmp"
+    trap - EXIT
+  fi
+  echo "$version $bin"
+done
