@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
-import { buildTimeline, type AssistantEntry, type Compaction, type Timeline } from "../src/history.js";
+import { buildTimeline, type AssistantEntry, type Compaction, type Entry, type Timeline, type UserEntry } from "../src/history.js";
 import { createGuard } from "../src/guard.js";
 import type { ModelLimits } from "../src/limits.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
@@ -284,14 +284,25 @@ describe("no-progress never denies on missing token data", () => {
 describe("no-progress after a provider context-overflow error", () => {
   /**
    * The specification: k has overflow: true, an earlier automatic compaction k−1 exists, no
-   * real user message lies between them (but opencode's re-sent message right after an
-   * overflow summary), and every step between is empty with no context size.
+   * real user message lies between them (but opencode's re-sent message: right after an
+   * overflow summary, saying what the last real message said), and every step between is
+   * empty with no context size.
    */
   function refusedAgain(timeline: Timeline, current: Compaction): boolean {
     const previous = timeline.compactions.filter((c) => c.auto && c.position < current.position).at(-1);
     if (!current.overflow || !previous) return false;
-    const between = timeline.entries.slice(Math.max(previous.position, previous.summaryPosition) + 1, current.position);
-    const stepped = between.some((e, i) => e.kind === "user" && e.role === "real" && !(previous.overflow && i === 0));
+    const { entries } = timeline;
+    const spoken = (e: Entry | undefined): e is UserEntry => e?.kind === "user" && (e.role === "real" || e.role === "resend");
+    /** Right after the summary of an overflow compaction, saying what was last said before it. */
+    const copy = (position: number): boolean => {
+      const before = entries[position - 1];
+      const overflowSummary = before?.kind === "assistant" && before.summary && timeline.compactions.some((c) => c.overflow && c.summaryPosition === position - 1);
+      const lastSaid = entries.slice(0, position).filter(spoken).at(-1)?.text;
+      return overflowSummary && (entries[position] as UserEntry).text === lastSaid;
+    };
+    const from = Math.max(previous.position, previous.summaryPosition) + 1;
+    const between = entries.slice(from, current.position);
+    const stepped = between.some((e, i) => spoken(e) && !copy(from + i));
     const steps = between.filter((e) => e.kind === "assistant" && !e.summary) as Array<AssistantEntry>;
     return !stepped && steps.length > 0 && steps.every((step) => step.empty && step.contextTokens === null);
   }
