@@ -79,7 +79,9 @@ export function benchTable(rows: BenchRow[]): string {
 
 /** Print the e2e bench table to stdout. */
 export async function main(): Promise<void> {
-  console.log(`e2e bench: real opencode ${OPENCODE_VERSION} against the scripted model server (cap ${BENCH_CAP} requests), one run at a time`);
+  console.log(
+    `e2e bench: real opencode ${OPENCODE_VERSION} against the scripted model server (cap ${BENCH_CAP} requests), one run at a time`,
+  );
   const rows = await benchE2e();
   console.log(benchTable(rows));
 }

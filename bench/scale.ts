@@ -112,7 +112,19 @@ async function replayTable(dir: string): Promise<string> {
     ]);
   }
   return formatTable(
-    ["messages", "decisions", "file", "parse (bare)", "readExport", "decide all", "replay total", "per decision", "replay / parse", "peak RSS parse", "peak RSS replay"],
+    [
+      "messages",
+      "decisions",
+      "file",
+      "parse (bare)",
+      "readExport",
+      "decide all",
+      "replay total",
+      "per decision",
+      "replay / parse",
+      "peak RSS parse",
+      "peak RSS replay",
+    ],
     rows,
   );
 }
@@ -136,7 +148,9 @@ async function hookCost(messages: unknown[], honourLimit: boolean, calls: number
   const hook = createGuard({ client: client(messages, honourLimit) as never }, undefined, { env: {} })[
     "experimental.compaction.autocontinue"
   ]!;
-  const compaction = [...messages].reverse().find((m) => (m as { parts: Array<{ type: string }> }).parts.some((p) => p.type === "compaction"));
+  const compaction = [...messages]
+    .reverse()
+    .find((m) => (m as { parts: Array<{ type: string }> }).parts.some((p) => p.type === "compaction"));
   const input = {
     sessionID: "ses_synthetic",
     model: { limit: { context: 200_000, output: 32_000 } },
@@ -168,10 +182,7 @@ async function hookTable(): Promise<string> {
       formatMs(unlimited.p95),
     ]);
   }
-  return formatTable(
-    ["session messages", "messages read", "hook median", "hook p95", "limit ignored: median", "limit ignored: p95"],
-    rows,
-  );
+  return formatTable(["session messages", "messages read", "hook median", "hook p95", "limit ignored: median", "limit ignored: p95"], rows);
 }
 
 /**

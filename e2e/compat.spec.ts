@@ -43,7 +43,10 @@ function binaryFor(version: string): string {
   }
   const cached = join(PROJECT_ROOT, ".cache", "opencode", version, "bin", "opencode");
   if (!process.env.OPENCODE_CACHE_DIR && existsSync(cached)) return cached;
-  const out = execFileSync(join(PROJECT_ROOT, "e2e", "install-opencode.sh"), [version], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync(join(PROJECT_ROOT, "e2e", "install-opencode.sh"), [version], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return out.trim().split(" ").slice(1).join(" ");
 }
 

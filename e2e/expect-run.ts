@@ -46,10 +46,16 @@ export const LOOP_RULES = ["no-progress", "back-to-back-compactions", "repeated-
  * the denied compaction's summary; live and replay agree.
  * @returns the compaction it was denied at.
  */
-export function expectLoopStopped(run: ScenarioRun, expected: { rules: readonly string[]; deniedAt: number | readonly number[]; exitCode?: number }): number {
+export function expectLoopStopped(
+  run: ScenarioRun,
+  expected: { rules: readonly string[]; deniedAt: number | readonly number[]; exitCode?: number },
+): number {
   expect(run.timedOut).toBe(false);
   expect(run.exitCode).toBe(expected.exitCode ?? 0);
-  expect(run.requests.some((r) => r.reply === "cap"), "the guard, not the server's cap, ended the run").toBe(false);
+  expect(
+    run.requests.some((r) => r.reply === "cap"),
+    "the guard, not the server's cap, ended the run",
+  ).toBe(false);
   expect(run.metrics.ended.kind).toBe("guard-stop");
   const denials = run.decisions.filter((d) => d.decision === "deny");
   expect(denials).toHaveLength(1);

@@ -15,17 +15,31 @@ const tools = [{ type: "function", function: { name: "bash", parameters: {} } }]
 
 describe("classifyRequest", () => {
   it("tells title, compaction, continue and chat apart as opencode 1.18.33 sends them", () => {
-    const title = { messages: [{ role: "system", content: "You are a title generator. You output ONLY a thread title." }, { role: "user", content: "run echo hi" }] };
+    const title = {
+      messages: [
+        { role: "system", content: "You are a title generator. You output ONLY a thread title." },
+        { role: "user", content: "run echo hi" },
+      ],
+    };
     const compaction = {
       messages: [
         { role: "system", content: "You are a context summarization agent." },
         { role: "user", content: "Here is the conversation so far:\n\n<conversation>\n[User]: hi\n</conversation>" },
       ],
     };
-    const chat = { tools, messages: [{ role: "system", content: "You are opencode" }, { role: "user", content: [{ type: "text", text: "run echo hi" }] }] };
+    const chat = {
+      tools,
+      messages: [
+        { role: "system", content: "You are opencode" },
+        { role: "user", content: [{ type: "text", text: "run echo hi" }] },
+      ],
+    };
     const cont = {
       tools,
-      messages: [...chat.messages, { role: "user", content: "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed." }],
+      messages: [
+        ...chat.messages,
+        { role: "user", content: "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed." },
+      ],
     };
     expect([title, compaction, chat, cont].map(classifyRequest)).toEqual(["title", "compaction", "chat", "continue"]);
   });
@@ -36,17 +50,27 @@ describe("the scripted model server", () => {
   afterEach(async () => server?.close());
 
   const post = (body: unknown) =>
-    fetch(`${server!.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+    fetch(`${server!.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    });
   const chat = { tools, messages: [{ role: "user", content: "run echo hi" }] };
 
   it("streams a tool call, a finish chunk and a usage chunk", async () => {
     server = await startModelServer({ scenario: "fixed-point", readPath: "/x/notes.txt" });
     const res = await post(chat);
     expect(res.status).toBe(200);
-    const events = (await res.text()).split("\n\n").filter(Boolean).map((e) => e.replace(/^data: /, ""));
+    const events = (await res.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ""));
     expect(events.at(-1)).toBe("[DONE]");
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
-    expect(chunks[0].choices[0].delta.tool_calls[0].function).toEqual({ name: "bash", arguments: '{"command":"echo hi","description":"echo hi"}' });
+    expect(chunks[0].choices[0].delta.tool_calls[0].function).toEqual({
+      name: "bash",
+      arguments: '{"command":"echo hi","description":"echo hi"}',
+    });
     expect(chunks[1].choices[0].finish_reason).toBe("tool_calls");
     expect(chunks[2].usage).toEqual({ prompt_tokens: LOOP_PROMPT_TOKENS, completion_tokens: 20, total_tokens: LOOP_PROMPT_TOKENS + 20 });
     expect(server.requests).toMatchObject([{ seq: 1, kind: "chat", reply: "tool-call", tool: "bash", promptTokens: LOOP_PROMPT_TOKENS }]);
@@ -54,7 +78,12 @@ describe("the scripted model server", () => {
 
   it("refuses with HTTP 400 (never retried) once the cap is reached; titles do not count", async () => {
     server = await startModelServer({ scenario: "fixed-point", readPath: "/x/notes.txt", maxRequests: 2 });
-    const title = { messages: [{ role: "system", content: "You are a title generator." }, { role: "user", content: "x" }] };
+    const title = {
+      messages: [
+        { role: "system", content: "You are a title generator." },
+        { role: "user", content: "x" },
+      ],
+    };
     const statuses = [];
     for (const body of [title, chat, chat, chat]) statuses.push((await post(body)).status);
     expect(statuses).toEqual([200, 200, 200, 400]);
@@ -75,7 +104,11 @@ describe("the scripted server's judgement replies", () => {
   afterEach(async () => server?.close());
 
   const post = (body: unknown) =>
-    fetch(`${server!.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+    fetch(`${server!.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    });
   const chunksOf = async (res: Response) =>
     (await res.text())
       .split("\n\n")
@@ -84,7 +117,12 @@ describe("the scripted server's judgement replies", () => {
       .filter((e) => e !== "[DONE]")
       .map((e) => JSON.parse(e));
   const chat = { tools, messages: [{ role: "user", content: "x" }] };
-  const summarize = { messages: [{ role: "system", content: "Summarize." }, { role: "user", content: "<conversation></conversation>" }] };
+  const summarize = {
+    messages: [
+      { role: "system", content: "Summarize." },
+      { role: "user", content: "<conversation></conversation>" },
+    ],
+  };
 
   it("an empty answer has no content at all, finish length, and reports its hidden reasoning", async () => {
     server = await startModelServer({ scenario: "back-to-back-compactions", readPath: "/x/notes.txt" });
@@ -93,7 +131,11 @@ describe("the scripted server's judgement replies", () => {
     const chunks = await chunksOf(await post(chat));
     expect(chunks[0].choices[0].delta).toEqual({ role: "assistant" });
     expect(chunks[1].choices[0].finish_reason).toBe("length");
-    expect(chunks[2].usage).toMatchObject({ prompt_tokens: 4200, completion_tokens: 2000, completion_tokens_details: { reasoning_tokens: 2000 } });
+    expect(chunks[2].usage).toMatchObject({
+      prompt_tokens: 4200,
+      completion_tokens: 2000,
+      completion_tokens_details: { reasoning_tokens: 2000 },
+    });
     expect(server.requests.map((r) => r.reply)).toEqual(["tool-call", "text", "empty"]);
   });
 
@@ -151,7 +193,7 @@ describe("scenario setups", () => {
 describe("guard log lines", () => {
   // Lines as opencode 1.18.33 printed them for a plugin's client.app.log calls.
   const stderr = [
-    'timestamp=2026-11-30T08:31:10.650Z level=INFO run=8867b2bf message=loop session.id=ses_a step=3',
+    "timestamp=2026-11-30T08:31:10.650Z level=INFO run=8867b2bf message=loop session.id=ses_a step=3",
     'timestamp=2026-11-30T08:31:10.690Z level=INFO run=8867b2bf message="compaction-guard allowed auto-continue in session ses_a after compaction 1" sessionID=ses_a compaction=1 messageID=msg_1 decision=allow rule=null elapsedMs=10.37',
     'timestamp=2026-11-30T08:31:11.010Z level=WARN run=8867b2bf message="compaction-guard stopped auto-continue in session ses_a after compaction 2: no-progress — \\"x\\"" sessionID=ses_a compaction=2 messageID=msg_2 decision=deny rule=no-progress elapsedMs=5.57 nested.a=1 list=[1,2]',
   ].join("\n");
@@ -191,8 +233,14 @@ describe("export figures", () => {
   });
 
   it("sanitise absolute and slash-less sandbox paths", () => {
-    const exp = { info: { id: "ses_x", directory: "/scratch/ocg-e2e-ab/project", path: "scratch/ocg-e2e-ab/project" }, messages: [] } as unknown as SessionExport;
-    const clean = sanitizeExport(exp, [["/scratch/ocg-e2e-ab/project", "/home/dev/project"], ["/scratch/ocg-e2e-ab", "/home/dev/.local/e2e"]]);
+    const exp = {
+      info: { id: "ses_x", directory: "/scratch/ocg-e2e-ab/project", path: "scratch/ocg-e2e-ab/project" },
+      messages: [],
+    } as unknown as SessionExport;
+    const clean = sanitizeExport(exp, [
+      ["/scratch/ocg-e2e-ab/project", "/home/dev/project"],
+      ["/scratch/ocg-e2e-ab", "/home/dev/.local/e2e"],
+    ]);
     expect(clean.info).toEqual({ id: "ses_x", directory: "/home/dev/project", path: "home/dev/project" });
   });
 });

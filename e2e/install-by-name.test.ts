@@ -42,7 +42,13 @@ beforeAll(async () => {
       // The [name@version, options] tuple; the registry from the environment.
       key: "tuple",
       run: () =>
-        runScenario({ scenario: "fixed-point", guard: true, pluginSpec: spec, pluginOptions: { threshold: 4 }, env: { npm_config_registry: registry.url } }),
+        runScenario({
+          scenario: "fixed-point",
+          guard: true,
+          pluginSpec: spec,
+          pluginOptions: { threshold: 4 },
+          env: { npm_config_registry: registry.url },
+        }),
     },
     {
       // The plain "name@version" entry; the registry from ~/.npmrc.
@@ -92,17 +98,29 @@ describe("the tarball installed alone, dev dependencies omitted", () => {
     const dir = await mkdtemp(join(tmpdir(), "ocg-install-"));
     try {
       await writeFile(join(dir, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
-      const env = { ...process.env, npm_config_userconfig: join(dir, ".npmrc"), npm_config_registry: registry.url, npm_config_audit: "false", npm_config_fund: "false" };
+      const env = {
+        ...process.env,
+        npm_config_userconfig: join(dir, ".npmrc"),
+        npm_config_registry: registry.url,
+        npm_config_audit: "false",
+        npm_config_fund: "false",
+      };
       await writeFile(join(dir, ".npmrc"), "");
       const exec = promisify(execFile);
       await exec("npm", ["install", "--omit=dev", pack.project.tarball], { cwd: dir, env });
       const installed = JSON.parse(await readFile(join(dir, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
       // The three runtime dependencies, nothing from devDependencies, no optional peer.
-      expect(Object.keys(installed.packages).filter((k) => k).sort()).toEqual(
-        ["fastest-levenshtein", "opencode-compaction-guard", "safe-stable-stringify", "zod"].map((n) => `node_modules/${n}`),
-      );
+      expect(
+        Object.keys(installed.packages)
+          .filter((k) => k)
+          .sort(),
+      ).toEqual(["fastest-levenshtein", "opencode-compaction-guard", "safe-stable-stringify", "zod"].map((n) => `node_modules/${n}`));
       const fixture = join(PROJECT_ROOT, "fixtures", "opencode-1.18.33-loop-bash.json");
-      const { stdout } = await exec("npx", ["--no-install", "opencode-compaction-guard", "replay", fixture, "--context-limit", "8000", "--output-limit", "2000"], { cwd: dir, env });
+      const { stdout } = await exec(
+        "npx",
+        ["--no-install", "opencode-compaction-guard", "replay", fixture, "--context-limit", "8000", "--output-limit", "2000"],
+        { cwd: dir, env },
+      );
       expect(stdout).toMatch(/^first deny: compaction 2, no-progress/m);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -114,7 +132,9 @@ describe("the tarball installed alone, dev dependencies omitted", () => {
 function expectInstalledAndStopped(run: ScenarioRun, threshold: string): void {
   expect(run.timedOut).toBe(false);
   expect(run.exitCode).toBe(0);
-  expect(run.guardLines[0]?.message).toMatch(new RegExp(`^compaction-guard ${pack.project.version.replace(/\./g, "\\.")} loaded: ${threshold}`));
+  expect(run.guardLines[0]?.message).toMatch(
+    new RegExp(`^compaction-guard ${pack.project.version.replace(/\./g, "\\.")} loaded: ${threshold}`),
+  );
   expect(run.metrics.ended.kind).toBe("guard-stop");
   expect(run.decisions.map((d) => [d.index, d.decision, d.rule, d.level])).toEqual([
     [1, "allow", null, "INFO"],

@@ -76,7 +76,8 @@ function cycleSteps(r: ScenarioRun, k: number): ExportMessage[] {
   const next = compactions[k] ? msgs.findIndex((m) => m.info.id === compactions[k]!.messageID) : msgs.length;
   return msgs.slice(from + 1, next).filter((m) => m.info.role === "assistant" && !m.info.summary);
 }
-const modelParts = (m: ExportMessage): ExportPart[] => m.parts.filter((p) => !["step-start", "step-finish", "snapshot", "patch"].includes(p.type));
+const modelParts = (m: ExportMessage): ExportPart[] =>
+  m.parts.filter((p) => !["step-start", "step-finish", "snapshot", "patch"].includes(p.type));
 const tokensOf = (m: ExportMessage) => m.info.tokens as { total?: number; input: number; output: number; reasoning?: number };
 
 describe("loops the guard must stop", () => {
@@ -137,9 +138,13 @@ describe("loops the guard must stop", () => {
     const r = run("errored-repeat");
     const parts = toolParts(r);
     expect(parts).toHaveLength(8);
-    expect(parts.every((p) => (p.state!.input as { command: string }).command === DEPLOY_COMMAND && p.state!.status === "error")).toBe(true);
+    expect(parts.every((p) => (p.state!.input as { command: string }).command === DEPLOY_COMMAND && p.state!.status === "error")).toBe(
+      true,
+    );
     expect(new Set(parts.map((p) => String((p.state as { error?: unknown }).error))).size).toBe(1);
-    expect(String((parts[0]!.state as { error?: unknown }).error)).toContain("The user has specified a rule which prevents you from using this specific tool call");
+    expect(String((parts[0]!.state as { error?: unknown }).error)).toContain(
+      "The user has specified a rule which prevents you from using this specific tool call",
+    );
     expectLoopStopped(r, { rules: LOOP_RULES, deniedAt: 2 });
   });
 
@@ -253,7 +258,12 @@ describe("healthy work the guard must not stop", () => {
     const r = run("compaction-reserved");
     // opencode honoured reserved: with its default (2,000) the line would be 4,500 and the
     // first 5,000-token step would already have compacted.
-    expect(r.requests.filter((q) => q.kind !== "title").slice(0, 4).map((q) => [q.kind, q.promptTokens])).toEqual([
+    expect(
+      r.requests
+        .filter((q) => q.kind !== "title")
+        .slice(0, 4)
+        .map((q) => [q.kind, q.promptTokens]),
+    ).toEqual([
       ["chat", RESERVED_CYCLE[0]],
       ["chat", RESERVED_CYCLE[1]],
       ["chat", RESERVED_CYCLE[2]],

@@ -55,7 +55,13 @@ async function freePort(): Promise<number> {
 async function npm(args: string[], cwd: string, npmrc: string): Promise<string> {
   const { stdout } = await run("npm", args, {
     cwd,
-    env: { ...process.env, npm_config_userconfig: npmrc, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" },
+    env: {
+      ...process.env,
+      npm_config_userconfig: npmrc,
+      npm_config_update_notifier: "false",
+      npm_config_fund: "false",
+      npm_config_audit: "false",
+    },
     maxBuffer: 16 * 1024 * 1024,
   });
   return stdout;
@@ -69,7 +75,14 @@ export async function packFolder(folder: string, dest: string): Promise<PackResu
   const npmrc = join(dest, ".npmrc-pack");
   await writeFile(npmrc, "");
   const out = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dest, folder], dest, npmrc);
-  const [info] = JSON.parse(out) as Array<{ filename: string; name: string; version: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
+  const [info] = JSON.parse(out) as Array<{
+    filename: string;
+    name: string;
+    version: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
   if (!info) throw new Error(`npm pack ${folder} printed nothing`);
   return {
     tarball: join(dest, info.filename),
@@ -86,7 +99,8 @@ export async function packProjectAndDependencies(dest: string): Promise<{ projec
   const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   const project = await packFolder(PROJECT_ROOT, dest);
   const dependencies: PackResult[] = [];
-  for (const name of Object.keys(pkg.dependencies ?? {})) dependencies.push(await packFolder(join(PROJECT_ROOT, "node_modules", name), dest));
+  for (const name of Object.keys(pkg.dependencies ?? {}))
+    dependencies.push(await packFolder(join(PROJECT_ROOT, "node_modules", name), dest));
   return { project, dependencies };
 }
 
@@ -138,11 +152,15 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   ].join("\n");
   const configPath = join(dir, "config.yaml");
   await writeFile(configPath, config);
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, "node_modules", "verdaccio", "bin", "verdaccio"), "--config", configPath, "--listen", `127.0.0.1:${port}`], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NODE_ENV: "production" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, "node_modules", "verdaccio", "bin", "verdaccio"), "--config", configPath, "--listen", `127.0.0.1:${port}`],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NODE_ENV: "production" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   const requests: string[] = [];
   child.stdout!.on("data", (d: Buffer) => {

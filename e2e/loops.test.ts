@@ -34,7 +34,12 @@ beforeAll(async () => {
     { key: "healthy/min-reduction-0.9", options: { scenario: "healthy" as const, guard: true, pluginOptions: { minReduction: 0.9 } } },
     {
       key: "fixed-point/disabled",
-      options: { scenario: "fixed-point" as const, guard: true, maxRequests: UNGUARDED_CAP, env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" } },
+      options: {
+        scenario: "fixed-point" as const,
+        guard: true,
+        maxRequests: UNGUARDED_CAP,
+        env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" },
+      },
     },
   ];
   const results = await mapLimit(jobs, e2eConcurrency(), (job) => runScenario(job.options));
@@ -67,7 +72,11 @@ describe.each(GUARDED)("$scenario with the guard", ({ scenario, rule, deniedAt }
     expect(denials[0]!.message).toContain(rule);
     expect(run().metrics.guardReason).toBe(denials[0]!.message);
     // Every compaction before it was allowed, at info level.
-    expect(run().decisions.slice(0, -1).every((d) => d.decision === "allow" && d.level === "INFO")).toBe(true);
+    expect(
+      run()
+        .decisions.slice(0, -1)
+        .every((d) => d.decision === "allow" && d.level === "INFO"),
+    ).toBe(true);
   });
 
   it("decides live exactly as the replay CLI does on the export", () => {

@@ -111,7 +111,10 @@ function lastUserText(body: ChatRequest): string {
 export function classifyRequest(body: ChatRequest): RequestKind {
   const messages = body.messages ?? [];
   if (body.tools && body.tools.length > 0) return lastUserText(body).includes(CONTINUE_PREFIX) ? "continue" : "chat";
-  const system = messages.filter((m) => m.role === "system").map((m) => textOf(m.content)).join("\n");
+  const system = messages
+    .filter((m) => m.role === "system")
+    .map((m) => textOf(m.content))
+    .join("\n");
   return /title generator/i.test(system) ? "title" : "compaction";
 }
 
@@ -179,8 +182,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const kind = classifyRequest(body);
     options.onRequest?.(kind, body);
     const seq = requests.length + 1;
-    const record = (r: Omit<RecordedRequest, "seq" | "kind" | "atMs">) =>
-      requests.push({ seq, kind, atMs: Date.now() - started, ...r });
+    const record = (r: Omit<RecordedRequest, "seq" | "kind" | "atMs">) => requests.push({ seq, kind, atMs: Date.now() - started, ...r });
 
     const warmup = kind === "chat" && options.warmupPrompt !== undefined && lastUserText(body).includes(options.warmupPrompt);
     if (kind !== "title" && !warmup && ++modelRequests > maxRequests) {

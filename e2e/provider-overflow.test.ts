@@ -59,7 +59,9 @@ describe("provider-overflow in a one-prompt session (opencode run)", () => {
       [1, "allow", null],
       [2, "deny", "no-progress"],
     ]);
-    expect(single.decisions[1]!.message).toContain("the provider refused the request after the previous compaction as over its context limit again");
+    expect(single.decisions[1]!.message).toContain(
+      "the provider refused the request after the previous compaction as over its context limit again",
+    );
     expect(single.metrics.ended.kind).toBe("guard-stop");
     // opencode run reports the provider's refusal as an error event and exits 1 for it,
     // even though it went on to compact; the session itself is idle, not looping.

@@ -80,7 +80,9 @@ describe("after the deny (the first `opencode run`)", () => {
     expect(part).toMatchObject({ type: "text", ignored: true });
     expect(part.synthetic).not.toBe(true);
     const denied = run.figures!.compactions.at(-1)!;
-    expect(part.metadata).toEqual({ compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: denied.messageID } });
+    expect(part.metadata).toEqual({
+      compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: denied.messageID },
+    });
     const [first, session, why, next, whose] = part.text!.split("\n");
     expect(first).toBe(`${NOTE_START} 2: opencode's continue turn was skipped.`);
     // Named by its title once opencode has one (the scripted title answer comes first).
@@ -123,19 +125,27 @@ describe("a real reply afterwards (`opencode run --session <id>`)", () => {
     expect(second().decisions.map((d) => d.level)).toEqual(["INFO", "WARN"]);
     expect(second().figures.guardNotes).toBe(2);
     expect(second().figures.realUserTurns).toBe(2);
-    expect(second().requests.filter((r) => r.kind !== "title").map((r) => r.kind)).toEqual(["chat", "compaction", "continue", "compaction"]);
+    expect(
+      second()
+        .requests.filter((r) => r.kind !== "title")
+        .map((r) => r.kind),
+    ).toEqual(["chat", "compaction", "continue", "compaction"]);
   });
 
   it("the guard reads the note as no one speaking and the reply as the user: live and replay agree on all four compactions", async () => {
     const exp = second().export;
     const timeline = buildTimeline(exp.messages);
-    const roles = exp.messages.flatMap((m, i) => (m.info.role === "user" && !m.parts.some((p) => p.type === "compaction") ? [[timeline.entries[i], m] as const] : []));
+    const roles = exp.messages.flatMap((m, i) =>
+      m.info.role === "user" && !m.parts.some((p) => p.type === "compaction") ? [[timeline.entries[i], m] as const] : [],
+    );
     const noteRoles = roles.filter(([, m]) => m.parts.some(isGuardNote)).map(([e]) => e?.kind === "user" && e.role);
     const replyRoles = roles.filter(([, m]) => m.parts.some(isReply)).map(([e]) => e?.kind === "user" && e.role);
     expect(noteRoles).toEqual(["synthetic", "synthetic"]);
     expect(replyRoles).toEqual(["real"]);
     const replayed = second().replay!;
-    expect(replayed.compactions.map((c): DecisionTriple => [c.index, c.decision, c.rule])).toEqual(triples([...run.decisions, ...second().decisions]));
+    expect(replayed.compactions.map((c): DecisionTriple => [c.index, c.decision, c.rule])).toEqual(
+      triples([...run.decisions, ...second().decisions]),
+    );
   });
 
   it("the note alone re-arms nothing: without the reply the guard would have stopped at compaction 3; without the note it decides the same", async () => {

@@ -16,7 +16,8 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
 /** The installed opencode version (from the `opencode-ai` devDependency), e.g. "1.18.33". */
 export const OPENCODE_VERSION: string = (() => {
   try {
-    return (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", "opencode-ai", "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", "opencode-ai", "package.json"), "utf8")) as { version: string })
+      .version;
   } catch {
     return "unknown";
   }

@@ -268,7 +268,10 @@ export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
 const bash = (command: string): ToolCall => ({ name: "bash", args: { command, description: command } });
 const read = (filePath: string): ToolCall => ({ name: "read", args: { filePath } });
 const write = (filePath: string, content: string): ToolCall => ({ name: "write", args: { filePath, content } });
-const edit = (filePath: string, oldString: string, newString: string): ToolCall => ({ name: "edit", args: { filePath, oldString, newString } });
+const edit = (filePath: string, oldString: string, newString: string): ToolCall => ({
+  name: "edit",
+  args: { filePath, oldString, newString },
+});
 
 /** A summary like the fixture's: plain text that ends suggesting the same next step. */
 function summary(n: number, what: string, next: string, promptTokens = 300): Reply {
@@ -414,14 +417,25 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
     case "unchanged-poll-one-cycle":
       // Three polls (2000, 4000, 6500: over the line), then the answer after the compaction.
       if (s.compactions >= 1) return final(FINAL_TEXT["unchanged-poll-one-cycle"]);
-      return { type: "tool-call", call: bash(POLL_COMMAND), promptTokens: [2000, 4000, 6500][n - 1] ?? 6500, completionTokens: STEP_COMPLETION_TOKENS };
+      return {
+        type: "tool-call",
+        call: bash(POLL_COMMAND),
+        promptTokens: [2000, 4000, 6500][n - 1] ?? 6500,
+        completionTokens: STEP_COMPLETION_TOKENS,
+      };
     case "reasoning-heavy-first-step": {
       // Two full cycles of 5 steps (distinct calls), then the answer; the first step of the
       // run and after each compaction (the answer too) thinks hard.
       const t = REASONING_CYCLE[(n - 1) % REASONING_CYCLE.length]!;
       const heavy = t.completion > 1000;
       if (s.compactions >= 2) {
-        return { type: "text", text: FINAL_TEXT["reasoning-heavy-first-step"], promptTokens: t.prompt, completionTokens: t.completion, reasoningTokens: t.completion - 100 };
+        return {
+          type: "text",
+          text: FINAL_TEXT["reasoning-heavy-first-step"],
+          promptTokens: t.prompt,
+          completionTokens: t.completion,
+          reasoningTokens: t.completion - 100,
+        };
       }
       return {
         type: "tool-call",
@@ -433,7 +447,12 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
     }
     case "compaction-reserved":
       if (s.step >= 7) return final(FINAL_TEXT["compaction-reserved"], RESERVED_CYCLE[0]);
-      return { type: "tool-call", call: bash(`echo step-${s.step}`), promptTokens: RESERVED_CYCLE[(n - 1) % RESERVED_CYCLE.length]!, completionTokens: STEP_COMPLETION_TOKENS };
+      return {
+        type: "tool-call",
+        call: bash(`echo step-${s.step}`),
+        promptTokens: RESERVED_CYCLE[(n - 1) % RESERVED_CYCLE.length]!,
+        completionTokens: STEP_COMPLETION_TOKENS,
+      };
   }
 }
 

@@ -94,13 +94,7 @@ function cycle(messages: ExportMessage[], compaction: ExportMessage, index: numb
   const summaryOk = summary !== undefined && typeof summary.info.finish === "string" && !summary.info.error;
   const after = summary ? messages.indexOf(summary) : messages.indexOf(compaction);
   const nextUser = messages.slice(after + 1).find((m) => m.info.role === "user");
-  const next = !nextUser
-    ? "none"
-    : nextUser.parts.some(isContinue)
-      ? "continue"
-      : nextUser.parts.some(isSpoken)
-        ? "replay"
-        : "none";
+  const next = !nextUser ? "none" : nextUser.parts.some(isContinue) ? "continue" : nextUser.parts.some(isSpoken) ? "replay" : "none";
   return {
     index,
     messageID: compaction.info.id,
@@ -119,15 +113,17 @@ export function exportFigures(exp: SessionExport): ExportFigures {
   const compactionMessages = exp.messages.filter((m) => m.info.role === "user" && m.parts.some(isAutoCompaction));
   const assistants = exp.messages.filter((m) => m.info.role === "assistant" && !m.info.summary);
   const last = assistants.at(-1);
-  const lastText = last?.parts.filter((p) => p.type === "text").map((p) => p.text ?? "").join("") ?? "";
+  const lastText =
+    last?.parts
+      .filter((p) => p.type === "text")
+      .map((p) => p.text ?? "")
+      .join("") ?? "";
   return {
     compactionCycles: compactionMessages.length,
     compactions: compactionMessages.map((m, i) => cycle(exp.messages, m, i + 1)),
     overflowCompactions: compactionMessages.filter((m) => m.parts.some((p) => isAutoCompaction(p) && p.overflow === true)).length,
     continueTurns: exp.messages.filter((m) => m.info.role === "user" && m.parts.some(isContinue)).length,
-    realUserTurns: exp.messages.filter(
-      (m) => m.info.role === "user" && m.parts.some((p) => isSpoken(p) && !isContinue(p)),
-    ).length,
+    realUserTurns: exp.messages.filter((m) => m.info.role === "user" && m.parts.some((p) => isSpoken(p) && !isContinue(p))).length,
     guardNotes: exp.messages.filter((m) => m.info.role === "user" && m.parts.some(isGuardNote)).length,
     finalAssistantText: last ? lastText : null,
     finalAssistantFinish: last?.info.finish ?? null,

@@ -49,7 +49,16 @@ const USAGE = [
 class UsageError extends Error {}
 
 /** Every long flag replay knows, for "did you mean". */
-const KNOWN_FLAGS = [...REPLAY_KEYS.map((key) => `--${SETTINGS[key].flag}`), "--context-limit", "--output-limit", "--input-limit", "--reserved", "--json", "--version", "--help"];
+const KNOWN_FLAGS = [
+  ...REPLAY_KEYS.map((key) => `--${SETTINGS[key].flag}`),
+  "--context-limit",
+  "--output-limit",
+  "--input-limit",
+  "--reserved",
+  "--json",
+  "--version",
+  "--help",
+];
 
 /** The known flag nearest to a mistyped one: one it begins (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`). */
 const nearestFlag = (flag: string): string => {
@@ -89,7 +98,9 @@ function limitsFlags(values: Record<string, string | boolean | undefined>): Part
     throw new UsageError(`--${limits.output !== undefined ? "output" : "input"}-limit needs --context-limit too`);
   }
   if (limits.context !== undefined && limits.output !== undefined && limits.input === undefined && limits.output >= limits.context) {
-    throw new UsageError(`--output-limit ${limits.output} is not below --context-limit ${limits.context}: opencode would have no usable context`);
+    throw new UsageError(
+      `--output-limit ${limits.output} is not below --context-limit ${limits.context}: opencode would have no usable context`,
+    );
   }
   if (limits.context !== undefined && limits.input !== undefined && limits.input > limits.context) {
     throw new UsageError(`--input-limit ${limits.input} is over --context-limit ${limits.context}`);
@@ -112,7 +123,10 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const right = new Set([0, 2, 3]);
   const line = (cells: string[]) =>
-    cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [
     `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
@@ -162,7 +176,8 @@ export async function main(
       return 0;
     }
     const [command, file, ...extra] = positionals;
-    if (command !== "replay") throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
+    if (command !== "replay")
+      throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
     if (file === undefined) throw new UsageError("replay needs an export file (or - for standard input)");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
 

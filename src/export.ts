@@ -69,14 +69,11 @@ function sizeProblem(bytes: number, limits: ReadLimits, size = `${mib(bytes)} Mi
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "not an opencode export";
-  const path = issue.path
-    .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
-    .join("");
+  const path = issue.path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * {@link ExportSchema}'s test, by hand and without copying: zod builds a copy of every
@@ -231,7 +228,8 @@ function endsInside(json: string): boolean {
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash
+      if (c === 0x5c)
+        i++; // backslash
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) depth++;

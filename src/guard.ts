@@ -15,7 +15,6 @@ import { describeSettings, resolveSettings, SETTINGS } from "./settings.js";
 import { VERSION } from "./version.js";
 import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
 
-
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
 
@@ -108,8 +107,10 @@ const elapsedSince = (started: number): number => Math.round((performance.now() 
 
 /** A one-line description of anything thrown, without stack or payload, secrets masked. */
 const reason = (error: unknown): string =>
-  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!)
-    .slice(0, 200);
+  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
+    0,
+    200,
+  );
 
 /**
  * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
@@ -120,7 +121,11 @@ const reason = (error: unknown): string =>
  * @param deps test seams: the environment (default `process.env`) and the timeouts (ms).
  * @returns the hooks: `experimental.compaction.autocontinue`, or none when disabled. Never throws.
  */
-export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>, options: unknown, deps: GuardDeps = {}): Hooks {
+export function createGuard(
+  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>,
+  options: unknown,
+  deps: GuardDeps = {},
+): Hooks {
   const client: Client = input.client;
   /** The project directory opencode runs in: previews show file paths relative to it. */
   const directory = typeof input.directory === "string" ? input.directory : undefined;
@@ -144,13 +149,14 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
     }
   };
   const log = (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> =>
-    quietly("client.app.log", () =>
-      client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }),
-    );
+    quietly("client.app.log", () => client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }));
 
   for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
   if (!settings.enabled) {
-    const by = resolved.sources.enabled === "env" ? `${SETTINGS.enabled.env}=${(deps.env ?? process.env)[SETTINGS.enabled.env]}` : "the plugin option enabled: false";
+    const by =
+      resolved.sources.enabled === "env"
+        ? `${SETTINGS.enabled.env}=${(deps.env ?? process.env)[SETTINGS.enabled.env]}`
+        : "the plugin option enabled: false";
     void log("info", `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it`);
     return {};
   }
@@ -222,9 +228,13 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
         "session.messages",
       );
       const data: unknown = (response as { data?: unknown } | undefined)?.data;
-      const last = (Array.isArray(data) ? data.at(-1) : undefined) as { info?: { role?: unknown; summary?: unknown; parentID?: unknown } } | undefined;
+      const last = (Array.isArray(data) ? data.at(-1) : undefined) as
+        | { info?: { role?: unknown; summary?: unknown; parentID?: unknown } }
+        | undefined;
       if (last?.info?.role !== "assistant" || last.info.summary !== true || last.info.parentID !== note.compactionID) {
-        await log("debug", `compaction-guard left no note in session ${sessionID}: the session went on after the stopped compaction`, { sessionID });
+        await log("debug", `compaction-guard left no note in session ${sessionID}: the session went on after the stopped compaction`, {
+          sessionID,
+        });
         return;
       }
       const now = Date.now();
@@ -288,9 +298,7 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
       const reserved = readReserved();
       const sessionInfo = readSession(sessionID);
       const response = await withTimeout(
-        Promise.resolve(
-          client.session.messages({ path: { id: sessionID }, query: { limit } }),
-        ),
+        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
         messagesTimeoutMs,
         "session.messages",
       );
@@ -328,7 +336,10 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
         if (settings.notify === "toast" && verdict.severity === "warning") {
           await quietly("tui.showToast", () => client.tui.showToast({ body: observedToast(verdict, sessionID, title) }));
         }
-        await log(verdict.severity === "info" ? "info" : "warn", observedLogMessage(session, verdict, index), { ...extra, mode: "observe" });
+        await log(verdict.severity === "info" ? "info" : "warn", observedLogMessage(session, verdict, index), {
+          ...extra,
+          mode: "observe",
+        });
         return;
       }
       if (verdict.severity === "info") {
@@ -336,13 +347,16 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
         await log("info", denialLogMessage(session, verdict, index), extra);
         return;
       }
-      if (settings.notify === "toast") await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict, sessionID, title) }));
+      if (settings.notify === "toast")
+        await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict, sessionID, title) }));
       await log("warn", denialLogMessage(session, verdict, index), extra);
       // The toast is gone in seconds: leave the reason in the session too. Not now: right
       // after this hook opencode reads the history again, and answers a user message added
       // now as a new turn (checked in 1.18.33: the loop goes on). The note is written when
       // the session goes idle (the `event` hook).
-      const message = hookInput?.message as { agent?: unknown; model?: { providerID?: unknown; modelID?: unknown; variant?: unknown } } | undefined;
+      const message = hookInput?.message as
+        | { agent?: unknown; model?: { providerID?: unknown; modelID?: unknown; variant?: unknown } }
+        | undefined;
       const model = message?.model;
       pendingNotes.delete(sessionID);
       pendingNotes.set(sessionID, {
@@ -350,16 +364,18 @@ export function createGuard(input: Pick<PluginInput, "client"> & Partial<Pick<Pl
         compactionID: verdict.compaction.messageID,
         rule: verdict.rule,
         agent: typeof message?.agent === "string" ? message.agent : undefined,
-        model: typeof model?.providerID === "string" && typeof model.modelID === "string" ? { providerID: model.providerID, modelID: model.modelID } : undefined,
+        model:
+          typeof model?.providerID === "string" && typeof model.modelID === "string"
+            ? { providerID: model.providerID, modelID: model.modelID }
+            : undefined,
         variant: typeof model?.variant === "string" ? model.variant : undefined,
       });
       if (pendingNotes.size > MAX_PENDING_NOTES) pendingNotes.delete(pendingNotes.keys().next().value!);
     } catch (error) {
-      await log(
-        "warn",
-        `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`,
-        { sessionID, elapsedMs: elapsedSince(started) },
-      );
+      await log("warn", `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`, {
+        sessionID,
+        elapsedMs: elapsedSince(started),
+      });
     }
   };
 

@@ -139,14 +139,12 @@ export interface Timeline {
 
 type Rec = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Rec =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Rec => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 /** A token count opencode could have written: finite and ≥ 0; anything else reads as 0. */
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
  * opencode's context size of one step, in tokens:
@@ -158,9 +156,7 @@ const count = (value: unknown): number =>
 export function contextTokens(tokens: unknown): number | null {
   if (!isRecord(tokens)) return null;
   const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  const size =
-    count(tokens.total) ||
-    count(tokens.input) + count(tokens.output) + count(cache.read) + count(cache.write);
+  const size = count(tokens.total) || count(tokens.input) + count(tokens.output) + count(cache.read) + count(cache.write);
   return size > 0 ? size : null;
 }
 
@@ -227,8 +223,7 @@ function isContinueTurn(parts: readonly unknown[]): boolean {
  * after it stopped a loop), and there is at least one part.
  */
 const isSynthetic = (parts: readonly unknown[]): boolean =>
-  parts.length > 0 &&
-  parts.every((part) => isRecord(part) && (part.synthetic === true || (part.type === "text" && part.ignored === true)));
+  parts.length > 0 && parts.every((part) => isRecord(part) && (part.synthetic === true || (part.type === "text" && part.ignored === true)));
 
 function toEntry(message: unknown): Entry {
   const info = isRecord(message) && isRecord(message.info) ? message.info : undefined;

@@ -18,8 +18,7 @@ export const OUTPUT_TOKEN_MAX = 32_000;
 /** opencode's default for `compaction.reserved` is min(this, maxOut) (session/overflow.ts). */
 export const RESERVED_MAX = 20_000;
 
-const positive = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+const positive = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
  * The usable context in tokens: a step whose context size reaches it triggers compaction.

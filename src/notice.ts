@@ -74,7 +74,8 @@ const WORDS: { readonly [R in RuleName]: Words<Evidence[R]> } = {
     nextStep: `${REPLY}; tell the model what is already done.`,
   },
   "turn-finished": {
-    explain: () => "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
+    explain: () =>
+      "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
     short: () => "the answer was already finished",
     nextStep: "Nothing was lost; reply to go on.",
   },

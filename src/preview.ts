@@ -48,7 +48,21 @@ const SUBCOMMANDS = new Set(
 );
 
 /** Programs whose arguments are data, never subcommands: nothing after them is shown. */
-const DATA_PROGRAMS = new Set(["echo", "printf", "print", "yes", "export", "set", "declare", "local", "readonly", "typeset", "alias", "read", "eval"]);
+const DATA_PROGRAMS = new Set([
+  "echo",
+  "printf",
+  "print",
+  "yes",
+  "export",
+  "set",
+  "declare",
+  "local",
+  "readonly",
+  "typeset",
+  "alias",
+  "read",
+  "eval",
+]);
 
 /** Interpreters whose first argument is a script (`python manage.py migrate`, `sh ./test.sh`). */
 const INTERPRETER = /^(?:python[0-9.]*|node|nodejs|ruby|perl|php|sh|bash|zsh|dash|ksh|fish|tsx|ts-node)$/;
@@ -85,29 +99,76 @@ const PREFIXES: Readonly<Record<string, PrefixSpec>> = {
     flags: "AbBEHikKlnPSsVv",
     values: "CDghpRrTtUu",
     long: {
-      user: true, group: true, prompt: true, chdir: true, host: true, "close-from": true, role: true, type: true,
-      "other-user": true, "command-timeout": true, stdin: false, "preserve-env": false, login: false, shell: false,
-      "non-interactive": false, "set-home": false, "reset-timestamp": false, "remove-timestamp": false, background: false,
-      askpass: false, bell: false,
+      user: true,
+      group: true,
+      prompt: true,
+      chdir: true,
+      host: true,
+      "close-from": true,
+      role: true,
+      type: true,
+      "other-user": true,
+      "command-timeout": true,
+      stdin: false,
+      "preserve-env": false,
+      login: false,
+      shell: false,
+      "non-interactive": false,
+      "set-home": false,
+      "reset-timestamp": false,
+      "remove-timestamp": false,
+      background: false,
+      askpass: false,
+      bell: false,
     },
   },
   doas: { flags: "ns", values: "uC" },
-  env: { flags: "i0v", values: "uC", long: { "ignore-environment": false, null: false, unset: true, chdir: true, debug: false }, assignments: true },
-  time: { flags: "pvaq", values: "fo", long: { format: true, output: true, portability: false, verbose: false, append: false, quiet: false } },
+  env: {
+    flags: "i0v",
+    values: "uC",
+    long: { "ignore-environment": false, null: false, unset: true, chdir: true, debug: false },
+    assignments: true,
+  },
+  time: {
+    flags: "pvaq",
+    values: "fo",
+    long: { format: true, output: true, portability: false, verbose: false, append: false, quiet: false },
+  },
   nice: { values: "n", long: { adjustment: true }, numeric: true },
   nohup: {},
   exec: { flags: "cl", values: "a" },
   command: { flags: "p" },
   builtin: {},
-  timeout: { flags: "v", values: "ks", long: { "kill-after": true, signal: true, "preserve-status": false, foreground: false, verbose: false }, duration: true },
+  timeout: {
+    flags: "v",
+    values: "ks",
+    long: { "kill-after": true, signal: true, "preserve-status": false, foreground: false, verbose: false },
+    duration: true,
+  },
   stdbuf: { values: "ioe", long: { input: true, output: true, error: true } },
   ionice: { flags: "t", values: "cnp", long: { class: true, classdata: true, pid: true, ignore: false } },
   xargs: {
     flags: "0prtx",
     values: "aEdIiLlnPs",
-    long: { null: false, "no-run-if-empty": false, verbose: false, interactive: false, "arg-file": true, delimiter: true, "max-args": true, "max-procs": true, "max-lines": true, "max-chars": true, replace: false },
+    long: {
+      null: false,
+      "no-run-if-empty": false,
+      verbose: false,
+      interactive: false,
+      "arg-file": true,
+      delimiter: true,
+      "max-args": true,
+      "max-procs": true,
+      "max-lines": true,
+      "max-chars": true,
+      replace: false,
+    },
   },
-  watch: { flags: "bcegtpx", values: "n", long: { interval: true, beep: false, color: false, errexit: false, "no-title": false, precise: false, exec: false } },
+  watch: {
+    flags: "bcegtpx",
+    values: "n",
+    long: { interval: true, beep: false, color: false, errexit: false, "no-title": false, precise: false, exec: false },
+  },
   npx: NPX,
   bunx: NPX,
   pnpx: NPX,
@@ -376,10 +437,15 @@ function programWord(word: Token | undefined): string | undefined {
 /** The name a program word is known by: its last path segment. */
 const programName = (raw: string): string => raw.slice(raw.lastIndexOf("/") + 1);
 
-const isAssignment = (word: Token | undefined): boolean => word?.kind === "word" && /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.test(word.raw);
+const isAssignment = (word: Token | undefined): boolean =>
+  word?.kind === "word" && /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.test(word.raw);
 
 /** Where a prefix's options end: the index of the command it runs, or undefined when an option is unknown. */
-function skipPrefixOptions(words: readonly Token[], start: number, spec: PrefixSpec): { next: number; elided: boolean; stdin: boolean } | undefined {
+function skipPrefixOptions(
+  words: readonly Token[],
+  start: number,
+  spec: PrefixSpec,
+): { next: number; elided: boolean; stdin: boolean } | undefined {
   let i = start;
   let elided = false;
   let stdin = false;
@@ -477,8 +543,16 @@ function previewSimple(words: readonly Token[], piped: boolean): { text: string 
   if (INTERPRETER.test(name)) {
     const next = words[i];
     const module = words[i + 1];
-    if (name.startsWith("python") && next?.kind === "word" && next.raw === "-m" && module?.kind === "word" && module.plain &&
-        /^[A-Za-z_][A-Za-z0-9_.]*$/.test(module.raw) && module.raw.length <= MAX_WORD && !isTokenLike(module.raw)) {
+    if (
+      name.startsWith("python") &&
+      next?.kind === "word" &&
+      next.raw === "-m" &&
+      module?.kind === "word" &&
+      module.plain &&
+      /^[A-Za-z_][A-Za-z0-9_.]*$/.test(module.raw) &&
+      module.raw.length <= MAX_WORD &&
+      !isTokenLike(module.raw)
+    ) {
       pieces.push("-m", redactSecrets(module.raw));
       i += 2;
     } else if (next?.kind === "word" && !next.raw.startsWith("-")) {
@@ -559,7 +633,8 @@ function clamp(text: string): string {
 function previewPath(field: string, path: string, directory?: string): string {
   if (path === "") return `${field}=${ELIDED}`;
   // No real path is this long; keep its last segment only.
-  if (path.length > MAX_SCAN) return `${field}=${ELIDED}/${clampEnd(redactSecrets(path.slice(-MAX_SCAN).split(/[\\/]/).pop() ?? ""), PREVIEW_MAX - field.length - 3)}`;
+  if (path.length > MAX_SCAN)
+    return `${field}=${ELIDED}/${clampEnd(redactSecrets(path.slice(-MAX_SCAN).split(/[\\/]/).pop() ?? ""), PREVIEW_MAX - field.length - 3)}`;
   const windows = /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
   const p = windows ? nodePath.win32 : nodePath.posix;
   const inside = (base: string | undefined): string | undefined => {

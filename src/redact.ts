@@ -9,7 +9,10 @@ export const PREVIEW_MAX = 60;
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi, "$1 [redacted]"],
   // Quotes may come escaped (`\"password\": \"…\"` inside a JSON-encoded string).
-  [/((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)\\?["']?\s*[:=]\s*\\?["']?)(?:[^\s"',;&\\]|\\(?!["']))+/gi, "$1[redacted]"],
+  [
+    /((?:api[_-]?key|apikey|token|secret|password|passwd|pwd|authorization|auth)\\?["']?\s*[:=]\s*\\?["']?)(?:[^\s"',;&\\]|\\(?!["']))+/gi,
+    "$1[redacted]",
+  ],
   // `--password S3cret`, `aws_secret_access_key wJal…`: a secret-naming word, a space, a value.
   [/(\b[\w-]*(?:password|passwd|secret|api[_-]?key|access[_-]?key|token)[\w-]*\s+)(?!-)[^\s"',;&]+/gi, "$1[redacted]"],
   // Credentials in a URL (`https://user:pass@host`, `postgres://app:pass@db`).

@@ -40,7 +40,7 @@ interface SettingSpec<T> {
   readonly fromText: (text: string) => unknown;
 }
 
-const spec = <T,>(s: SettingSpec<T>): SettingSpec<T> => s;
+const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
 
 /** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
 const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
@@ -95,7 +95,11 @@ export const SETTINGS = {
     flag: "ignore",
     help: "comma-separated tools or bash command starts never counted",
     // A comma-separated list: "gh run watch, todowrite".
-    fromText: (text) => text.split(",").map((item) => item.trim()).filter((item) => item !== ""),
+    fromText: (text) =>
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== ""),
   }),
   notify: spec<NotifyMode>({
     schema: z.enum(["toast", "log", "off"]),
@@ -161,7 +165,10 @@ export function showValue(value: unknown): string {
  *
  * @returns the value, or the message that says what was wrong (without the default).
  */
-export function checkSetting<K extends Key>(key: K, value: unknown): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
+export function checkSetting<K extends Key>(
+  key: K,
+  value: unknown,
+): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
   const result = (SETTINGS[key].schema as z.ZodType<GuardSettings[K]>).safeParse(value);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, problem: `${key} must be ${SETTINGS[key].expected}, got ${showValue(value)}` };

@@ -24,7 +24,6 @@ export function canonicalJson(value: unknown): string {
   return stableStringify(value) ?? "null";
 }
 
-
 /**
  * What changes between two runs of the same call without saying anything about progress:
  * - timestamps and clock times (`2026-11-30T09:00:00Z`, npm's `2026-11-30T16_08_58_367Z`,

@@ -59,7 +59,13 @@ export interface DecideOptions {
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = buildView(timeline, compaction, settings, start);
-  const context = { settings, limits: options.limits, reserved: options.reserved, directory: options.directory, subagent: options.subagent };
+  const context = {
+    settings,
+    limits: options.limits,
+    reserved: options.reserved,
+    directory: options.directory,
+    subagent: options.subagent,
+  };
   const evidence: Record<string, unknown> = {};
   const fired: (typeof RULES)[number][] = [];
   for (const rule of RULES) {

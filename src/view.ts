@@ -10,7 +10,17 @@
  * hashed only for two actions of the same key whose raw outputs differ: in healthy work most
  * calls differ in their input and their outputs are never hashed.
  */
-import { compactionEnd, isRealUser, isStep, isWorkStep, type AssistantEntry, type Compaction, type Entry, type Timeline, type ToolCall } from "./history.js";
+import {
+  compactionEnd,
+  isRealUser,
+  isStep,
+  isWorkStep,
+  type AssistantEntry,
+  type Compaction,
+  type Entry,
+  type Timeline,
+  type ToolCall,
+} from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { canonicalJson, comparableInput, textSignature, toolCallSignature } from "./signature.js";
 
@@ -150,11 +160,27 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       .filter((call) => !isIgnored(call, settings.ignore))
       .map((call) => {
         const head = `${call.tool}\u0000${call.status}`;
-        return new LazyAction("tool", head, call, position, () => `${head}\u0000${canonicalJson(comparableInput(call.input))}`, () => toolCallSignature(call, settings.matchOutput));
+        return new LazyAction(
+          "tool",
+          head,
+          call,
+          position,
+          () => `${head}\u0000${canonicalJson(comparableInput(call.input))}`,
+          () => toolCallSignature(call, settings.matchOutput),
+        );
       });
   } else if (entry.text.trim() !== "") {
     const key = textSignature(entry.text);
-    actions = [new LazyAction("text", "\u0000text", null, position, () => key, () => key)];
+    actions = [
+      new LazyAction(
+        "text",
+        "\u0000text",
+        null,
+        position,
+        () => key,
+        () => key,
+      ),
+    ];
   } else {
     actions = [];
   }
@@ -318,7 +344,11 @@ export function buildView(
 }
 
 /** The last step (any assistant non-summary message, empty ones too) before `position`, ≥ start. */
-export function stepBefore(entries: readonly Entry[], position: number, start: number): { entry: AssistantEntry; position: number } | undefined {
+export function stepBefore(
+  entries: readonly Entry[],
+  position: number,
+  start: number,
+): { entry: AssistantEntry; position: number } | undefined {
   for (let p = position - 1; p >= start; p--) {
     const entry = entries[p];
     if (isStep(entry)) return { entry, position: p };

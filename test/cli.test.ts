@@ -12,7 +12,12 @@ const LOOP = fileURLToPath(new URL("../fixtures/opencode-1.18.33-loop-bash.json"
 async function cli(args: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await main(args, (t) => (stdout += t), (t) => (stderr += t), env);
+  const code = await main(
+    args,
+    (t) => (stdout += t),
+    (t) => (stderr += t),
+    env,
+  );
   return { code, stdout, stderr };
 }
 
@@ -27,7 +32,14 @@ describe("replay --json", () => {
     expect(report.firstDeny).toBe(2);
     // Compaction 3 used to be denied by repeated-tool-call; no-progress is now checked first
     // (a compaction that cannot make room explains the repeats), and every rule that fired is listed.
-    expect(report.compactions.map((c: { index: number; decision: string; rule: string | null; fired: string[] }) => [c.index, c.decision, c.rule, c.fired])).toEqual([
+    expect(
+      report.compactions.map((c: { index: number; decision: string; rule: string | null; fired: string[] }) => [
+        c.index,
+        c.decision,
+        c.rule,
+        c.fired,
+      ]),
+    ).toEqual([
       [1, "allow", null, []],
       [2, "deny", "no-progress", ["no-progress", "no-new-work"]],
       [3, "deny", "no-progress", ["no-progress", "repeated-tool-call", "no-new-work"]],
@@ -48,15 +60,27 @@ describe("replay --json", () => {
     expect(lax.compactions[2].evidence["repeated-tool-call"]).toMatchObject({ count: 3, threshold: 4 });
     // The environment's threshold 2 makes the second echo a repeat; the flag's 3 wins over it.
     const env = { OPENCODE_COMPACTION_GUARD_THRESHOLD: "2" };
-    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0"], env)).stdout))).toEqual([null, "repeated-tool-call", "repeated-tool-call"]);
-    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", "--threshold", "3"], env)).stdout))).toEqual([null, "no-new-work", "repeated-tool-call"]);
+    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0"], env)).stdout))).toEqual([
+      null,
+      "repeated-tool-call",
+      "repeated-tool-call",
+    ]);
+    expect(rules(JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", "--threshold", "3"], env)).stdout))).toEqual([
+      null,
+      "no-new-work",
+      "repeated-tool-call",
+    ]);
   });
 
   it("--ignore takes calls out of the repeat rules, by bash command start; the environment's list is overridden", async () => {
-    const run = async (flags: string[], env: Record<string, string> = {}) => JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", ...flags], env)).stdout);
+    const run = async (flags: string[], env: Record<string, string> = {}) =>
+      JSON.parse((await cli(["replay", LOOP, "--json", "--min-reduction", "0", ...flags], env)).stdout);
     const ignored = await run(["--ignore", "echo hi"]);
     expect(ignored.firstDeny).toBeNull();
-    expect(ignored.compactions[1].evidence["no-new-work"]).toEqual({ status: "abstain", reason: "the cycle since the previous compaction did nothing the rules count" });
+    expect(ignored.compactions[1].evidence["no-new-work"]).toEqual({
+      status: "abstain",
+      reason: "the cycle since the previous compaction did nothing the rules count",
+    });
     expect(ignored.compactions[2].evidence["repeated-tool-call"]).toMatchObject({ tool: null, count: 0 });
     expect((await run(["--ignore", "echo"])).firstDeny).toBeNull();
     expect((await run(["--ignore", "ech"])).firstDeny).toBe(2); // whole words only
@@ -66,11 +90,18 @@ describe("replay --json", () => {
 
   it("--reserved moves the usable line of a model with an input limit", async () => {
     const limits = ["--context-limit", "8000", "--output-limit", "2000", "--input-limit", "7500", "--min-reduction", "0"];
-    const run = async (...flags: string[]) => JSON.parse((await cli(["replay", LOOP, "--json", ...limits, ...flags])).stdout).compactions[1];
+    const run = async (...flags: string[]) =>
+      JSON.parse((await cli(["replay", LOOP, "--json", ...limits, ...flags])).stdout).compactions[1];
     // opencode's default reserve: min(20,000, output 2,000); 7,000 left ≥ 7,500 − 2,000.
-    expect(await run()).toMatchObject({ rule: "no-progress", evidence: { "no-progress": { usableTokens: 5500, stalled: "still-over-usable-context" } } });
+    expect(await run()).toMatchObject({
+      rule: "no-progress",
+      evidence: { "no-progress": { usableTokens: 5500, stalled: "still-over-usable-context" } },
+    });
     // compaction.reserved 400: the line is 7,100 and 7,000 is under it.
-    expect(await run("--reserved", "400")).toMatchObject({ rule: "no-new-work", evidence: { "no-progress": { usableTokens: 7100, stalled: null } } });
+    expect(await run("--reserved", "400")).toMatchObject({
+      rule: "no-new-work",
+      evidence: { "no-progress": { usableTokens: 7100, stalled: null } },
+    });
     expect((await run("--reserved", "0")).evidence["no-progress"].usableTokens).toBe(7500);
   });
   it("uses the model limits for opencode's usable context", async () => {
@@ -84,7 +115,9 @@ describe("replay table", () => {
     const { code, stdout } = await cli(["replay", LOOP]);
     expect(code).toBe(0);
     const lines = stdout.trim().split("\n");
-    expect(lines[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; model limits unknown (see --context-limit and --output-limit)");
+    expect(lines[0]).toBe(
+      "session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; model limits unknown (see --context-limit and --output-limit)",
+    );
     expect(lines[1]).toMatch(/^#\s+compaction message\s+trigger\s+after\s+decision\s+rule$/);
     expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,000\s+deny\s+no-progress$/);
     expect(lines[4]).toMatch(/^3\s+msg_22b7cbad0001ju6u1ULSB4ME6t\s+7,020\s+-\s+deny\s+no-progress$/);
@@ -94,7 +127,18 @@ describe("replay table", () => {
   });
 
   it("names the usable context, with compaction.reserved from --reserved", async () => {
-    const { stdout } = await cli(["replay", LOOP, "--context-limit", "8000", "--output-limit", "2000", "--input-limit", "7500", "--reserved", "400"]);
+    const { stdout } = await cli([
+      "replay",
+      LOOP,
+      "--context-limit",
+      "8000",
+      "--output-limit",
+      "2000",
+      "--input-limit",
+      "7500",
+      "--reserved",
+      "400",
+    ]);
     expect(stdout.split("\n")[0]).toBe("session ses_dd48353bdffeeLNjPk1FftaDqf: 3 automatic compactions; usable context 7,100 tokens");
   });
 });
@@ -115,19 +159,47 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ["a truncated export", () => [file("cut.json", '{"info":{"id":"ses_1"},"messages":[{"info"')], /cut\.json: is not valid JSON/],
     ["binary bytes", () => [file("bin.json", Buffer.from([0, 159, 146, 150, 255]))], /bin\.json: is not valid JSON/],
     ["JSON of another shape", () => [file("other.json", "[1,2]")], /other\.json: not an opencode session export \(/],
-    ["no messages", () => [file("none.json", '{"info":{"id":"ses_1"},"messages":[]}')], /none\.json: .*messages: the export has no messages\)$/],
-    ["an unknown role", () => [file("role.json", '{"info":{"id":"ses_1"},"messages":[{"info":{"id":"m","role":"robot"},"parts":[]}]}')], /role\.json: .*messages\[0\]\.info\.role: /],
+    [
+      "no messages",
+      () => [file("none.json", '{"info":{"id":"ses_1"},"messages":[]}')],
+      /none\.json: .*messages: the export has no messages\)$/,
+    ],
+    [
+      "an unknown role",
+      () => [file("role.json", '{"info":{"id":"ses_1"},"messages":[{"info":{"id":"m","role":"robot"},"parts":[]}]}')],
+      /role\.json: .*messages\[0\]\.info\.role: /,
+    ],
     ["a bad flag value", () => [LOOP, "--threshold", "many"], /--threshold: threshold must be an integer from 2 to 1000, got "many"$/],
-    ["a bad ignore list", () => [LOOP, "--ignore", "x".repeat(201)], /--ignore: ignore must be a list of up to 100 tool names or command starts, got \["x+\.\.\.$/],
+    [
+      "a bad ignore list",
+      () => [LOOP, "--ignore", "x".repeat(201)],
+      /--ignore: ignore must be a list of up to 100 tool names or command starts, got \["x+\.\.\.$/,
+    ],
     ["a bad reserve", () => [LOOP, "--reserved=lots"], /--reserved must be a whole number of tokens, got "lots"$/],
     ["a fractional reserve", () => [LOOP, "--reserved", "1.5"], /--reserved must be a whole number of tokens, got "1.5"$/],
-    ["a bad limit", () => [LOOP, "--context-limit=-5", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got "-5"$/],
-    ["an empty limit", () => [LOOP, "--context-limit=", "--output-limit", "2000"], /--context-limit must be a positive whole number of tokens, got ""$/],
-    ["a context limit alone (the output limit would count as 32,000)", () => [LOOP, "--context-limit", "8000"], /--context-limit needs --output-limit too/],
+    [
+      "a bad limit",
+      () => [LOOP, "--context-limit=-5", "--output-limit", "2000"],
+      /--context-limit must be a positive whole number of tokens, got "-5"$/,
+    ],
+    [
+      "an empty limit",
+      () => [LOOP, "--context-limit=", "--output-limit", "2000"],
+      /--context-limit must be a positive whole number of tokens, got ""$/,
+    ],
+    [
+      "a context limit alone (the output limit would count as 32,000)",
+      () => [LOOP, "--context-limit", "8000"],
+      /--context-limit needs --output-limit too/,
+    ],
     ["an output limit alone", () => [LOOP, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
     ["an input limit alone", () => [LOOP, "--input-limit", "6000"], /--input-limit needs --context-limit too$/],
     ["a flag without its value", () => [LOOP, "--context-limit", "-5"], /Option '--context-limit' argument is ambiguous.* \(try --help\)$/],
-    ["an unknown flag", () => [LOOP, "--frobnicate"], /^opencode-compaction-guard: unknown option --frobnicate; did you mean --\S+\? \(try --help\)$/],
+    [
+      "an unknown flag",
+      () => [LOOP, "--frobnicate"],
+      /^opencode-compaction-guard: unknown option --frobnicate; did you mean --\S+\? \(try --help\)$/,
+    ],
   ])("%s", async (_, args, message) => {
     const { code, stdout, stderr } = await cli(["replay", ...args()]);
     expect(code).toBe(2);
@@ -139,7 +211,10 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
 
   it("unknown command and missing file", async () => {
     expect(await cli(["play", LOOP])).toMatchObject({ code: 2, stderr: 'opencode-compaction-guard: unknown command "play"; try --help\n' });
-    expect(await cli(["replay"])).toMatchObject({ code: 2, stderr: "opencode-compaction-guard: replay needs an export file (or - for standard input)\n" });
+    expect(await cli(["replay"])).toMatchObject({
+      code: 2,
+      stderr: "opencode-compaction-guard: replay needs an export file (or - for standard input)\n",
+    });
   });
 
   it("--help prints usage and exits 0", async () => {

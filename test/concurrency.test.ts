@@ -122,10 +122,12 @@ describe("sessions compacting concurrently", () => {
           fake.client.tui.showToast.mockImplementation(s.scheduleFunction(toast) as never);
           const hook = createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!;
 
-          const calls = Array.from({ length: rounds }, () => order).flat().map((sessionID) => {
-            const output = { enabled: true };
-            return { sessionID, output, done: hook(inputFor(sessionID), output) };
-          });
+          const calls = Array.from({ length: rounds }, () => order)
+            .flat()
+            .map((sessionID) => {
+              const output = { enabled: true };
+              return { sessionID, output, done: hook(inputFor(sessionID), output) };
+            });
           await s.waitFor(Promise.all(calls.map((c) => c.done)));
 
           for (const { sessionID, output } of calls) expect(output.enabled).toBe(EXPECTED[sessionID]!.enabled);

@@ -97,7 +97,9 @@ describe("the executable under a small heap", () => {
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      new RegExp(`^opencode-compaction-guard: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: \\d+ MiB would need about \\d+ MiB of memory to replay, more than the \\d+ MiB Node\\.js may use here; retry with NODE_OPTIONS=--max-old-space-size=\\d+\\n$`),
+      new RegExp(
+        `^opencode-compaction-guard: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: \\d+ MiB would need about \\d+ MiB of memory to replay, more than the \\d+ MiB Node\\.js may use here; retry with NODE_OPTIONS=--max-old-space-size=\\d+\\n$`,
+      ),
     );
     expect(result.stderr).not.toContain("FATAL ERROR");
   });

@@ -47,7 +47,15 @@ const toolStep = (tool: string, input: unknown, output: unknown, tokens: unknown
 });
 const STEP: HistoryEvent = { kind: "step", tools: [], others: [], tokens: { total: 5_000 }, finish: "stop", error: undefined };
 /** An automatic compaction whose summary succeeded, and the continue turn. */
-const COMPACT: HistoryEvent = { kind: "compact", auto: true, summaryFinish: "stop", summaryError: undefined, summaryTokens: undefined, continueTurn: true, overflow: false };
+const COMPACT: HistoryEvent = {
+  kind: "compact",
+  auto: true,
+  summaryFinish: "stop",
+  summaryError: undefined,
+  summaryTokens: undefined,
+  continueTurn: true,
+  overflow: false,
+};
 
 /** Every kind of value fc.anything can make, in messages, parts and fields. */
 const wildValue = fc.anything({
@@ -90,9 +98,31 @@ describe("buildTimeline and replayMessages never throw", () => {
         fc.record({
           info: fc.oneof(
             wildValue,
-            fc.record({ id: fc.string(), role: fc.constantFrom("user", "assistant"), summary: wildValue, parentID: wildValue, finish: wildValue, error: wildValue, tokens: wildValue }),
+            fc.record({
+              id: fc.string(),
+              role: fc.constantFrom("user", "assistant"),
+              summary: wildValue,
+              parentID: wildValue,
+              finish: wildValue,
+              error: wildValue,
+              tokens: wildValue,
+            }),
           ),
-          parts: fc.oneof(wildValue, fc.array(fc.oneof(wildValue, fc.record({ type: fc.constantFrom("tool", "compaction", "text"), state: wildValue, auto: wildValue, metadata: wildValue, text: wildValue })))),
+          parts: fc.oneof(
+            wildValue,
+            fc.array(
+              fc.oneof(
+                wildValue,
+                fc.record({
+                  type: fc.constantFrom("tool", "compaction", "text"),
+                  state: wildValue,
+                  auto: wildValue,
+                  metadata: wildValue,
+                  text: wildValue,
+                }),
+              ),
+            ),
+          ),
         }),
         { maxLength: 30 },
       ),
@@ -258,7 +288,9 @@ describe("without an automatic compaction nothing is ever denied", () => {
         await hook({ sessionID: "ses_fuzz", message: { id: messageID } } as never, output);
         expect(output.enabled).toBe(true);
         expect(fake.logs).toHaveLength(1);
-        expect(fake.logs[0]!.message).toMatch(/^compaction-guard could not decide for session ses_fuzz; auto-continue left to opencode: no automatic compaction among the \d+ newest messages$/);
+        expect(fake.logs[0]!.message).toMatch(
+          /^compaction-guard could not decide for session ses_fuzz; auto-continue left to opencode: no automatic compaction among the \d+ newest messages$/,
+        );
         expect(fake.toasts).toEqual([]);
       }),
       { numRuns: 80 },
@@ -269,13 +301,18 @@ describe("without an automatic compaction nothing is ever denied", () => {
 describe("no-progress never denies on missing token data", () => {
   it("abstains at every compaction when no step has a usable size", () => {
     fc.assert(
-      fc.property(history({ tokens: missingTokens, overflow: fc.constant(false) }), guardSettings, modelLimits, (messages, settings, limits) => {
-        const timeline = buildTimeline(messages);
-        for (const verdict of decideAll(timeline, settings, limits)) {
-          expect(verdict.evidence["no-progress"].status).toBe("abstain");
-          expect(verdict.rule).not.toBe("no-progress");
-        }
-      }),
+      fc.property(
+        history({ tokens: missingTokens, overflow: fc.constant(false) }),
+        guardSettings,
+        modelLimits,
+        (messages, settings, limits) => {
+          const timeline = buildTimeline(messages);
+          for (const verdict of decideAll(timeline, settings, limits)) {
+            expect(verdict.evidence["no-progress"].status).toBe("abstain");
+            expect(verdict.rule).not.toBe("no-progress");
+          }
+        },
+      ),
       RUNS,
     );
   });
@@ -296,7 +333,10 @@ describe("no-progress after a provider context-overflow error", () => {
     /** Right after the summary of an overflow compaction, saying what was last said before it. */
     const copy = (position: number): boolean => {
       const before = entries[position - 1];
-      const overflowSummary = before?.kind === "assistant" && before.summary && timeline.compactions.some((c) => c.overflow && c.summaryPosition === position - 1);
+      const overflowSummary =
+        before?.kind === "assistant" &&
+        before.summary &&
+        timeline.compactions.some((c) => c.overflow && c.summaryPosition === position - 1);
       const lastSaid = entries.slice(0, position).filter(spoken).at(-1)?.text;
       return overflowSummary && (entries[position] as UserEntry).text === lastSaid;
     };
@@ -344,7 +384,10 @@ describe("no-progress compares with the right earlier compaction", () => {
           const check = decide(timeline, current, settings).evidence["no-progress"];
           if (expected === undefined) expect(check).toEqual({ status: "abstain", reason: "no earlier automatic compaction" });
           else if (check.status === "measured") expect(check.previousMessageID).toBe(expected.messageID);
-          else expect(check.reason).toMatch(/^(token sizes around the previous compaction are missing|a real user message came after the previous compaction)$/);
+          else
+            expect(check.reason).toMatch(
+              /^(token sizes around the previous compaction are missing|a real user message came after the previous compaction)$/,
+            );
         }
       }),
       RUNS,
@@ -358,7 +401,19 @@ describe("the export check", () => {
     { weight: 4, arbitrary: fc.constantFrom(undefined, null, "", "user", "assistant", "system", 0, [], {}, [{}]) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   );
-  const PATHS = ["", "info", "info.id", "messages", "messages.0", "messages.0.info", "messages.0.info.id", "messages.0.info.role", "messages.0.parts", "messages.1.info.role", "messages.1.parts"];
+  const PATHS = [
+    "",
+    "info",
+    "info.id",
+    "messages",
+    "messages.0",
+    "messages.0.info",
+    "messages.0.info.id",
+    "messages.0.info.role",
+    "messages.0.parts",
+    "messages.1.info.role",
+    "messages.1.parts",
+  ];
   const ODD = [undefined, null, "", "user", "assistant", "system", 0, [], {}, [{}]];
   type Edit = readonly [path: string, value: unknown, remove: boolean];
 
@@ -372,7 +427,8 @@ describe("the export check", () => {
       }
       const keys = path.split(".");
       let target = out as Record<string, unknown> | undefined;
-      for (const key of keys.slice(0, -1)) target = typeof target === "object" && target !== null ? (target[key] as Record<string, unknown>) : undefined;
+      for (const key of keys.slice(0, -1))
+        target = typeof target === "object" && target !== null ? (target[key] as Record<string, unknown>) : undefined;
       if (typeof target !== "object" || target === null) continue;
       if (remove) delete target[keys.at(-1)!];
       else target[keys.at(-1)!] = value;
@@ -399,7 +455,10 @@ describe("the export check", () => {
   });
 
   it("agrees with the zod schema on generated exports with several edits, and on any JSON", () => {
-    const edits = fc.array(fc.tuple(fc.constantFrom(...PATHS), fc.oneof(fc.constantFrom(...ODD), fc.jsonValue({ maxDepth: 2 })), fc.boolean()), { maxLength: 3 });
+    const edits = fc.array(
+      fc.tuple(fc.constantFrom(...PATHS), fc.oneof(fc.constantFrom(...ODD), fc.jsonValue({ maxDepth: 2 })), fc.boolean()),
+      { maxLength: 3 },
+    );
     const exports = fc.tuple(history({}, 10), edits).map(([messages, e]) => {
       const valid = messages.filter((m) => isSessionExport({ info: { id: "s" }, messages: [m] }));
       return edited({ info: { id: "ses_x" }, messages: valid }, e);

@@ -61,7 +61,12 @@ const inputFor = (messages: readonly Message[], limit: Record<string, number> = 
 type Fake = ReturnType<typeof fakeClient>;
 
 /** Runs the hook once, on fake timers, and reports when it settled (ms of fake time). */
-async function runHook(fake: Fake | { client: unknown }, messages: readonly Message[], options: unknown = undefined, limit?: Record<string, number>) {
+async function runHook(
+  fake: Fake | { client: unknown },
+  messages: readonly Message[],
+  options: unknown = undefined,
+  limit?: Record<string, number>,
+) {
   const hooks = createGuard({ client: fake.client as never }, options, {
     env: {},
     messagesTimeoutMs: MESSAGES_MS,
@@ -94,16 +99,30 @@ afterEach(() => {
 
 describe("session.messages fails: fall back, one warning, enabled stays true", () => {
   it.each([
-    ["throws synchronously", () => { throw new Error("socket closed\n    at Client.request (sdk.js:1:1)"); }, "socket closed"],
+    [
+      "throws synchronously",
+      () => {
+        throw new Error("socket closed\n    at Client.request (sdk.js:1:1)");
+      },
+      "socket closed",
+    ],
     ["rejects", () => Promise.reject(new Error("ECONNREFUSED 127.0.0.1:4096")), "ECONNREFUSED 127.0.0.1:4096"],
     ["rejects with a string", () => Promise.reject("plain string"), "plain string"],
     ["rejects with nothing", () => Promise.reject(undefined), "unknown error"],
-    ["answers an error object", () => ({ error: { name: "NotFoundError", data: { message: "Session not found" } } }), 'session.messages returned no message list ({"name":"NotFoundError","data":{"message":"Session not found"}})'],
+    [
+      "answers an error object",
+      () => ({ error: { name: "NotFoundError", data: { message: "Session not found" } } }),
+      'session.messages returned no message list ({"name":"NotFoundError","data":{"message":"Session not found"}})',
+    ],
     ["answers an error that cannot be serialised", () => ({ error: { big: 1n } }), "Do not know how to serialize a BigInt"],
     ["answers nothing", () => undefined, "session.messages returned no message list"],
     ["answers data that is not an array", () => ({ data: { messages: [] } }), "session.messages returned no message list"],
     ["answers data: null", () => ({ data: null }), "session.messages returned no message list"],
-    ["answers an array of junk", () => ({ data: [1, "x", null, [], { info: 5 }, { parts: "no" }] }), "no automatic compaction among the 6 newest messages"],
+    [
+      "answers an array of junk",
+      () => ({ data: [1, "x", null, [], { info: 5 }, { parts: "no" }] }),
+      "no automatic compaction among the 6 newest messages",
+    ],
     ["answers an empty array", () => ({ data: [] }), "no automatic compaction among the 0 newest messages"],
   ])("%s", async (_, answer, reason) => {
     const fake = fakeClient(() => undefined);
@@ -278,7 +297,12 @@ describe("config.get fails: opencode's default compaction.reserved, and the hook
   });
 
   it.each([
-    ["throws synchronously", () => { throw new Error("config gone"); }],
+    [
+      "throws synchronously",
+      () => {
+        throw new Error("config gone");
+      },
+    ],
     ["rejects", () => Promise.reject(new Error("ECONNREFUSED"))],
     ["rejects with nothing", () => Promise.reject(undefined)],
     ["answers nothing", () => undefined],
@@ -341,7 +365,11 @@ describe("config.get fails: opencode's default compaction.reserved, and the hook
 
   it("a read that fails after a good one keeps the reserve read before", async () => {
     const fake = fakeClient(newestMessages(overReserve()), () => ({ data: { compaction: { reserved: 500 } } }));
-    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {}, messagesTimeoutMs: MESSAGES_MS, notifyTimeoutMs: NOTIFY_MS });
+    const hooks = createGuard({ client: fake.client as never }, undefined, {
+      env: {},
+      messagesTimeoutMs: MESSAGES_MS,
+      notifyTimeoutMs: NOTIFY_MS,
+    });
     const hook = hooks["experimental.compaction.autocontinue"]!;
     const first = { enabled: true };
     await hook(inputFor(overReserve(), INPUT_LIMITED), first);

@@ -12,7 +12,10 @@ import type { DecideOptions } from "../src/verdict.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const DIR = new URL("../fixtures/judgement/", import.meta.url);
-const expected = JSON.parse(readFileSync(new URL("expect.json", DIR), "utf8")) as Record<string, { firstDeny: number | null; accept?: number[] }>;
+const expected = JSON.parse(readFileSync(new URL("expect.json", DIR), "utf8")) as Record<
+  string,
+  { firstDeny: number | null; accept?: number[] }
+>;
 const load = (name: string) => JSON.parse(readFileSync(new URL(`${name}.json`, DIR), "utf8")) as { messages: unknown[] };
 
 const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });
@@ -24,7 +27,11 @@ const stop = (rows: readonly ReplayRow[]) => {
   const row = firstDeny(rows);
   return row ? [row.compaction.index, row.rule] : null;
 };
-const read = (filePath: string, output = `<file>\n00001| contents of ${filePath}\n</file>`): ToolSpec => ({ tool: "read", input: { filePath }, output });
+const read = (filePath: string, output = `<file>\n00001| contents of ${filePath}\n</file>`): ToolSpec => ({
+  tool: "read",
+  input: { filePath },
+  output,
+});
 
 describe("the handed cases (fixtures/judgement, answers in expect.json)", () => {
   /** The rule each first denial must name, so the answer is right for the right reason. */
@@ -56,7 +63,12 @@ describe("the handed cases (fixtures/judgement, answers in expect.json)", () => 
     expect(deny?.rule ?? null).toBe(RULE[name]);
     // The replay command gives the same answer.
     let out = "";
-    const code = await main(["replay", new URL(`${name}.json`, DIR).pathname, "--json"], (t) => void (out += t), () => {}, {});
+    const code = await main(
+      ["replay", new URL(`${name}.json`, DIR).pathname, "--json"],
+      (t) => void (out += t),
+      () => {},
+      {},
+    );
     expect(code).toBe(0);
     expect(JSON.parse(out).firstDeny).toBe(got);
   });
@@ -76,7 +88,10 @@ describe("1. cycles longer than the window: deny by the third compaction whateve
     const session = new SessionBuilder().user("review the module");
     for (let cycle = 0; cycle < 4; cycle++) {
       for (let i = 0; i < 5; i++) session.step(read(`/p/f${i}.ts`), 9_000 + i * 1_000);
-      session.step({ tool: "edit", input: { filePath: `/p/f${cycle}.ts`, oldString: "a", newString: "b" }, output: "Edit applied successfully." }, 20_000);
+      session.step(
+        { tool: "edit", input: { filePath: `/p/f${cycle}.ts`, oldString: "a", newString: "b" }, output: "Edit applied successfully." },
+        20_000,
+      );
       session.compact();
     }
     expect(stop(replay(session))).toBeNull();
@@ -124,7 +139,8 @@ describe("3. outputs that differ only in noise; numbers that are the progress st
     ["a timestamp and a duration", (n: number) => `2026-11-30T09:0${n}:00Z build failed in 1.${n}s`],
     [
       "opencode's truncation notice",
-      (n: number) => `...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/tool-output/tool_22ce4${n}902001F2bk\n\nerror: undefined symbol`,
+      (n: number) =>
+        `...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/tool-output/tool_22ce4${n}902001F2bk\n\nerror: undefined symbol`,
     ],
   ])("denies a loop whose output differs only in %s", (_, output) => {
     expect(loop(output)).toEqual([2, "repeated-tool-call"]);
@@ -141,8 +157,16 @@ describe("3. outputs that differ only in noise; numbers that are the progress st
 
 describe("4. the same call failing the same way", () => {
   it.each([
-    ["a permission rule refusing ./deploy.sh", bash("./deploy.sh"), "The user has specified a rule which prevents you from using this specific tool call."],
-    ["an edit whose oldString is never found", { tool: "edit", input: { filePath: "/p/a.ts", oldString: "teh", newString: "the" } }, "Error: oldString not found in content"],
+    [
+      "a permission rule refusing ./deploy.sh",
+      bash("./deploy.sh"),
+      "The user has specified a rule which prevents you from using this specific tool call.",
+    ],
+    [
+      "an edit whose oldString is never found",
+      { tool: "edit", input: { filePath: "/p/a.ts", oldString: "teh", newString: "the" } },
+      "Error: oldString not found in content",
+    ],
   ])("denies %s", (_, call, error) => {
     const session = new SessionBuilder().user("go");
     const failing = { ...(call as ToolSpec), status: "error" as const, output: error };
@@ -156,7 +180,14 @@ describe("4. the same call failing the same way", () => {
     for (let cycle = 0; cycle < 4; cycle++) {
       for (let i = 0; i < 3; i++) {
         session.step(lint, 20_000 + i * 10_000);
-        session.step({ tool: "edit", input: { filePath: `/p/f${cycle}-${i}.ts`, oldString: "var", newString: "let" }, output: "Edit applied successfully." }, 25_000 + i * 10_000);
+        session.step(
+          {
+            tool: "edit",
+            input: { filePath: `/p/f${cycle}-${i}.ts`, oldString: "var", newString: "let" },
+            output: "Edit applied successfully.",
+          },
+          25_000 + i * 10_000,
+        );
       }
       session.compact();
     }
@@ -187,7 +218,11 @@ describe("5. text-only loops", () => {
 
 describe("6. a finished turn restarted (opencode#15533, #18941)", () => {
   it("skips the continue turn after a finished answer, quietly (severity info)", () => {
-    const session = new SessionBuilder().user("fix the typo").step(read("/p/README.md"), 30_000).say("All done: the typo is fixed.", 52_000).compact();
+    const session = new SessionBuilder()
+      .user("fix the typo")
+      .step(read("/p/README.md"), 30_000)
+      .say("All done: the typo is fixed.", 52_000)
+      .compact();
     const [row] = replay(session);
     expect(row).toMatchObject({ decision: "deny", rule: "turn-finished", severity: "info" });
     expect(row!.evidence["turn-finished"]).toMatchObject({ finish: "stop", toolParts: 0 });
@@ -241,7 +276,14 @@ describe("8. a command re-run between edits", () => {
     let part = 0;
     for (let cycle = 0; cycle < 4; cycle++) {
       for (let i = 0; i < 3; i++) {
-        session.step({ tool: "write", input: { filePath: `/p/src/part${part}.ts`, content: `export const p = ${part++};\n` }, output: "Wrote file successfully." }, 17_000 + i * 9_000);
+        session.step(
+          {
+            tool: "write",
+            input: { filePath: `/p/src/part${part}.ts`, content: `export const p = ${part++};\n` },
+            output: "Wrote file successfully.",
+          },
+          17_000 + i * 9_000,
+        );
         session.step(bash("npm test", "FAIL test/all.test.ts\n  1 failing: expected 10 parts, got fewer\n"), 21_000 + i * 9_000);
       }
       session.compact();
@@ -288,7 +330,10 @@ describe("11. compaction.reserved set by the user", () => {
   const limits = { context: 8_000, input: 6_500, output: 2_000 };
   const session = new SessionBuilder().user("go");
   for (let cycle = 0; cycle < 3; cycle++) {
-    session.step(read(`/p/c${cycle}-a.ts`), 5_000).step(read(`/p/c${cycle}-b.ts`), 5_600).step(read(`/p/c${cycle}-c.ts`), 6_100);
+    session
+      .step(read(`/p/c${cycle}-a.ts`), 5_000)
+      .step(read(`/p/c${cycle}-b.ts`), 5_600)
+      .step(read(`/p/c${cycle}-c.ts`), 6_100);
     session.compact();
   }
 
@@ -305,11 +350,19 @@ describe("11. compaction.reserved set by the user", () => {
 
 describe("every recorded export (fixtures/expect.json: the real opencode runs and the earlier fixtures)", () => {
   const FIXTURES = new URL("../fixtures/", import.meta.url);
-  const cases = JSON.parse(readFileSync(new URL("expect.json", FIXTURES), "utf8")) as Record<string, { firstDeny: number | null; accept?: number[]; flags: string[] }>;
+  const cases = JSON.parse(readFileSync(new URL("expect.json", FIXTURES), "utf8")) as Record<
+    string,
+    { firstDeny: number | null; accept?: number[]; flags: string[] }
+  >;
 
   it.each(Object.entries(cases))("%s", async (name, want) => {
     let out = "";
-    const code = await main(["replay", new URL(`${name}.json`, FIXTURES).pathname, "--json", ...want.flags], (t) => void (out += t), () => {}, {});
+    const code = await main(
+      ["replay", new URL(`${name}.json`, FIXTURES).pathname, "--json", ...want.flags],
+      (t) => void (out += t),
+      () => {},
+      {},
+    );
     expect(code).toBe(0);
     expect(want.accept ?? [want.firstDeny]).toContain(JSON.parse(out).firstDeny);
   });
@@ -359,7 +412,8 @@ describe("found by review: loops that hid behind what changes between runs", () 
 
   it("compaction after compaction where each step between holds only reasoning", () => {
     const s = new SessionBuilder().user("task").step(read("/p/a.ts"), 100_000);
-    for (let i = 0; i < 4; i++) s.compact().think({ total: 6_200, input: 4_200, output: 0, reasoning: 2_000, cache: { read: 0, write: 0 } });
+    for (let i = 0; i < 4; i++)
+      s.compact().think({ total: 6_200, input: 4_200, output: 0, reasoning: 2_000, cache: { read: 0, write: 0 } });
     expect(stop(replay(s))).toEqual([3, "back-to-back-compactions"]);
   });
 
@@ -388,7 +442,11 @@ describe("found by review: a reply after a denied overflow compaction", () => {
 
 describe("found by review: a subagent's final answer", () => {
   it("keeps its continue turn: without it, the caller would get the summary instead of the report", () => {
-    const s = new SessionBuilder("ses_child").user("map the codebase").step(read("/p/a.ts"), 30_000).say("Report: the codebase has 3 modules.", 52_000).compact();
+    const s = new SessionBuilder("ses_child")
+      .user("map the codebase")
+      .step(read("/p/a.ts"), 30_000)
+      .say("Report: the codebase has 3 modules.", 52_000)
+      .compact();
     expect(replay(s)[0]).toMatchObject({ decision: "deny", rule: "turn-finished" });
     const [row] = replayMessages(s.messages, DEFAULT_SETTINGS, { subagent: true });
     expect(row).toMatchObject({ decision: "allow", rule: null });

@@ -47,7 +47,8 @@ const DENIALS: { readonly [R in RuleName]: () => ReplayRow } = {
         .step({ tool: "read", input: { filePath: "b.ts" } }, null)
         .compact(),
     ),
-  "turn-finished": () => lastVerdict(new SessionBuilder("ses_n").user().step(bash("ls"), null).say("Done: 3 files listed.", null).compact()),
+  "turn-finished": () =>
+    lastVerdict(new SessionBuilder("ses_n").user().step(bash("ls"), null).say("Done: 3 files listed.", null).compact()),
 };
 
 describe("what the user is told", () => {
@@ -70,7 +71,13 @@ describe("what the user is told", () => {
   });
 
   it("a provider that refused the request after the previous compaction again", () => {
-    const session = new SessionBuilder("ses_n").user().step(bash("ls"), null).refused().compact({ overflow: true }).refused().compact({ overflow: true });
+    const session = new SessionBuilder("ses_n")
+      .user()
+      .step(bash("ls"), null)
+      .refused()
+      .compact({ overflow: true })
+      .refused()
+      .compact({ overflow: true });
     const verdict = lastVerdict(session);
     expect(verdict.rule).toBe("no-progress");
     expect(describeEvidence(verdict)).toBe(
@@ -88,12 +95,16 @@ describe("what the user is told", () => {
       message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the log has the details.',
       variant: "warning",
     });
-    expect(denialToast(verdict, "ses_n").message).toBe("ses_n stopped: compaction no longer frees context. Reply to go on; the log has the details.");
+    expect(denialToast(verdict, "ses_n").message).toBe(
+      "ses_n stopped: compaction no longer frees context. Reply to go on; the log has the details.",
+    );
   });
 
   it("names the compaction by id alone when its index is unknown", () => {
     const verdict = stalled(9_500);
-    expect(denialLogMessage("ses_n", verdict, null)).toMatch(/^compaction-guard stopped auto-continue in session ses_n after compaction msg_\d+: no-progress: /);
+    expect(denialLogMessage("ses_n", verdict, null)).toMatch(
+      /^compaction-guard stopped auto-continue in session ses_n after compaction msg_\d+: no-progress: /,
+    );
   });
 
   it("the info line of an allowed continue turn: the repeat count and the cut", () => {
@@ -126,25 +137,40 @@ describe("words for every rule", () => {
   // The evidence does not carry matchOutput, so notice.ts cannot word it right; not asserted
   // here until the core decides.
   it.each([
-    ["no-progress", "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% cut needed to make progress"],
+    [
+      "no-progress",
+      "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% cut needed to make progress",
+    ],
     ["back-to-back-compactions", "3 compactions in a row with no step between them that did anything: compaction leaves no room to work"],
     [
       "repeated-tool-call",
-      'the same bash call (npm test) ran 3 times with the same result and nothing new in between, before and after a compaction (last 5 assistant messages since your last message)',
+      "the same bash call (npm test) ran 3 times with the same result and nothing new in between, before and after a compaction (last 5 assistant messages since your last message)",
     ],
     [
       "no-new-work",
       "all 2 actions in the 2 steps since the previous compaction repeated work done before it, such as read (filePath=a.ts), so the next cycle will repeat it again",
     ],
-    ["turn-finished", "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work"],
+    [
+      "turn-finished",
+      "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
+    ],
   ] as const)("%s: %s", (rule, sentence) => {
     expect(describeEvidence(DENIALS[rule]())).toBe(sentence);
   });
 
   it.each([
-    ["no-progress", "Reply to continue, or start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json."],
-    ["back-to-back-compactions", "Reply to continue, or start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json."],
-    ["repeated-tool-call", "Reply to continue, or start a new session, or add the call to the guard's ignore setting if it repeats on purpose."],
+    [
+      "no-progress",
+      "Reply to continue, or start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json.",
+    ],
+    [
+      "back-to-back-compactions",
+      "Reply to continue, or start a new session, or free context (compaction.prune, a model with a larger context) in opencode.json.",
+    ],
+    [
+      "repeated-tool-call",
+      "Reply to continue, or start a new session, or add the call to the guard's ignore setting if it repeats on purpose.",
+    ],
     ["no-new-work", "Reply to continue, or start a new session; tell the model what is already done."],
     ["turn-finished", "Nothing was lost; reply to go on."],
   ] as const)("%s: the next step is %j", (rule, next) => {
@@ -153,7 +179,12 @@ describe("words for every rule", () => {
 
   it("a repeated text answer is named as the same text, and one action in one step reads in the singular", () => {
     const verdict = lastVerdict(
-      new SessionBuilder("ses_n").user().say("Let me check the tests.", null, "unknown").compact().say("Let me check the tests.", null, "unknown").compact(),
+      new SessionBuilder("ses_n")
+        .user()
+        .say("Let me check the tests.", null, "unknown")
+        .compact()
+        .say("Let me check the tests.", null, "unknown")
+        .compact(),
     );
     expect(verdict.rule).toBe("no-new-work");
     expect(describeEvidence(verdict)).toBe(

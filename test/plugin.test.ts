@@ -5,9 +5,10 @@ import { createGuard, SERVICE } from "../src/guard.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 import { fakeClient } from "./support/client.js";
 
-const loop = JSON.parse(
-  readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8"),
-) as { info: { id: string }; messages: Message[] };
+const loop = JSON.parse(readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
+  info: { id: string };
+  messages: Message[];
+};
 
 /** The history as it stood when the summary of compaction `n` (1-based) finished. */
 function upToSummary(messages: Message[], n: number): Message[] {
@@ -64,14 +65,23 @@ describe("experimental.compaction.autocontinue", () => {
     expect(output.enabled).toBe(false);
     expect(toasts).toHaveLength(1);
     expect(toasts[0]).toMatchObject({ title: "Compaction loop stopped", variant: "warning" });
-    expect(toasts[0]!.message).toBe("ses_dd48353bdffeeLNjPk1FftaDqf stopped: compaction no longer frees context. Reply to go on; the log has the details.");
+    expect(toasts[0]!.message).toBe(
+      "ses_dd48353bdffeeLNjPk1FftaDqf stopped: compaction no longer frees context. Reply to go on; the log has the details.",
+    );
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("warn");
     expect(logs[0]!.message).toContain(`session ${loop.info.id} after compaction 2 (msg_22b7cb90b001Oacj8ldTaTA4T8): `);
     // "left": the prompt of the first step after compaction 1 (7,000 input; its total, 7,020, counts output too).
-    expect(logs[0]!.message).toContain("no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller)");
+    expect(logs[0]!.message).toContain(
+      "no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller)",
+    );
     expect(logs[0]!.message).toContain("Reply to continue, or start a new session, or free context");
-    expect(logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny", rule: "no-progress", messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" });
+    expect(logs[0]!.extra).toMatchObject({
+      compaction: 2,
+      decision: "deny",
+      rule: "no-progress",
+      messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8",
+    });
     expect(typeof logs[0]!.extra!.elapsedMs).toBe("number");
     expect(JSON.stringify([logs, toasts])).not.toContain("SECRET");
   });
@@ -83,7 +93,10 @@ describe("experimental.compaction.autocontinue", () => {
     const newest = session.messages.slice(-200);
     const fake = fakeClient(() => ({ data: newest }));
     const output = { enabled: true };
-    await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(newest), output);
+    await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(
+      hookInput(newest),
+      output,
+    );
     expect(output.enabled).toBe(false);
     expect(fake.logs[0]!.extra).toMatchObject({ compaction: null, rule: "repeated-tool-call" });
     expect(fake.logs[0]!.message).toMatch(/after compaction msg_\d+: repeated-tool-call: /);
@@ -154,13 +167,20 @@ describe("experimental.compaction.autocontinue", () => {
 
     it("notify=log writes the same info line; notify=off writes nothing; both still deny", async () => {
       const logOnly = await run(finished, { notify: "log" });
-      expect([logOnly.output.enabled, logOnly.toasts.length, logOnly.logs.map((l) => [l.level, l.extra?.rule])]).toEqual([false, 0, [["info", "turn-finished"]]]);
+      expect([logOnly.output.enabled, logOnly.toasts.length, logOnly.logs.map((l) => [l.level, l.extra?.rule])]).toEqual([
+        false,
+        0,
+        [["info", "turn-finished"]],
+      ]);
       const off = await run(finished, { notify: "off" });
       expect([off.output.enabled, off.toasts.length, off.logs.length]).toEqual([false, 0, 0]);
     });
 
     it("a step that ended with a tool call, or did not end the turn, is no finished turn", async () => {
-      const working = new SessionBuilder(loop.info.id).user().step({ tool: "read", input: { filePath: "src/a.ts" } }, 7_020).compact({ continueTurn: false }).messages;
+      const working = new SessionBuilder(loop.info.id)
+        .user()
+        .step({ tool: "read", input: { filePath: "src/a.ts" } }, 7_020)
+        .compact({ continueTurn: false }).messages;
       const cut = new SessionBuilder(loop.info.id).user().say("It parses the", 7_020, "length").compact({ continueTurn: false }).messages;
       for (const messages of [working, cut]) {
         const { output, logs } = await run(messages);
@@ -185,7 +205,10 @@ describe("experimental.compaction.autocontinue", () => {
     async function decideWith(config: () => unknown) {
       const fake = fakeClient(() => ({ data: messages }), config);
       const output = { enabled: true };
-      await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(messages, limit), output);
+      await createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(
+        hookInput(messages, limit),
+        output,
+      );
       return { ...fake, output };
     }
 
@@ -218,7 +241,10 @@ describe("experimental.compaction.autocontinue", () => {
       const fake = fakeClient(() => ({ data: messages }));
       const output = { enabled: true };
       const { session, app, tui } = fake.client;
-      await createGuard({ client: { session, app, tui } as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(hookInput(messages, limit), output);
+      await createGuard({ client: { session, app, tui } as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!(
+        hookInput(messages, limit),
+        output,
+      );
       expect(output.enabled).toBe(false);
       expect(fake.logs.map((l) => [l.level, l.extra?.rule])).toEqual([["warn", "no-progress"]]);
     });

@@ -78,9 +78,17 @@ describe("the inputs of secrets.test.ts", () => {
   const BEARER = "Zx81vQ-9yT3_uL7wK2mN6bR4cV0dF5hJ";
   const API_KEY = "a81f9c2e7b4d06f3e5c9a1b8d2f7e4c3";
   it.each([
-    ["bash", { command: `curl -H "Authorization: Bearer ${BEARER}" "https://api.example.com/v1?api_key=${API_KEY}"`, description: "call the API" }, "curl …"],
+    [
+      "bash",
+      { command: `curl -H "Authorization: Bearer ${BEARER}" "https://api.example.com/v1?api_key=${API_KEY}"`, description: "call the API" },
+      "curl …",
+    ],
     ["bash", { command: `OPENAI_API_KEY=${OPENAI} GITHUB_TOKEN=${GITHUB} npm test` }, "… npm test"],
-    ["mcp__github__create_issue", { repo: "acme/app", auth: { token: GITHUB, headers: [`Authorization: Bearer ${BEARER}`] }, body: `api_key=${API_KEY}` }, "{auth, body, repo}"],
+    [
+      "mcp__github__create_issue",
+      { repo: "acme/app", auth: { token: GITHUB, headers: [`Authorization: Bearer ${BEARER}`] }, body: `api_key=${API_KEY}` },
+      "{auth, body, repo}",
+    ],
     ["bash", { command: `${OPENAI} ${GITHUB} ${API_KEY}` }, "…"],
   ])("%s %j → %s", (tool, input, preview) => {
     expect(previewCall(tool, input)).toBe(preview);
@@ -133,7 +141,8 @@ describe("bash: readable previews of ordinary commands", () => {
   });
 
   it("isTokenLike: programs pass, tokens do not", () => {
-    for (const word of ["python3.11", "sha256sum", "e2e.sh", "s3cmd", "x509", "node20"]) expect([word, isTokenLike(word)]).toEqual([word, false]);
+    for (const word of ["python3.11", "sha256sum", "e2e.sh", "s3cmd", "x509", "node20"])
+      expect([word, isTokenLike(word)]).toEqual([word, false]);
     for (const word of ["S3cretPass9", "abc12345", "a1b2c3", "Hunter2x"]) expect([word, isTokenLike(word)]).toEqual([word, true]);
   });
 });
@@ -188,7 +197,7 @@ describe("other tools: key names, never values", () => {
     ["webfetch", { url: "https://u:Web9pass@example.com", format: "text" }, "{format, url}"],
     ["task", { description: "d", prompt: "use key sk-abc", subagent_type: "general" }, "{description, prompt, subagent_type}"],
     ["github_create_issue", { repo: "acme/app", body: "token ghp_x", auth: { token: "T0kenValue9" } }, "{auth, body, repo}"],
-    ["mcp__weird__tool", { "sk-proj-Q7x2Lm9Vb4Nc8Rt1Yw6Zs3Kd5Hf0Jg": 1, "S3cretPass9": 2, ok: 3 }, "{ok, …}"],
+    ["mcp__weird__tool", { "sk-proj-Q7x2Lm9Vb4Nc8Rt1Yw6Zs3Kd5Hf0Jg": 1, S3cretPass9: 2, ok: 3 }, "{ok, …}"],
     ["bash", { command: 42, description: "not a string" }, "{command, description}"],
     ["unknown", {}, "{}"],
     ["unknown", null, "{}"],
@@ -211,8 +220,23 @@ describe("other tools: key names, never values", () => {
 describe("never throws", () => {
   const cycle: Record<string, unknown> = { a: 1 };
   cycle.self = cycle;
-  const throwing = new Proxy({}, { ownKeys: () => { throw new Error("no keys"); }, get: () => { throw new Error("no get"); } });
-  const getter = Object.defineProperty({}, "command", { enumerable: true, get: () => { throw new Error("boom"); } });
+  const throwing = new Proxy(
+    {},
+    {
+      ownKeys: () => {
+        throw new Error("no keys");
+      },
+      get: () => {
+        throw new Error("no get");
+      },
+    },
+  );
+  const getter = Object.defineProperty({}, "command", {
+    enumerable: true,
+    get: () => {
+      throw new Error("boom");
+    },
+  });
   it.each([
     ["null", "bash", null],
     ["an array", "bash", [1, 2]],
@@ -238,7 +262,7 @@ describe("never throws", () => {
 
   it("any string as a command: one line, at most PREVIEW_MAX characters", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(..."ab -='\"$()`{}|&;<>\n\\#:@/.0") , maxLength: 80 }), (command) => {
+      fc.property(fc.string({ unit: fc.constantFrom(..."ab -='\"$()`{}|&;<>\n\\#:@/.0"), maxLength: 80 }), (command) => {
         const preview = bash(command);
         expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
         expect(preview).not.toContain("\n");
@@ -252,7 +276,25 @@ describe("property: a secret token in a place that carries one is never shown", 
   const token = fc
     .string({ unit: fc.constantFrom(..."ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789"), minLength: 8, maxLength: 40 })
     .filter((t) => /[A-Za-z]/.test(t) && /\d/.test(t));
-  const program = fc.constantFrom("curl", "docker login", "mysql", "psql", "git clone", "npm publish", "./deploy.sh", "vault login", "redis-cli", "sudo", "sshpass", "env", "timeout 5", "npx", "xargs", "python3 app.py", "gh auth login");
+  const program = fc.constantFrom(
+    "curl",
+    "docker login",
+    "mysql",
+    "psql",
+    "git clone",
+    "npm publish",
+    "./deploy.sh",
+    "vault login",
+    "redis-cli",
+    "sudo",
+    "sshpass",
+    "env",
+    "timeout 5",
+    "npx",
+    "xargs",
+    "python3 app.py",
+    "gh auth login",
+  );
   const flag = fc.constantFrom("-p", "-a", "-k", "-u", "--password", "--token", "--passphrase", "-H", "--auth", "-e");
   const name = fc.constantFrom("TOKEN", "API_KEY", "STRIPE_KEY", "DD_APP_KEY", "pw", "x");
   /** The places a secret is given on a command line. */
@@ -276,13 +318,24 @@ describe("property: a secret token in a place that carries one is never shown", 
       program.map((p) => `printf x | sudo -S ${p} ${t}`),
       program.map((p) => `cat <<EOF | ${p}\n${t}\nEOF`),
     );
-  const filler = fc.constantFrom("npm test", "cd app", "git push origin main", "make build", "ls -la", "kubectl get pods", "echo done", "true");
+  const filler = fc.constantFrom(
+    "npm test",
+    "cd app",
+    "git push origin main",
+    "make build",
+    "ls -la",
+    "kubectl get pods",
+    "echo done",
+    "true",
+  );
   const op = fc.constantFrom(" && ", " || ", "; ", " | ", "\n", " & ");
   const command = token.chain((t) =>
-    fc.tuple(fc.array(filler, { maxLength: 2 }), place(t), fc.array(filler, { maxLength: 2 }), op, op).map(([before, secret, after, op1, op2]) => ({
-      t,
-      command: [...before.map((b) => b + op1), secret, ...after.map((a) => op2 + a)].join(""),
-    })),
+    fc
+      .tuple(fc.array(filler, { maxLength: 2 }), place(t), fc.array(filler, { maxLength: 2 }), op, op)
+      .map(([before, secret, after, op1, op2]) => ({
+        t,
+        command: [...before.map((b) => b + op1), secret, ...after.map((a) => op2 + a)].join(""),
+      })),
   );
 
   it("in bash commands", () => {
@@ -298,9 +351,14 @@ describe("property: a secret token in a place that carries one is never shown", 
 
   it("in any value of any other tool's input", () => {
     fc.assert(
-      fc.property(token, fc.constantFrom("grep", "webfetch", "github_create_issue", "read", "list", "bash"), fc.constantFrom("pattern", "url", "body", "token", "content"), (t, tool, key) => {
-        expect(previewCall(tool, { [key]: t, nested: { deeper: [t] } }, "/work/proj")).not.toContain(t);
-      }),
+      fc.property(
+        token,
+        fc.constantFrom("grep", "webfetch", "github_create_issue", "read", "list", "bash"),
+        fc.constantFrom("pattern", "url", "body", "token", "content"),
+        (t, tool, key) => {
+          expect(previewCall(tool, { [key]: t, nested: { deeper: [t] } }, "/work/proj")).not.toContain(t);
+        },
+      ),
       { numRuns: 500 },
     );
   });

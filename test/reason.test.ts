@@ -14,9 +14,10 @@ import { decide, findDecisionPoint } from "../src/verdict.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 
-const loop = JSON.parse(
-  readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8"),
-) as { info: { id: string }; messages: Message[] };
+const loop = JSON.parse(readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
+  info: { id: string };
+  messages: Message[];
+};
 const SESSION = loop.info.id;
 const LIMITS = { context: 8000, output: 2000 };
 
@@ -81,9 +82,15 @@ describe("the note's text (denialRecord)", () => {
   });
 
   it("quotes no tool output", () => {
-    const history = new SessionBuilder().user().step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null).step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null);
+    const history = new SessionBuilder()
+      .user()
+      .step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null)
+      .step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null);
     history.step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null).compact().step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null);
-    history.step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null).step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null).compact({ continueTurn: false });
+    history
+      .step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null)
+      .step(bash("cat secrets.txt", "SECRET-OUTPUT\n"), null)
+      .compact({ continueTurn: false });
     const t = buildTimeline(history.messages);
     const v = decide(t, findDecisionPoint(t)!, DEFAULT_SETTINGS);
     expect(v.decision).toBe("deny");
@@ -107,12 +114,18 @@ describe("when the guard stops a loop, it leaves the note once the session is id
     const { sessionID, body } = prompts[0]!;
     expect(sessionID).toBe(SESSION);
     const compaction = history.at(-2)!.info as { agent: string; model: { providerID: string; modelID: string } };
-    expect(body).toMatchObject({ noReply: true, agent: compaction.agent, model: { providerID: compaction.model.providerID, modelID: compaction.model.modelID } });
+    expect(body).toMatchObject({
+      noReply: true,
+      agent: compaction.agent,
+      model: { providerID: compaction.model.providerID, modelID: compaction.model.modelID },
+    });
     expect(body.parts).toHaveLength(1);
     const part = body.parts[0]!;
     expect(part).toMatchObject({ type: "text", ignored: true });
     expect(part.synthetic).toBeUndefined();
-    expect(part.metadata).toEqual({ compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" } });
+    expect(part.metadata).toEqual({
+      compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: "msg_22b7cb90b001Oacj8ldTaTA4T8" },
+    });
     expect(part.time!.end).toBe(part.time!.start);
     // The same session label, evidence and next step as the warn line.
     const [first, named, why, next] = part.text!.split("\n");
@@ -136,7 +149,14 @@ describe("when the guard stops a loop, it leaves the note once the session is id
 
   it("session.idle works as well as session.status idle; junk events are ignored", async () => {
     const { hooks, prompts } = await denied();
-    for (const junk of [undefined, null, {}, { event: null }, { event: { type: "session.idle" } }, { event: { type: "session.status", properties: { sessionID: SESSION } } }]) {
+    for (const junk of [
+      undefined,
+      null,
+      {},
+      { event: null },
+      { event: { type: "session.idle" } },
+      { event: { type: "session.status", properties: { sessionID: SESSION } } },
+    ]) {
       await hooks.event!(junk as never);
     }
     expect(prompts).toHaveLength(0);
@@ -157,7 +177,12 @@ describe("when the guard stops a loop, it leaves the note once the session is id
     const off = await denied({ notify: "off" });
     const finished = new SessionBuilder().user().step(bash("ls"), 3000).say("Done: the answer.", 6500).compact({ continueTurn: false });
     const housekeeping = await denied(undefined, finished.messages);
-    expect([allowed.output.enabled, observed.output.enabled, off.output.enabled, housekeeping.output.enabled]).toEqual([true, true, false, false]);
+    expect([allowed.output.enabled, observed.output.enabled, off.output.enabled, housekeeping.output.enabled]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(housekeeping.logs.map((l) => [l.level, l.extra?.rule])).toEqual([["info", "turn-finished"]]);
     for (const run of [allowed, observed, off, housekeeping]) {
       await run.hooks.event!(idle());
@@ -174,7 +199,10 @@ describe("when the guard stops a loop, it leaves the note once the session is id
     );
     await hooks.event!(idle());
     expect(prompts).toEqual([]);
-    expect(logs.at(-1)).toMatchObject({ level: "debug", message: `compaction-guard left no note in session ${SESSION}: the session went on after the stopped compaction` });
+    expect(logs.at(-1)).toMatchObject({
+      level: "debug",
+      message: `compaction-guard left no note in session ${SESSION}: the session went on after the stopped compaction`,
+    });
     expect(client.session.messages).toHaveBeenLastCalledWith({ path: { id: SESSION }, query: { limit: 1 } });
   });
 
@@ -196,7 +224,9 @@ describe("when the guard stops a loop, it leaves the note once the session is id
   it("a client without session.prompt: no note, no error", async () => {
     const fake = fakeClient(newestMessages(upToSummary(loop.messages, 2)));
     const { session, app, tui } = fake.client;
-    const hooks = createGuard({ client: { session: { messages: session.messages, get: session.get }, app, tui } as never }, undefined, { env: {} });
+    const hooks = createGuard({ client: { session: { messages: session.messages, get: session.get }, app, tui } as never }, undefined, {
+      env: {},
+    });
     await hooks["experimental.compaction.autocontinue"]!(hookInput(upToSummary(loop.messages, 2)), { enabled: true });
     await expect(hooks.event!(idle())).resolves.toBeUndefined();
     expect(fake.logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([expect.stringMatching(/^compaction-guard stopped/)]);
@@ -239,8 +269,23 @@ describe("when the guard stops a loop, it leaves the note once the session is id
 describe("the guard reads its note as no one speaking", () => {
   /** The note as opencode stores it (a user message with one ignored text part). */
   const note = (id: string): Message => ({
-    info: { id, sessionID: "ses_test", role: "user", agent: "build", model: { providerID: "fake", modelID: "fakemodel" }, time: { created: 0 } },
-    parts: [{ id: `prt_${id}`, type: "text", text: "Compaction loop stopped: …", ignored: true, metadata: { compaction_guard: { note: "loop-stopped" } } }],
+    info: {
+      id,
+      sessionID: "ses_test",
+      role: "user",
+      agent: "build",
+      model: { providerID: "fake", modelID: "fakemodel" },
+      time: { created: 0 },
+    },
+    parts: [
+      {
+        id: `prt_${id}`,
+        type: "text",
+        text: "Compaction loop stopped: …",
+        ignored: true,
+        metadata: { compaction_guard: { note: "loop-stopped" } },
+      },
+    ],
   });
 
   /** The fixed-point loop stopped at compaction 2, then (note?) (reply?), one step, compaction 3. */
@@ -260,10 +305,26 @@ describe("the guard reads its note as no one speaking", () => {
   it("its role is synthetic, as for any message whose parts are all synthetic or ignored text", () => {
     const entries = buildTimeline(session(true, true)).entries;
     expect(entries.find((e) => e.id === "msg_note")).toMatchObject({ kind: "user", role: "synthetic" });
-    const mixed = buildTimeline([{ info: { id: "m1", role: "user" }, parts: [{ type: "text", text: "x", ignored: true }, { type: "text", text: "y", synthetic: true }] }]);
+    const mixed = buildTimeline([
+      {
+        info: { id: "m1", role: "user" },
+        parts: [
+          { type: "text", text: "x", ignored: true },
+          { type: "text", text: "y", synthetic: true },
+        ],
+      },
+    ]);
     expect(mixed.entries[0]).toMatchObject({ role: "synthetic" });
     // A person's words beside it keep the message real; an ignored file part is no text.
-    const spoken = buildTimeline([{ info: { id: "m2", role: "user" }, parts: [{ type: "text", text: "x", ignored: true }, { type: "text", text: "go on" }] }]);
+    const spoken = buildTimeline([
+      {
+        info: { id: "m2", role: "user" },
+        parts: [
+          { type: "text", text: "x", ignored: true },
+          { type: "text", text: "go on" },
+        ],
+      },
+    ]);
     expect(spoken.entries[0]).toMatchObject({ role: "real" });
     const file = buildTimeline([{ info: { id: "m3", role: "user" }, parts: [{ type: "file", ignored: true }] }]);
     expect(file.entries[0]).toMatchObject({ role: "real" });

@@ -39,7 +39,12 @@ async function hook(messages: Message[], limit: Record<string, number> = { conte
 async function cli(args: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await main(args, (t) => (stdout += t), (t) => (stderr += t), env);
+  const code = await main(
+    args,
+    (t) => (stdout += t),
+    (t) => (stderr += t),
+    env,
+  );
   return { code, stdout, stderr };
 }
 
@@ -80,7 +85,8 @@ describe("no-progress false positives", () => {
 });
 
 describe("repeats the output noise once hid", () => {
-  const replay = (messages: unknown[], limits = { context: 65_536, output: 16_384 }) => replayMessages(messages, { ...DEFAULT_SETTINGS }, { limits });
+  const replay = (messages: unknown[], limits = { context: 65_536, output: 16_384 }) =>
+    replayMessages(messages, { ...DEFAULT_SETTINGS }, { limits });
   const firstDeny = (messages: unknown[]) => replay(messages).find((r) => r.decision === "deny")?.compaction.index ?? null;
 
   it("`npm test` re-emitted after every continue turn, only the timing lines differ", () => {
@@ -145,7 +151,9 @@ describe("user messages no person wrote", () => {
       const id = `msg_bg_${c}`;
       s.messages.push({
         info: { id, sessionID: "ses_test", role: "user", agent: "build" },
-        parts: [{ id: `prt_bg_${c}`, messageID: id, type: "text", synthetic: true, text: `<task id="ses_bg${c}" state="completed">ok</task>` }],
+        parts: [
+          { id: `prt_bg_${c}`, messageID: id, type: "text", synthetic: true, text: `<task id="ses_bg${c}" state="completed">ok</task>` },
+        ],
       });
     }
     const rows = replayMessages(s.messages, { ...DEFAULT_SETTINGS }, { limits: { context: 8_000, output: 2_000 } });
@@ -167,7 +175,11 @@ describe("a hook input opencode would never send", () => {
     const s = new SessionBuilder().user().step(bash("ls"), 9_000).compact();
     const fake = fakeClient(newestMessages(s.messages));
     const hook = createGuard({ client: fake.client as never }, undefined, { env: {} })["experimental.compaction.autocontinue"]!;
-    const bad = { toString: () => { throw new Error("no"); } };
+    const bad = {
+      toString: () => {
+        throw new Error("no");
+      },
+    };
     const output = { enabled: true };
     await expect(hook({ sessionID: bad, message: { id: "x" } } as never, output)).resolves.toBeUndefined();
     expect(output.enabled).toBe(true);
@@ -191,7 +203,10 @@ describe("secrets in the toast and the warn line", () => {
     };
     const preview = previewCall("bash", bash(command).input);
     expect(preview).not.toContain("S3cretPass42");
-    for (const [n, rule] of [[2, "no-new-work"], [3, "repeated-tool-call"]] as const) {
+    for (const [n, rule] of [
+      [2, "no-new-work"],
+      [3, "repeated-tool-call"],
+    ] as const) {
       const { output, logs, toasts } = await hook(cycles(n), { context: 8000, output: 2000 });
       expect(output.enabled).toBe(false);
       expect(logs[0]!.extra!.rule).toBe(rule);

@@ -33,7 +33,12 @@ const file = (name: string, content: string | Buffer) => {
 async function cli(...args: string[]) {
   let stdout = "";
   let stderr = "";
-  const code = await main(["replay", ...args], (t) => (stdout += t), (t) => (stderr += t), {});
+  const code = await main(
+    ["replay", ...args],
+    (t) => (stdout += t),
+    (t) => (stderr += t),
+    {},
+  );
   return { code, stdout, stderr };
 }
 
@@ -53,24 +58,40 @@ const EXPECTED = [
   [3, "deny", "repeated-tool-call"],
 ];
 const decisions = (stdout: string) =>
-  (JSON.parse(stdout).compactions as Array<{ index: number; decision: string; rule: string | null }>).map((c) => [c.index, c.decision, c.rule]);
+  (JSON.parse(stdout).compactions as Array<{ index: number; decision: string; rule: string | null }>).map((c) => [
+    c.index,
+    c.decision,
+    c.rule,
+  ]);
 
 describe("files that cannot be read: exit 2, one line", () => {
   it.each([
-    ["permission denied", () => {
-      vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
-      return file("locked.json", JSON.stringify(loopExport()));
-    }, /locked\.json: permission denied$/],
+    [
+      "permission denied",
+      () => {
+        vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
+        return file("locked.json", JSON.stringify(loopExport()));
+      },
+      /locked\.json: permission denied$/,
+    ],
     ["a path through a regular file", () => join(file("plain.json", "{}"), "x.json"), /plain\.json\/x\.json: cannot be read \(ENOTDIR\)$/],
-    ["a symbolic link loop", () => {
-      symlinkSync(join(dir, "loop-b"), join(dir, "loop-a"));
-      symlinkSync(join(dir, "loop-a"), join(dir, "loop-b"));
-      return join(dir, "loop-a");
-    }, /loop-a: cannot be read \(ELOOP\)$/],
-    ["a read that fails midway", () => {
-      vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" }));
-      return file("eio.json", "{}");
-    }, /eio\.json: cannot be read \(EIO\)$/],
+    [
+      "a symbolic link loop",
+      () => {
+        symlinkSync(join(dir, "loop-b"), join(dir, "loop-a"));
+        symlinkSync(join(dir, "loop-a"), join(dir, "loop-b"));
+        return join(dir, "loop-a");
+      },
+      /loop-a: cannot be read \(ELOOP\)$/,
+    ],
+    [
+      "a read that fails midway",
+      () => {
+        vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" }));
+        return file("eio.json", "{}");
+      },
+      /eio\.json: cannot be read \(EIO\)$/,
+    ],
   ])("%s", async (_, path, message) => {
     const { code, stdout, stderr } = await cli(path());
     expect([code, stdout]).toEqual([2, ""]);
@@ -85,8 +106,16 @@ describe("exports of the wrong shape: exit 2, one line naming the field", () => 
     ["messages is an object", { info: { id: "ses_1" }, messages: { 0: {} } }, "messages: Invalid input: expected array, received object"],
     ["messages is a string", { info: { id: "ses_1" }, messages: "[]" }, "messages: Invalid input: expected array, received string"],
     ["messages holds null", { info: { id: "ses_1" }, messages: [null] }, "messages[0]: Invalid input: expected object, received null"],
-    ["a message without parts", { info: { id: "ses_1" }, messages: [{ info: { id: "m", role: "user" } }] }, "messages[0].parts: Invalid input: expected array, received undefined"],
-    ["a message with an empty id", { info: { id: "ses_1" }, messages: [{ info: { id: "", role: "user" }, parts: [] }] }, "messages[0].info.id: Too small: expected string to have >=1 characters"],
+    [
+      "a message without parts",
+      { info: { id: "ses_1" }, messages: [{ info: { id: "m", role: "user" } }] },
+      "messages[0].parts: Invalid input: expected array, received undefined",
+    ],
+    [
+      "a message with an empty id",
+      { info: { id: "ses_1" }, messages: [{ info: { id: "", role: "user" }, parts: [] }] },
+      "messages[0].info.id: Too small: expected string to have >=1 characters",
+    ],
     ["no session info", { messages: loopExport().messages }, "info: Invalid input: expected object, received undefined"],
     ["a bare message list", loopExport().messages, "Invalid input: expected object, received array"],
   ])("%s", async (name, content, message) => {
@@ -172,7 +201,11 @@ describe("what opencode export puts in a file by mistake: the hint says how to e
     [128 * 1024, "128 KiB"],
   ])("an export cut at %i bytes by a pipe", async (bytes, size) => {
     const path = file(`cut-${bytes}.json`, cutAt(printed(), bytes));
-    expect(await rejected(path)).toMatch(new RegExp(`cut-${bytes}\\.json: is not valid JSON \\(.*\\); it stops mid-export at ${size}: ${FIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n$`));
+    expect(await rejected(path)).toMatch(
+      new RegExp(
+        `cut-${bytes}\\.json: is not valid JSON \\(.*\\); it stops mid-export at ${size}: ${FIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n$`,
+      ),
+    );
   });
 
   it("an export that stops mid-JSON at any other size", async () => {
@@ -181,8 +214,12 @@ describe("what opencode export puts in a file by mistake: the hint says how to e
   });
 
   it("a compact export cut short, whose id is not known: <id>", async () => {
-    const stderr = await rejected(file("cut-compact.json", '{"info":{"title":"t"},"messages":[{"info":{"id":"m1","role":"user"},"parts":[{"text":"a'));
-    expect(stderr).toContain("; it stops mid-export: opencode export truncates its output when written to a pipe; write it to a file: opencode export <id> > session.json\n");
+    const stderr = await rejected(
+      file("cut-compact.json", '{"info":{"title":"t"},"messages":[{"info":{"id":"m1","role":"user"},"parts":[{"text":"a'),
+    );
+    expect(stderr).toContain(
+      "; it stops mid-export: opencode export truncates its output when written to a pipe; write it to a file: opencode export <id> > session.json\n",
+    );
   });
 
   it("read from a pipe (replay -): the same hint", async () => {
@@ -191,7 +228,9 @@ describe("what opencode export puts in a file by mistake: the hint says how to e
       yield chunk.subarray(0, 50_000);
       yield chunk.subarray(50_000);
     })();
-    await expect(readExport("-", { stdin })).rejects.toThrow(`<stdin>: is not valid JSON (Unterminated string in JSON at position 131072); it stops mid-export at 128 KiB: ${FIX}`);
+    await expect(readExport("-", { stdin })).rejects.toThrow(
+      `<stdin>: is not valid JSON (Unterminated string in JSON at position 131072); it stops mid-export at 128 KiB: ${FIX}`,
+    );
   });
 
   it("a whole export after opencode's progress line (2>&1 into a file): the line is skipped and it replays", async () => {
@@ -209,18 +248,26 @@ describe("what opencode export puts in a file by mistake: the hint says how to e
 
   it("the progress line and something else: said, with the id from the line", async () => {
     const stderr = await rejected(file("progress-junk.json", `${PROGRESS}warning: something\n${JSON.stringify(loopExport())}`));
-    expect(stderr).toMatch(/progress-junk\.json: is not valid JSON \(.*\); the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export ses_input > session\.json\n$/);
+    expect(stderr).toMatch(
+      /progress-junk\.json: is not valid JSON \(.*\); the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export ses_input > session\.json\n$/,
+    );
   });
 
   it("opencode export without an id (2>&1): its prompt is in the file too; no id to suggest", async () => {
-    const stderr = await rejected(file("progress-latest.json", `Exporting session: latest\n\u001b[90m┌\u001b[39m  Export session\n│\n◆  Select session to export\n`));
-    expect(stderr).toMatch(/; the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export <id> > session\.json\n$/);
+    const stderr = await rejected(
+      file("progress-latest.json", `Exporting session: latest\n\u001b[90m┌\u001b[39m  Export session\n│\n◆  Select session to export\n`),
+    );
+    expect(stderr).toMatch(
+      /; the file starts with opencode's "Exporting session…" line \(2>&1\?\); export with: opencode export <id> > session\.json\n$/,
+    );
     expect(stderr).not.toContain("\u001b");
   });
 
   it("opencode's error instead of an export (an unknown session id, 2>&1)", async () => {
     // Byte for byte what opencode 1.18.33 wrote for `opencode export ses_nope > f 2>&1`.
-    const stderr = await rejected(file("not-found.json", "Exporting session: ses_nope\n\u001b[91m\u001b[1mError: \u001b[0mSession not found: ses_nope\n"));
+    const stderr = await rejected(
+      file("not-found.json", "Exporting session: ses_nope\n\u001b[91m\u001b[1mError: \u001b[0mSession not found: ses_nope\n"),
+    );
     expect(stderr).toMatch(/not-found\.json: holds opencode's error output, not an export \(Error: Session not found: ses_nope\)\n$/);
   });
 

@@ -30,7 +30,10 @@ const SECRETS = [OPENAI, GITHUB, BEARER, API_KEY, PROVIDER_KEY];
 const CALLS: Record<string, ToolSpec> = {
   bash: {
     tool: "bash",
-    input: { command: `curl -H "Authorization: Bearer ${BEARER}" "https://api.example.com/v1?api_key=${API_KEY}"`, description: "call the API" },
+    input: {
+      command: `curl -H "Authorization: Bearer ${BEARER}" "https://api.example.com/v1?api_key=${API_KEY}"`,
+      description: "call the API",
+    },
     output: `${RAW}\nOPENAI_API_KEY=${OPENAI}\nGITHUB_TOKEN=${GITHUB}\n`,
   },
   env: {
@@ -67,7 +70,11 @@ const hookInput = (messages: Message[], sessionID = "ses_secret") =>
     sessionID,
     agent: "build",
     model: { id: "gpt", providerID: "openai", limit: { context: 200_000, output: 32_000 } },
-    provider: { source: "config", info: { id: "openai" }, options: { apiKey: PROVIDER_KEY, headers: { Authorization: `Bearer ${BEARER}` } } },
+    provider: {
+      source: "config",
+      info: { id: "openai" },
+      options: { apiKey: PROVIDER_KEY, headers: { Authorization: `Bearer ${BEARER}` } },
+    },
     message: messages.at(-2)!.info,
     overflow: false,
   }) as never;
@@ -101,14 +108,17 @@ describe("the hook", () => {
     expectClean(seen);
   });
 
-  it.each(Object.entries(CALLS))("%s: denied at the second compaction by no-new-work, its example carries no secret either", async (_, call) => {
-    const { output, logs, toasts, seen } = await runHook(loop(call, "ses_secret", 2));
-    expect(output.enabled).toBe(false);
-    expect(logs.map((l) => l.extra?.rule)).toEqual(["no-new-work"]);
-    expect(toasts).toHaveLength(1);
-    expect(logs[0]!.message).toContain(`such as ${call.tool} (${previewCall(call.tool, call.input)})`);
-    expectClean(seen);
-  });
+  it.each(Object.entries(CALLS))(
+    "%s: denied at the second compaction by no-new-work, its example carries no secret either",
+    async (_, call) => {
+      const { output, logs, toasts, seen } = await runHook(loop(call, "ses_secret", 2));
+      expect(output.enabled).toBe(false);
+      expect(logs.map((l) => l.extra?.rule)).toEqual(["no-new-work"]);
+      expect(toasts).toHaveLength(1);
+      expect(logs[0]!.message).toContain(`such as ${call.tool} (${previewCall(call.tool, call.input)})`);
+      expectClean(seen);
+    },
+  );
 
   it("shows the redacted preview of the input, and only that", async () => {
     const { logs, toasts } = await runHook(loop(CALLS.bash!));
@@ -129,7 +139,10 @@ describe("the hook", () => {
   });
 
   it.each([
-    ["an error that echoes a key", () => Promise.reject(new Error(`401 Unauthorized (Authorization: Bearer ${BEARER}, api_key=${API_KEY})`))],
+    [
+      "an error that echoes a key",
+      () => Promise.reject(new Error(`401 Unauthorized (Authorization: Bearer ${BEARER}, api_key=${API_KEY})`)),
+    ],
     ["an error object holding keys", () => ({ error: { message: "bad auth", token: GITHUB, key: OPENAI } })],
   ])("falling back after %s: the warning carries no secret", async (_, answer) => {
     const { output, logs, seen } = await runHook(loop(CALLS.bash!), answer);
@@ -149,17 +162,28 @@ describe("the replay CLI", () => {
     writeFileSync(path, JSON.stringify({ info: { id: "ses_secret" }, messages }));
     let out = "";
     let err = "";
-    const code = await main(["replay", path, ...flags], (t) => (out += t), (t) => (err += t), {});
+    const code = await main(
+      ["replay", path, ...flags],
+      (t) => (out += t),
+      (t) => (err += t),
+      {},
+    );
     return { code, out, err };
   }
 
   it.each(Object.entries(CALLS))("%s: the table and --json carry no secret and no output", async (_, call) => {
     const table = await replay(loop(call));
     expect([table.code, table.err]).toEqual([0, ""]);
-    expect(table.out).toMatch(/first deny: compaction 2, no-new-work: all 1 action in the 1 step since the previous compaction repeated work done before it, such as /);
+    expect(table.out).toMatch(
+      /first deny: compaction 2, no-new-work: all 1 action in the 1 step since the previous compaction repeated work done before it, such as /,
+    );
     expectClean(table.out);
     const json = await replay(loop(call), "--json");
-    expect(JSON.parse(json.out).compactions.map((c: { rule: string | null }) => c.rule)).toEqual([null, "no-new-work", "repeated-tool-call"]);
+    expect(JSON.parse(json.out).compactions.map((c: { rule: string | null }) => c.rule)).toEqual([
+      null,
+      "no-new-work",
+      "repeated-tool-call",
+    ]);
     expectClean(json.out);
   });
 

@@ -4,8 +4,26 @@ import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../src/settings.js
 describe("resolveSettings", () => {
   it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled, nothing ignored", () => {
     expect(resolveSettings(undefined, {})).toEqual({
-      settings: { threshold: 3, window: 8, minReduction: 0.1, matchOutput: true, ignore: [], notify: "toast", mode: "enforce", enabled: true },
-      sources: { threshold: "default", window: "default", minReduction: "default", matchOutput: "default", ignore: "default", notify: "default", mode: "default", enabled: "default" },
+      settings: {
+        threshold: 3,
+        window: 8,
+        minReduction: 0.1,
+        matchOutput: true,
+        ignore: [],
+        notify: "toast",
+        mode: "enforce",
+        enabled: true,
+      },
+      sources: {
+        threshold: "default",
+        window: "default",
+        minReduction: "default",
+        matchOutput: "default",
+        ignore: "default",
+        notify: "default",
+        mode: "default",
+        enabled: "default",
+      },
       problems: [],
     });
   });
@@ -13,10 +31,23 @@ describe("resolveSettings", () => {
   it("options override defaults; environment overrides options", () => {
     const { settings, problems } = resolveSettings(
       { threshold: 4, window: 12, minReduction: 0.2, matchOutput: false, notify: "log", ignore: ["todowrite"] },
-      { OPENCODE_COMPACTION_GUARD_WINDOW: "5", OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT: "yes", OPENCODE_COMPACTION_GUARD_IGNORE: "gh run watch" },
+      {
+        OPENCODE_COMPACTION_GUARD_WINDOW: "5",
+        OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT: "yes",
+        OPENCODE_COMPACTION_GUARD_IGNORE: "gh run watch",
+      },
     );
     expect(problems).toEqual([]);
-    expect(settings).toEqual({ threshold: 4, window: 5, minReduction: 0.2, matchOutput: true, notify: "log", mode: "enforce", enabled: true, ignore: ["gh run watch"] });
+    expect(settings).toEqual({
+      threshold: 4,
+      window: 5,
+      minReduction: 0.2,
+      matchOutput: true,
+      notify: "log",
+      mode: "enforce",
+      enabled: true,
+      ignore: ["gh run watch"],
+    });
   });
 
   it.each([
@@ -65,7 +96,9 @@ describe("resolveSettings", () => {
   it.each(["0x10", "1e1", "Infinity", "3 apples"])("only plain decimals are numbers: %j is rejected", (text) => {
     const { settings, problems } = resolveSettings(undefined, { OPENCODE_COMPACTION_GUARD_THRESHOLD: text });
     expect(settings.threshold).toBe(3);
-    expect(problems).toEqual([`OPENCODE_COMPACTION_GUARD_THRESHOLD: threshold must be an integer from 2 to 1000, got ${JSON.stringify(text)}; using 3`]);
+    expect(problems).toEqual([
+      `OPENCODE_COMPACTION_GUARD_THRESHOLD: threshold must be an integer from 2 to 1000, got ${JSON.stringify(text)}; using 3`,
+    ]);
   });
 
   it("an invalid environment value leaves the opencode.json value in place", () => {
@@ -130,8 +163,6 @@ describe("resolveSettings", () => {
   });
 
   it("options that are not an object are reported", () => {
-    expect(resolveSettings("threshold=4", {}).problems).toEqual([
-      'plugin options: expected an object, got "threshold=4"; using defaults',
-    ]);
+    expect(resolveSettings("threshold=4", {}).problems).toEqual(['plugin options: expected an object, got "threshold=4"; using defaults']);
   });
 });

@@ -105,8 +105,12 @@ describe("the session is named", () => {
   it("by its title and id in the toast and the warn line", async () => {
     const { output, logs, toasts } = await run(undefined, {}, "Fix the flaky deploy");
     expect(output.enabled).toBe(false);
-    expect(logs[0]!.message).toMatch(/^compaction-guard stopped auto-continue in session "Fix the flaky deploy" \(ses_trust\) after compaction 2/);
-    expect(toasts[0]!.message).toBe('"Fix the flaky deploy" stopped: it redid the work from before the compaction. Reply to go on; the log has the details.');
+    expect(logs[0]!.message).toMatch(
+      /^compaction-guard stopped auto-continue in session "Fix the flaky deploy" \(ses_trust\) after compaction 2/,
+    );
+    expect(toasts[0]!.message).toBe(
+      '"Fix the flaky deploy" stopped: it redid the work from before the compaction. Reply to go on; the log has the details.',
+    );
   });
 
   it("by its id when the title cannot be read", async () => {
@@ -131,7 +135,10 @@ describe("loaded twice", () => {
     expect(output.enabled).toBe(false);
     expect(fake.logs.filter((l) => l.extra?.decision !== undefined)).toHaveLength(1);
     expect(fake.toasts).toHaveLength(1);
-    expect(fake.startup.map((l) => l.message.endsWith("(copy 2 in this opencode: each compaction is still decided once)"))).toEqual([false, true]);
+    expect(fake.startup.map((l) => l.message.endsWith("(copy 2 in this opencode: each compaction is still decided once)"))).toEqual([
+      false,
+      true,
+    ]);
     // Also when the first copy allowed: the second does not decide again.
     const allowed = { enabled: true };
     const other = new DecisionRegistry();
@@ -175,7 +182,12 @@ describe("the replay command's own flags", () => {
   const cli = async (...argv: string[]) => {
     let out = "";
     let err = "";
-    const code = await main(argv, (t) => void (out += t), (t) => void (err += t), {});
+    const code = await main(
+      argv,
+      (t) => void (out += t),
+      (t) => void (err += t),
+      {},
+    );
     return { code, out, err };
   };
 
@@ -196,11 +208,19 @@ describe("the replay command's own flags", () => {
 
 describe("model limits that cannot be", () => {
   it.each([
-    [["--context-limit", "1000", "--output-limit", "2000"], "--output-limit 2000 is not below --context-limit 1000: opencode would have no usable context"],
+    [
+      ["--context-limit", "1000", "--output-limit", "2000"],
+      "--output-limit 2000 is not below --context-limit 1000: opencode would have no usable context",
+    ],
     [["--context-limit", "8000", "--output-limit", "2000", "--input-limit", "9000"], "--input-limit 9000 is over --context-limit 8000"],
   ])("%j exits 2 with one line", async (flags, message) => {
     let err = "";
-    const code = await main(["replay", "fixtures/e2e-healthy.json", ...flags], () => {}, (t) => void (err += t), {});
+    const code = await main(
+      ["replay", "fixtures/e2e-healthy.json", ...flags],
+      () => {},
+      (t) => void (err += t),
+      {},
+    );
     expect(code).toBe(2);
     expect(err).toBe(`opencode-compaction-guard: ${message}\n`);
   });
@@ -208,7 +228,11 @@ describe("model limits that cannot be", () => {
 
 describe("a subagent's session (it has a parent)", () => {
   it("keeps the continue turn after its final answer: the hook reads the parent from session.get", async () => {
-    const s = new SessionBuilder("ses_trust").user("map the codebase").step({ tool: "read", input: { filePath: "a.ts" } }, 30_000).say("Report: 3 modules.", 52_000).compact({ continueTurn: false });
+    const s = new SessionBuilder("ses_trust")
+      .user("map the codebase")
+      .step({ tool: "read", input: { filePath: "a.ts" } }, 30_000)
+      .say("Report: 3 modules.", 52_000)
+      .compact({ continueTurn: false });
     const decideWith = async (parentID: string | undefined) => {
       const fake = fakeClient(newestMessages(s.messages));
       fake.client.session.get.mockImplementation(async () => ({ data: { id: "ses_trust", title: "explore", parentID } }));

@@ -64,7 +64,11 @@ describe("case 2: the reported fixed point (65,536 context / 16,384 output)", ()
   it("denies at compaction 2 by no-progress: compaction 1 cut nothing (the context grew)", () => {
     expect(firstDeny(rows)).toBe(2);
     expect(rows[1]!.rule).toBe("no-progress");
-    expect(rows[1]!.evidence["no-progress"]).toMatchObject({ usableTokens: 49_152, afterTokens: sizes[1], stalled: "reduction-below-minimum" });
+    expect(rows[1]!.evidence["no-progress"]).toMatchObject({
+      usableTokens: 49_152,
+      afterTokens: sizes[1],
+      stalled: "reduction-below-minimum",
+    });
     expect(rows.slice(1).every((r) => r.rule === "no-progress")).toBe(true);
     // Later compactions: still no-progress, the most telling rule, checked first.
     expect(rows.slice(1).every((r) => r.rule === "no-progress")).toBe(true);
@@ -206,9 +210,7 @@ describe("case 7: missing token data", () => {
 describe("case 8: a slow decline (Kilo-Org/kilocode#12769)", () => {
   it("denies at compaction 2 for 308,977 → 305,845 → 305,832 tokens", () => {
     const session = new SessionBuilder().user();
-    [308_977, 305_845, 305_832, 305_841].forEach((size, i) =>
-      session.step({ tool: "read", input: { filePath: `f${i}` } }, size).compact(),
-    );
+    [308_977, 305_845, 305_832, 305_841].forEach((size, i) => session.step({ tool: "read", input: { filePath: `f${i}` } }, size).compact());
     const rows = replayMessages(session.messages, settings());
     expect(decisions(rows)).toEqual([
       [1, "allow", null],
@@ -252,20 +254,51 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
 
   it("one below the threshold allows, exactly at it denies (new work after the repeats keeps no-new-work out)", () => {
     // X before compaction 1; after it, X again (and again), then something new.
-    const two = last((s) => s.step(read("a"), null).step(bash("npm test"), null).compact().step(bash("npm test"), null).step(read("b"), null).compact());
+    const two = last((s) =>
+      s.step(read("a"), null).step(bash("npm test"), null).compact().step(bash("npm test"), null).step(read("b"), null).compact(),
+    );
     const three = last((s) =>
-      s.step(read("a"), null).step(bash("npm test"), null).compact().step(bash("npm test"), null).step(bash("npm test"), null).step(read("b"), null).compact(),
+      s
+        .step(read("a"), null)
+        .step(bash("npm test"), null)
+        .compact()
+        .step(bash("npm test"), null)
+        .step(bash("npm test"), null)
+        .step(read("b"), null)
+        .compact(),
     );
     expect(two.decision).toBe("allow");
     expect(two.evidence["repeated-tool-call"]).toMatchObject({ count: 2, acrossCompaction: true });
     expect(three.fired).toEqual(["repeated-tool-call"]);
     expect(three.evidence["repeated-tool-call"]).toMatchObject({ tool: "bash", count: 3, threshold: 3, acrossCompaction: true });
-    expect(last((s) => s.step(bash("npm test"), null).compact().step(bash("npm test"), null).step(bash("npm test"), null).step(read("b"), null).compact(), { threshold: 4 }).decision).toBe("allow");
+    expect(
+      last(
+        (s) =>
+          s
+            .step(bash("npm test"), null)
+            .compact()
+            .step(bash("npm test"), null)
+            .step(bash("npm test"), null)
+            .step(read("b"), null)
+            .compact(),
+        { threshold: 4 },
+      ).decision,
+    ).toBe("allow");
   });
 
   it("only the last `window` steps count", () => {
     const run = (window: number) =>
-      last((s) => s.step(bash("npm test"), null).compact().step(bash("npm test"), null).step(bash("npm test"), null).step(read("new"), null).compact(), { window });
+      last(
+        (s) =>
+          s
+            .step(bash("npm test"), null)
+            .compact()
+            .step(bash("npm test"), null)
+            .step(bash("npm test"), null)
+            .step(read("new"), null)
+            .compact(),
+        { window },
+      );
     expect(run(4).fired).toEqual(["repeated-tool-call"]);
     // A window of 3 starts after the run before the compaction: 2 runs, all after it.
     expect(run(3).evidence["repeated-tool-call"]).toMatchObject({ count: 2, messagesRead: 3, acrossCompaction: false });
@@ -273,28 +306,43 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   });
 
   it("repeats that lie wholly before the first compaction never deny: a poll looks the same", () => {
-    const row = last((s) => s.step(bash("npm test"), null).step(bash("npm test"), null).step(bash("npm test"), null).step(bash("npm test"), null).compact());
+    const row = last((s) =>
+      s.step(bash("npm test"), null).step(bash("npm test"), null).step(bash("npm test"), null).step(bash("npm test"), null).compact(),
+    );
     expect(row.decision).toBe("allow");
     expect(row.evidence["repeated-tool-call"]).toMatchObject({ count: 4, acrossCompaction: false });
   });
 
   it("repeats wholly inside the newest cycle do not deny either", () => {
-    const row = last((s) => s.step(read("a"), null).compact().step(read("b"), null).step(bash("ls"), null).step(bash("ls"), null).step(bash("ls"), null).compact());
+    const row = last((s) =>
+      s
+        .step(read("a"), null)
+        .compact()
+        .step(read("b"), null)
+        .step(bash("ls"), null)
+        .step(bash("ls"), null)
+        .step(bash("ls"), null)
+        .compact(),
+    );
     expect(row.decision).toBe("allow");
     expect(row.evidence["repeated-tool-call"]).toMatchObject({ tool: "bash", count: 3, acrossCompaction: false });
   });
 
   it("a manual compaction between the runs counts as a compaction", () => {
-    const row = last((s) => s.step(bash("make"), null).compact({ auto: false }).step(bash("make"), null).step(bash("make"), null).compact());
+    const row = last((s) =>
+      s.step(bash("make"), null).compact({ auto: false }).step(bash("make"), null).step(bash("make"), null).compact(),
+    );
     expect(row.rule).toBe("repeated-tool-call");
     expect(row.evidence["no-progress"]).toEqual({ status: "abstain", reason: "no earlier automatic compaction" });
   });
 
   it("new work between two runs makes the second no repeat (npm test after each new file)", () => {
     const row = last((s) => {
-      for (let i = 0; i < 3; i++) s.step({ tool: "write", input: { filePath: `p${i}.ts`, content: `${i}` } }, null).step(bash("npm test", "1 failing\n"), null);
+      for (let i = 0; i < 3; i++)
+        s.step({ tool: "write", input: { filePath: `p${i}.ts`, content: `${i}` } }, null).step(bash("npm test", "1 failing\n"), null);
       s.compact();
-      for (let i = 3; i < 6; i++) s.step({ tool: "write", input: { filePath: `p${i}.ts`, content: `${i}` } }, null).step(bash("npm test", "1 failing\n"), null);
+      for (let i = 3; i < 6; i++)
+        s.step({ tool: "write", input: { filePath: `p${i}.ts`, content: `${i}` } }, null).step(bash("npm test", "1 failing\n"), null);
       return s.compact();
     });
     expect(row.decision).toBe("allow");
@@ -303,7 +351,15 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   });
 
   it("a step with several tool parts counts each part, and names each message once", () => {
-    const row = last((s) => s.step(read("a"), null).step([bash("make"), bash("make")], null).compact().step(bash("make"), null).step(read("b"), null).compact());
+    const row = last((s) =>
+      s
+        .step(read("a"), null)
+        .step([bash("make"), bash("make")], null)
+        .compact()
+        .step(bash("make"), null)
+        .step(read("b"), null)
+        .compact(),
+    );
     expect(row.fired).toEqual(["repeated-tool-call"]);
     expect(row.evidence["repeated-tool-call"]).toMatchObject({ count: 3 });
     expect(row.evidence["repeated-tool-call"].messageIDs).toHaveLength(2);
@@ -320,10 +376,21 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
 
   it("counts a call that fails the same way; pending and running parts never count", () => {
     const failing: ToolSpec = { ...bash("./deploy.sh"), status: "error" };
-    const row = last((s) => s.step(read("a"), null).step(failing, null).compact().step(failing, null).step(failing, null).step(read("b"), null).compact());
+    const row = last((s) =>
+      s.step(read("a"), null).step(failing, null).compact().step(failing, null).step(failing, null).step(read("b"), null).compact(),
+    );
     expect(row.fired).toEqual(["repeated-tool-call"]);
     for (const status of ["pending", "running"] as const) {
-      const open = last((s) => s.step(read("a"), null).step({ ...bash("npm test"), status }, null).compact().step({ ...bash("npm test"), status }, null).step({ ...bash("npm test"), status }, null).step(read("b"), null).compact());
+      const open = last((s) =>
+        s
+          .step(read("a"), null)
+          .step({ ...bash("npm test"), status }, null)
+          .compact()
+          .step({ ...bash("npm test"), status }, null)
+          .step({ ...bash("npm test"), status }, null)
+          .step(read("b"), null)
+          .compact(),
+      );
       expect(open.evidence["repeated-tool-call"]).toMatchObject({ tool: "read", count: 1 });
     }
   });
@@ -331,7 +398,10 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   it("errored calls interleaved with succeeding new work never count", () => {
     const failing: ToolSpec = { ...bash("npm run lint"), status: "error" };
     const row = last((s) => {
-      for (let i = 0; i < 6; i++) s.step(failing, null).step({ tool: "edit", input: { filePath: `f${i}.ts`, oldString: "a", newString: "b" } }, null).compact();
+      for (let i = 0; i < 6; i++)
+        s.step(failing, null)
+          .step({ tool: "edit", input: { filePath: `f${i}.ts`, oldString: "a", newString: "b" } }, null)
+          .compact();
       return s;
     });
     expect(row.decision).toBe("allow");
@@ -386,13 +456,43 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     replayMessages(fixture(`e2e-${name}.json`).messages, settings(), { limits: { context: 8_000, output: 2_000 } });
 
   it.each([
-    ["fixed-point", [[1, "allow", null], [2, "deny", "no-progress"]]],
-    ["alternating", [[1, "allow", null], [2, "deny", "no-progress"]]],
-    ["reread", [[1, "allow", null], [2, "deny", "no-progress"]]],
+    [
+      "fixed-point",
+      [
+        [1, "allow", null],
+        [2, "deny", "no-progress"],
+      ],
+    ],
+    [
+      "alternating",
+      [
+        [1, "allow", null],
+        [2, "deny", "no-progress"],
+      ],
+    ],
+    [
+      "reread",
+      [
+        [1, "allow", null],
+        [2, "deny", "no-progress"],
+      ],
+    ],
     // Compaction cuts the context; the same call ran 4 times before compaction 1, which is
     // not enough (evidence on one side of a compaction), and again after it.
-    ["repeat-with-progress", [[1, "allow", null], [2, "deny", "repeated-tool-call"]]],
-    ["healthy", [[1, "allow", null], [2, "allow", null]]],
+    [
+      "repeat-with-progress",
+      [
+        [1, "allow", null],
+        [2, "deny", "repeated-tool-call"],
+      ],
+    ],
+    [
+      "healthy",
+      [
+        [1, "allow", null],
+        [2, "allow", null],
+      ],
+    ],
   ])("%s", (name, expected) => {
     expect(decisions(replay(name))).toEqual(expected);
   });
@@ -415,7 +515,10 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     (name) => {
       const rows = replay(name);
       expect(rows.every((r) => r.triggerTokens === null && r.afterTokens === null)).toBe(true);
-      expect(decisions(rows).slice(0, 2)).toEqual([[1, "allow", null], [2, "deny", "no-progress"]]);
+      expect(decisions(rows).slice(0, 2)).toEqual([
+        [1, "allow", null],
+        [2, "deny", "no-progress"],
+      ]);
       expect(rows[1]!.evidence["no-progress"]).toMatchObject({ status: "measured", stalled: "provider-overflow-again", reduction: null });
     },
   );

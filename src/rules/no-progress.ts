@@ -99,7 +99,13 @@ export const noProgress = defineRule({
 
     const usableTokens = usableContext(limits, reserved);
     const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
-    const measured = { status: "measured", previousMessageID: previous.messageID, ...sizes, minReduction: settings.minReduction, usableTokens } as const;
+    const measured = {
+      status: "measured",
+      previousMessageID: previous.messageID,
+      ...sizes,
+      minReduction: settings.minReduction,
+      usableTokens,
+    } as const;
     const between = timeline.entries.slice(compactionEnd(previous) + 1, compaction.position).filter(isStep);
     const refused = (step: AssistantEntry) => step.empty && step.contextTokens === null;
     if (compaction.overflow && between.length > 0 && between.every(refused)) {

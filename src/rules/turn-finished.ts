@@ -45,7 +45,9 @@ export const turnFinished = defineRule({
     };
     if (subagent) return { fired: false, evidence };
     if (!last) return { fired: false, evidence };
-    const interrupted = entries.slice(last.position + 1, view.compaction.position).some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
+    const interrupted = entries
+      .slice(last.position + 1, view.compaction.position)
+      .some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
     const fired = !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
     return { fired, evidence };
   },

@@ -52,7 +52,7 @@ export const anyTokens = tokensFrom(tokenNumber);
 export const missingTokens = tokensFrom(missingTokenNumber);
 
 /** A big string (10K to 200K UTF-16 units) of mixed scripts and astral characters. */
-const bigString = fc.integer({ min: 10_000, max: 200_000 }).map((n) => "aé😀中\u0000\"\\".repeat(Math.ceil(n / 8)));
+const bigString = fc.integer({ min: 10_000, max: 200_000 }).map((n) => 'aé😀中\u0000"\\'.repeat(Math.ceil(n / 8)));
 
 const text = fc.oneof({ weight: 5, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) }, { weight: 1, arbitrary: bigString });
 
@@ -67,7 +67,11 @@ export const toolInput = fc.oneof(
 
 export const toolStatus = fc.constantFrom("completed", "error", "pending", "running", "cancelled", undefined, 42);
 
-const toolName = fc.oneof(fc.constantFrom("bash", "read", "edit", "grep", "mcp__github__search"), fc.string({ maxLength: 10 }), fc.constantFrom(undefined, 7));
+const toolName = fc.oneof(
+  fc.constantFrom("bash", "read", "edit", "grep", "mcp__github__search"),
+  fc.string({ maxLength: 10 }),
+  fc.constantFrom(undefined, 7),
+);
 
 /** A few inputs and outputs that recur, so that generated histories do repeat calls. */
 const recurringInput = fc.constantFrom(
@@ -89,7 +93,11 @@ export const toolPart = fc.record({
         {
           status: fc.oneof({ weight: 3, arbitrary: fc.constant("completed") }, { weight: 1, arbitrary: toolStatus }),
           input: fc.oneof({ weight: 2, arbitrary: recurringInput }, { weight: 1, arbitrary: toolInput }),
-          output: fc.oneof({ weight: 2, arbitrary: recurringOutput }, { weight: 1, arbitrary: text }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }),
+          output: fc.oneof(
+            { weight: 2, arbitrary: recurringOutput },
+            { weight: 1, arbitrary: text },
+            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+          ),
           error: fc.option(fc.string()),
         },
         { requiredKeys: ["status"] },
@@ -112,7 +120,10 @@ const continueText = fc.record(
 /** Every other part type opencode writes, unknown ones, and junk. */
 export const otherPart = fc.oneof(
   fc.record({ type: fc.constant("text"), text, synthetic: fc.boolean() }, { requiredKeys: ["type"] }),
-  fc.record({ type: fc.constantFrom("reasoning", "file", "patch", "agent", "subtask", "snapshot", "retry", "step-start"), text }, { requiredKeys: ["type"] }),
+  fc.record(
+    { type: fc.constantFrom("reasoning", "file", "patch", "agent", "subtask", "snapshot", "retry", "step-start"), text },
+    { requiredKeys: ["type"] },
+  ),
   fc.record({ type: fc.constant("step-finish"), reason: fc.string(), tokens: anyTokens }),
   fc.record({ type: fc.string({ maxLength: 12 }), data: fc.jsonValue({ maxDepth: 2 }) }),
   fc.anything({ maxDepth: 2 }),
@@ -127,10 +138,25 @@ export const otherPart = fc.oneof(
 export type HistoryEvent =
   | { readonly kind: "user"; readonly parts: readonly unknown[] }
   | { readonly kind: "continue"; readonly part: unknown }
-  | { readonly kind: "step"; readonly tools: readonly unknown[]; readonly others: readonly unknown[]; readonly tokens: unknown; readonly finish: unknown; readonly error: unknown }
+  | {
+      readonly kind: "step";
+      readonly tools: readonly unknown[];
+      readonly others: readonly unknown[];
+      readonly tokens: unknown;
+      readonly finish: unknown;
+      readonly error: unknown;
+    }
   | { readonly kind: "again" }
   | { readonly kind: "refused"; readonly parts: readonly unknown[] }
-  | { readonly kind: "compact"; readonly auto: unknown; readonly summaryFinish: unknown; readonly summaryError: unknown; readonly summaryTokens: unknown; readonly continueTurn: boolean; readonly overflow: boolean }
+  | {
+      readonly kind: "compact";
+      readonly auto: unknown;
+      readonly summaryFinish: unknown;
+      readonly summaryError: unknown;
+      readonly summaryTokens: unknown;
+      readonly continueTurn: boolean;
+      readonly overflow: boolean;
+    }
   | { readonly kind: "orphan-summary" }
   | { readonly kind: "junk"; readonly value: unknown };
 
@@ -162,7 +188,9 @@ export const historyEvent = (options: EventOptions = {}): fc.Arbitrary<HistoryEv
       weight: 3,
       arbitrary: fc.record({
         kind: fc.constant("compact" as const),
-        auto: options.auto ?? fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constantFrom(false, undefined, "true", 1) }),
+        auto:
+          options.auto ??
+          fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constantFrom(false, undefined, "true", 1) }),
         summaryFinish: fc.constantFrom("stop", "stop", "length", undefined, null),
         summaryError: fc.constantFrom(undefined, undefined, undefined, { name: "APIError" }, ""),
         summaryTokens: anyTokens,
@@ -182,8 +210,7 @@ export const historyEvent = (options: EventOptions = {}): fc.Arbitrary<HistoryEv
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("junk" as const), value: fc.anything({ maxDepth: 3 }) }) },
   );
 
-export const historyEvents = (options: EventOptions = {}, maxLength = 40) =>
-  fc.array(historyEvent(options), { maxLength, size: "medium" });
+export const historyEvents = (options: EventOptions = {}, maxLength = 40) => fc.array(historyEvent(options), { maxLength, size: "medium" });
 
 /** Turns events into opencode messages, oldest first; ids are `msg_<n>`, unique. */
 export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuzz"): unknown[] {
@@ -216,7 +243,13 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
       }
       case "refused":
         messages.push({
-          info: { id: id(), sessionID, role: "assistant", agent: "build", tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } },
+          info: {
+            id: id(),
+            sessionID,
+            role: "assistant",
+            agent: "build",
+            tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+          },
           parts: [...event.parts],
         });
         break;
@@ -243,7 +276,10 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
         break;
       }
       case "orphan-summary":
-        messages.push({ info: { id: id(), sessionID, role: "assistant", parentID: "msg_missing", summary: true, finish: "stop" }, parts: [] });
+        messages.push({
+          info: { id: id(), sessionID, role: "assistant", parentID: "msg_missing", summary: true, finish: "stop" },
+          parts: [],
+        });
         break;
       case "junk":
         messages.push(event.value);
@@ -253,25 +289,30 @@ export function toMessages(events: readonly HistoryEvent[], sessionID = "ses_fuz
   return messages;
 }
 
-export const history = (options: EventOptions = {}, maxLength = 40) => historyEvents(options, maxLength).map((events) => toMessages(events));
+export const history = (options: EventOptions = {}, maxLength = 40) =>
+  historyEvents(options, maxLength).map((events) => toMessages(events));
 
 /** Valid guard settings of any value. */
-export const guardSettings: fc.Arbitrary<GuardSettings> = fc.record({
-  threshold: fc.integer({ min: 2, max: 6 }),
-  window: fc.integer({ min: 1, max: 12 }),
-  minReduction: fc.double({ min: 0, max: 0.99, noNaN: true }),
-  matchOutput: fc.boolean(),
-  notify: fc.constantFrom("toast", "log", "off"),
-  enabled: fc.constant(true),
-  // Mostly nothing; sometimes a tool, a bash command start, or a name no call has.
-  ignore: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.subarray(["bash", "npm test", "grep", "todowrite"], { minLength: 1 }) }),
-}).map((s) => ({ ...DEFAULT_SETTINGS, ...s }));
+export const guardSettings: fc.Arbitrary<GuardSettings> = fc
+  .record({
+    threshold: fc.integer({ min: 2, max: 6 }),
+    window: fc.integer({ min: 1, max: 12 }),
+    minReduction: fc.double({ min: 0, max: 0.99, noNaN: true }),
+    matchOutput: fc.boolean(),
+    notify: fc.constantFrom("toast", "log", "off"),
+    enabled: fc.constant(true),
+    // Mostly nothing; sometimes a tool, a bash command start, or a name no call has.
+    ignore: fc.oneof(
+      { weight: 3, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.subarray(["bash", "npm test", "grep", "todowrite"], { minLength: 1 }) },
+    ),
+  })
+  .map((s) => ({ ...DEFAULT_SETTINGS, ...s }));
 
 /** Model limits as the hook might receive them, odd values included (typed as the hook declares them). */
-export const modelLimits = fc.option(
-  fc.record({ context: tokenNumber, output: tokenNumber, input: tokenNumber }, { requiredKeys: [] }),
-  { nil: undefined },
-) as fc.Arbitrary<unknown> as fc.Arbitrary<Partial<ModelLimits> | undefined>;
+export const modelLimits = fc.option(fc.record({ context: tokenNumber, output: tokenNumber, input: tokenNumber }, { requiredKeys: [] }), {
+  nil: undefined,
+}) as fc.Arbitrary<unknown> as fc.Arbitrary<Partial<ModelLimits> | undefined>;
 
 /**
  * A copy of `value` in which the keys of every object, at every depth, come in another
@@ -287,7 +328,8 @@ export function permuteKeys(value: unknown, seed: number): unknown {
   };
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
-    if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
+    if (typeof v !== "object" || v === null || (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null))
+      return v;
     const entries = Object.entries(v).map(([k, x]) => [k, walk(x)] as const);
     for (let i = entries.length - 1; i > 0; i--) {
       const j = Math.floor(next() * (i + 1));

@@ -7,7 +7,14 @@ export interface PromptBody {
   agent?: string;
   model?: { providerID: string; modelID: string };
   variant?: string;
-  parts: Array<{ type: string; text?: string; synthetic?: boolean; ignored?: boolean; metadata?: Record<string, unknown>; time?: { start: number; end?: number } }>;
+  parts: Array<{
+    type: string;
+    text?: string;
+    synthetic?: boolean;
+    ignored?: boolean;
+    metadata?: Record<string, unknown>;
+    time?: { start: number; end?: number };
+  }>;
 }
 
 export interface LogBody {
@@ -35,9 +42,7 @@ export function fakeClient(
   const prompts: Array<{ sessionID: string; body: PromptBody }> = [];
   const client = {
     session: {
-      messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) =>
-        messages(options.query ?? {}),
-      ),
+      messages: vi.fn(async (options: { path: { id: string }; query?: { limit?: number } }) => messages(options.query ?? {})),
       get: vi.fn(async (options: { path: { id: string } }) => ({ data: { id: options.path.id, title } })),
       prompt: vi.fn(async (options: { path: { id: string }; body: PromptBody }) => {
         prompts.push({ sessionID: options.path.id, body: options.body });

@@ -21,8 +21,7 @@ export interface Message {
   parts: Array<Record<string, unknown>>;
 }
 
-const CONTINUE =
-  "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.";
+const CONTINUE = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.";
 
 function tokensOf(spec: TokenSpec): Record<string, unknown> | undefined {
   if (spec === null) return undefined;
@@ -110,7 +109,16 @@ export class SessionBuilder {
     const id = this.id("msg");
     const t = tokensOf(tokens);
     this.messages.push({
-      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", finish, ...(t ? { tokens: t } : {}) },
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        parentID: this.lastUser,
+        agent: "build",
+        mode: "build",
+        finish,
+        ...(t ? { tokens: t } : {}),
+      },
       parts: [
         this.part(id, { type: "step-start" }),
         this.part(id, { type: "text", text }),
@@ -125,7 +133,16 @@ export class SessionBuilder {
     const id = this.id("msg");
     const t = tokensOf(tokens);
     this.messages.push({
-      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", finish: "length", ...(t ? { tokens: t } : {}) },
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        parentID: this.lastUser,
+        agent: "build",
+        mode: "build",
+        finish: "length",
+        ...(t ? { tokens: t } : {}),
+      },
       parts: [
         this.part(id, { type: "step-start" }),
         this.part(id, { type: "reasoning", text: "Let me think about the next step." }),
@@ -139,7 +156,15 @@ export class SessionBuilder {
   refused(): this {
     const id = this.id("msg");
     this.messages.push({
-      info: { id, sessionID: this.sessionID, role: "assistant", parentID: this.lastUser, agent: "build", mode: "build", tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } },
+      info: {
+        id,
+        sessionID: this.sessionID,
+        role: "assistant",
+        parentID: this.lastUser,
+        agent: "build",
+        mode: "build",
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      },
       parts: [],
     });
     return this;
@@ -169,9 +194,7 @@ export class SessionBuilder {
       parts: [this.part(id, { type: "text", text: "SUMMARY: next step: run it again." })],
     });
     if (auto && !options.failed && options.continueTurn !== false) {
-      this.pushUser([
-        { type: "text", text: CONTINUE, synthetic: true, metadata: { compaction_continue: true } },
-      ]);
+      this.pushUser([{ type: "text", text: CONTINUE, synthetic: true, metadata: { compaction_continue: true } }]);
     }
     return this;
   }
