@@ -64,48 +64,8 @@ export class SessionBuilder {
     return this;
   }
 
-  /** One assistant step with the given tool parts and context size. */
-  step(tools: ToolSpec[] | ToolSpec, tokens: TokenSpec = 7020): this {
-    const id = this.id("msg");
-    const list = Array.isArray(tools) ? tools : [tools];
-    const t = tokensOf(tokens);
-    this.messages.push({
-      info: {
-        id,
-        sessionID: this.sessionID,
-        role: "assistant",
-        parentID: this.lastUser,
-        agent: "build",
-        mode: "build",
-        finish: "tool-calls",
-        ...(t ? { tokens: t } : {}),
-      },
-      parts: [
-        this.part(id, { type: "step-start" }),
-        ...list.map((spec, i) =>
-          this.part(id, {
-            type: "tool",
-            tool: spec.tool,
-            callID: `call_${this.seq}_${i}`,
-            state: {
-              status: spec.status ?? "completed",
-              input: spec.input,
-              ...((spec.status ?? "completed") === "completed" ? { output: spec.output ?? "ok\n" } : {}),
-              ...(spec.status === "error" ? { error: "failed" } : {}),
-            },
-          }),
-        ),
-        this.part(id, { type: "step-finish", reason: "tool-calls", ...(t ? { tokens: t } : {}) }),
-      ],
-    });
-    return this;
-  }
-
-  /**
-   * One assistant step with text only: a final answer (`finish: "stop"`) by default, or a
-   * step that did not end the turn (`"unknown"`, `"length"` …).
-   */
-  say(text: string, tokens: TokenSpec = 7020, finish = "stop"): this {
+  /** One build-agent step: `content` between step-start and step-finish, with `finish` and tokens. */
+  private pushStep(finish: string, tokens: TokenSpec, content: (id: string) => Array<Record<string, unknown>>): this {
     const id = this.id("msg");
     const t = tokensOf(tokens);
     this.messages.push({
@@ -121,35 +81,42 @@ export class SessionBuilder {
       },
       parts: [
         this.part(id, { type: "step-start" }),
-        this.part(id, { type: "text", text }),
+        ...content(id).map((part) => this.part(id, part)),
         this.part(id, { type: "step-finish", reason: finish, ...(t ? { tokens: t } : {}) }),
       ],
     });
     return this;
   }
 
+  /** One assistant step with the given tool parts and context size. */
+  step(tools: ToolSpec[] | ToolSpec, tokens: TokenSpec = 7020): this {
+    const list = Array.isArray(tools) ? tools : [tools];
+    return this.pushStep("tool-calls", tokens, () =>
+      list.map((spec, i) => ({
+        type: "tool",
+        tool: spec.tool,
+        callID: `call_${this.seq}_${i}`,
+        state: {
+          status: spec.status ?? "completed",
+          input: spec.input,
+          ...((spec.status ?? "completed") === "completed" ? { output: spec.output ?? "ok\n" } : {}),
+          ...(spec.status === "error" ? { error: "failed" } : {}),
+        },
+      })),
+    );
+  }
+
+  /**
+   * One assistant step with text only: a final answer (`finish: "stop"`) by default, or a
+   * step that did not end the turn (`"unknown"`, `"length"` …).
+   */
+  say(text: string, tokens: TokenSpec = 7020, finish = "stop"): this {
+    return this.pushStep(finish, tokens, () => [{ type: "text", text }]);
+  }
+
   /** A step of reasoning alone: a reasoning model whose hidden thinking used up the output (`finish: "length"`). */
   think(tokens: TokenSpec = 7020): this {
-    const id = this.id("msg");
-    const t = tokensOf(tokens);
-    this.messages.push({
-      info: {
-        id,
-        sessionID: this.sessionID,
-        role: "assistant",
-        parentID: this.lastUser,
-        agent: "build",
-        mode: "build",
-        finish: "length",
-        ...(t ? { tokens: t } : {}),
-      },
-      parts: [
-        this.part(id, { type: "step-start" }),
-        this.part(id, { type: "reasoning", text: "Let me think about the next step." }),
-        this.part(id, { type: "step-finish", reason: "length", ...(t ? { tokens: t } : {}) }),
-      ],
-    });
-    return this;
+    return this.pushStep("length", tokens, () => [{ type: "reasoning", text: "Let me think about the next step." }]);
   }
 
   /** A request the provider refused as over its context: an assistant message with no parts and zero tokens. */
