@@ -166,3 +166,16 @@ describe("resolveSettings", () => {
     expect(resolveSettings("threshold=4", {}).problems).toEqual(['plugin options: expected an object, got "threshold=4"; using defaults']);
   });
 });
+
+describe("opencode.json.example", () => {
+  it("names every setting, each with its default, and resolves without a problem", async () => {
+    const { readFileSync } = await import("node:fs");
+    const example = JSON.parse(readFileSync(new URL("../opencode.json.example", import.meta.url), "utf8")) as {
+      plugin: [[string, Record<string, unknown>]];
+    };
+    const [[name, options]] = example.plugin;
+    expect(name).toMatch(/^opencode-compaction-guard@\d+\.\d+\.\d+$/);
+    expect(Object.keys(options).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+    expect(resolveSettings(options, {})).toMatchObject({ settings: DEFAULT_SETTINGS, problems: [] });
+  });
+});
