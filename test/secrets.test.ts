@@ -197,3 +197,52 @@ describe("the replay CLI", () => {
     expect(second.evidence["no-new-work"].example).toEqual({ tool: "mcp__github__create_issue", preview });
   });
 });
+
+describe("the issue's secret forms, in every place a preview appears", () => {
+  /** Each command and the secret it must never show. */
+  const FORMS: Array<[string, string]> = [
+    ["sshpass -p 'Hunter2!x' ssh deploy@web-1 uptime", "Hunter2!x"],
+    ["docker login -u me -p S3cretPass9 registry.example.com", "S3cretPass9"],
+    ["redis-cli -a s3cr3tPw -h cache ping", "s3cr3tPw"],
+    ["gpg --batch --passphrase hunterpass -d secrets.gpg", "hunterpass"],
+    ["vault login s.Xa81kQ9mPz2", "s.Xa81kQ9mPz2"],
+    ["http --auth admin:Pa55word GET https://api.example.com", "Pa55word"],
+    ["htpasswd -b .htpasswd admin Pa55word", "Pa55word"],
+    ["echo 'pw-Hunter2' | sudo -S apt-get install -y nginx", "pw-Hunter2"],
+    ["STRIPE_KEY=rk_live_51Hx9Kq2Lm node server.js", "rk_live_51Hx9Kq2Lm"],
+    ["DD_APP_KEY=9f8e7d6c5b4a ./deploy.sh", "9f8e7d6c5b4a"],
+    ["curl -H 'X-Auth-Key: 1a2b3c4d5e6f' https://api.cloudflare.com/client/v4", "1a2b3c4d5e6f"],
+  ];
+  const dir = mkdtempSync(join(tmpdir(), "ocg-forms-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each(FORMS)("%s", async (command, secret) => {
+    const messages = loop({ tool: "bash", input: { command, description: "run it" }, output: `${RAW}\n` });
+    // The toast and the warn line of the hook (repeated-tool-call at compaction 3).
+    const { output, logs, toasts } = await runHook(messages);
+    expect(output.enabled).toBe(false);
+    expect(logs[0]!.message).toMatch(/repeated-tool-call: the same bash call \(.+\) ran 3 times/);
+    // The replay table (its "first deny" line: no-new-work's example) and --json.
+    const path = join(dir, `export-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify({ info: { id: "ses_secret" }, messages }));
+    let table = "";
+    let json = "";
+    await main(
+      ["replay", path],
+      (t) => void (table += t),
+      () => {},
+      {},
+    );
+    await main(
+      ["replay", path, "--json"],
+      (t) => void (json += t),
+      () => {},
+      {},
+    );
+    expect(table).toMatch(/first deny: compaction 2, no-new-work: .* such as bash \(/);
+    for (const place of [JSON.stringify({ logs, toasts }), table, json]) {
+      expect(place).not.toContain(secret);
+      expect(place).not.toContain(RAW);
+    }
+  });
+});
