@@ -1,0 +1,156 @@
+/**
+ * `replay --chart`: a session's context size per step as a small line chart in plain text
+ * (asciichart), with a marker row for the compactions and a legend. No colours: the output is
+ * stable and fits a log or a test.
+ */
+import { plot } from "asciichart";
+import type { SessionSeries } from "./audit-types.js";
+import { stepsAfterFirstDeny } from "./series.js";
+
+/** Options of {@link terminalChart}. */
+export interface TerminalChartOptions {
+  /** Most characters per line, labels included (default 80; at least the labels + 2 columns). */
+  readonly width?: number;
+  /** Rows of the plot, from 0 tokens to the top (default 10, at least 2). */
+  readonly height?: number;
+}
+
+const num = (n: number): string => Math.round(n).toLocaleString("en-US");
+
+/**
+ * asciichart's symbols, but with a plain `┤` where it would put `┼`: it marks each series'
+ * first value on the axis with it and also (a quirk) the top row of a chart starting at 0,
+ * which read as data. The line itself shows where a series starts.
+ */
+const SYMBOLS: [string, string, string, string, string, string, string, string, string, string] = [
+  "┤",
+  "┤",
+  "╶",
+  "╴",
+  "─",
+  "╰",
+  "╭",
+  "╮",
+  "╯",
+  "│",
+];
+
+/** Splits `text` into lines of at most `width` characters, at spaces (a longer word stays whole). */
+function wrap(text: string, width: number, indent = "  "): string[] {
+  const lines: string[] = [];
+  let current = "";
+  for (const word of text.split(" ")) {
+    const next = current === "" ? word : `${current} ${word}`;
+    if (next.length > width && current !== "" && current.trim() !== "") {
+      lines.push(current);
+      current = `${indent}${word}`;
+    } else current = next;
+  }
+  if (current !== "") lines.push(current);
+  return lines;
+}
+
+/**
+ * Which column each step falls in: one column per step when they fit, else
+ * `floor(step × columns / steps)` (so every column covers 1 or more consecutive steps).
+ */
+const columnOf = (step: number, steps: number, columns: number): number => (steps <= columns ? step : Math.floor((step * columns) / steps));
+
+/**
+ * Plots a session's context size (tokens) per step, with the usable context as a flat second
+ * line when known, then a marker row aligned under the plot's columns and a legend:
+ *
+ * ```
+ *  7,020 ┤────────
+ *  6,318 ┤────────
+ *  …
+ *      0 ┤
+ *        cXxxxxxx.
+ * x: steps 1–9 (one column each); y: context tokens
+ * c compaction (continue allowed)  X first deny  x later deny  . step after it
+ * flat line: usable context 6,000 tokens
+ * first deny: compaction 2, no-progress; 7 steps after it would have been saved
+ * ```
+ *
+ * - The marker row puts `X` under the step that set off the first denied compaction, `x` under
+ *   a later deny, `c` under an allowed one (the strongest wins when several share a column:
+ *   X, x, c), and `.` under every later step: what the guard would have saved.
+ * - Down-sampling: with more steps than columns (`width` minus the labels), step `i` of `n`
+ *   goes to column `floor(i × columns / n)` and each column plots the largest context size of
+ *   its steps (the peaks are what set compactions off); the legend then says how many steps a
+ *   column holds.
+ * - A step without token data repeats the size before it (the first known size when it comes
+ *   first); a session with no token data at all gets a one-line note instead of a plot.
+ * - The y axis runs from 0 tokens (so heights compare) to the largest size or the usable line.
+ *
+ * @returns lines joined by `\n`, no trailing newline, none longer than `width` (when `width`
+ *   leaves room for the labels and 2 columns), no ANSI colours.
+ */
+export function terminalChart(series: SessionSeries, options: TerminalChartOptions = {}): string {
+  const width = Math.max(1, Math.floor(options.width ?? 80));
+  const height = Math.max(2, Math.floor(options.height ?? 10));
+  const n = series.steps.length;
+  const known = series.steps.filter((t): t is number => t !== null);
+  if (n === 0 || known.length === 0) {
+    const why = n === 0 ? "no steps" : `${n === 1 ? "1 step" : `${num(n)} steps`}, none with token data`;
+    return wrap(`context tokens per step: nothing to plot (${why})`, width).join("\n");
+  }
+
+  const top = known.reduce((most, t) => Math.max(most, t), series.usable ?? 0);
+  const labelWidth = Math.max(num(top).length, 1) + 1;
+  // asciichart draws `label ┤` then point i at column `labelWidth + 1 + i` (point 0 on the axis).
+  const origin = labelWidth + 1;
+  const columns = Math.max(2, width - origin);
+
+  // Fill the gaps, then one value per column (the largest of its steps).
+  const first = known[0]!;
+  let last = first;
+  const filled = series.steps.map((t) => (t === null ? last : (last = t)));
+  const values: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const column = columnOf(i, n, columns);
+    values[column] = Math.max(values[column] ?? 0, filled[i]!);
+  }
+  // A single step still gets a short flat line.
+  if (values.length === 1) values.push(values[0]!);
+  // The usable line first, so the context line is drawn over it where they meet.
+  const plotted: number[][] = series.usable === null ? [values] : [values.map(() => series.usable!), values];
+  const chart = plot(plotted, {
+    min: 0,
+    height,
+    offset: 3,
+    symbols: SYMBOLS,
+    format: (value: number) => num(value).padStart(labelWidth),
+  })
+    .split("\n")
+    .map((row) => row.trimEnd());
+
+  // The marker row: compactions, and the steps after the first deny.
+  const marks: string[] = Array.from({ length: values.length }, () => " ");
+  const strength: Record<string, number> = { " ": 0, ".": 1, c: 2, x: 3, X: 4 };
+  const put = (column: number, mark: string): void => {
+    const at = Math.min(Math.max(column, 0), marks.length - 1);
+    if (strength[mark]! > strength[marks[at]!]!) marks[at] = mark;
+  };
+  const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
+  if (deny !== undefined) for (let i = deny.afterStep + 1; i < n; i++) put(columnOf(i, n, columns), ".");
+  series.compactions.forEach((c, k) =>
+    put(columnOf(Math.max(c.afterStep, 0), n, columns), k === series.firstDeny ? "X" : c.decision === "deny" ? "x" : "c"),
+  );
+  const markerRow = `${" ".repeat(origin)}${marks.join("")}`.trimEnd();
+
+  const perColumn = n <= columns ? "one column each" : `~${num(n / values.length)} a column, each its largest`;
+  const saved = stepsAfterFirstDeny(series);
+  const legend = [
+    `x: steps 1–${num(n)} (${perColumn}); y: context tokens`,
+    "c compaction (continue allowed)  X first deny  x later deny  . step after it",
+    series.usable === null ? "model limits unknown: no usable-context line" : `flat line: usable context ${num(series.usable)} tokens`,
+    series.compactions.length === 0
+      ? "no automatic compaction"
+      : deny === undefined
+        ? `no deny: ${series.compactions.length === 1 ? "the 1 continue turn" : `all ${num(series.compactions.length)} continue turns`} allowed`
+        : `first deny: compaction ${deny.index}${deny.rule ? `, ${deny.rule}` : ""}; ` +
+          (saved === 0 ? "the session stopped there" : `${num(saved)} step${saved === 1 ? "" : "s"} after it would have been saved`),
+  ];
+  return [...chart, markerRow, ...legend.flatMap((text) => wrap(text, width))].join("\n");
+}

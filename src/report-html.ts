@@ -1,0 +1,371 @@
+/**
+ * `audit --html <file>`: one self-contained HTML page (inline CSS, inline SVG, no script, no
+ * network) with the audit's totals, its per-session table and, per session with automatic
+ * compactions, a chart of the context size per step. The SVG is built here, server-side,
+ * with d3-scale (scales, ticks) and d3-shape (the line's path).
+ */
+import { scaleLinear, type ScaleLinear } from "d3-scale";
+import { line } from "d3-shape";
+import type { AuditReport, AuditSession, SessionSeries } from "./audit-types.js";
+import { stepsAfterFirstDeny } from "./series.js";
+
+/** Escapes text for an HTML text node or a double- or single-quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+const num = (n: number): string => Math.round(n).toLocaleString("en-US");
+
+/** `2026-11-30 18:17 UTC`, or `-` without a time. */
+function date(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return "-";
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** Seconds as `0 s`, `42 s`, `3 min 12 s`, `2 h 5 min`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
+  const minutes = Math.floor((s % 3600) / 60);
+  return `${Math.floor(s / 3600)} h${minutes ? ` ${minutes} min` : ""}`;
+}
+
+const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? "" : "s"}`;
+
+/** Chart geometry, px. */
+const WIDTH = 1000;
+const HEIGHT = 280;
+/** The top margin holds two rows of labels (the first deny, what it would have saved) and the compactions' indices. */
+const MARGIN = { top: 52, right: 18, bottom: 36, left: 58 } as const;
+/** Baselines of the two label rows above the plot, px. */
+const ROW1 = 14;
+const ROW2 = 29;
+/** Steps up to this many get a dot each. */
+const DOTS_UP_TO = 80;
+/** Rough width of one character of the 11 px labels, px (to place labels without measuring). */
+const CHAR_PX = 6.2;
+
+const COLORS = {
+  line: "#2563eb",
+  allow: "#6b7280",
+  deny: "#dc2626",
+  usable: "#b45309",
+  saved: "#fee2e2",
+  grid: "#e5e7eb",
+  axis: "#9ca3af",
+  text: "#374151",
+} as const;
+
+/** A point of the context line: x in steps (1-based), y in tokens (null: no data, a gap). */
+type Point = readonly [number, number | null];
+
+/**
+ * The points the line goes through. Up to one point per step; a session with more steps than
+ * the plot has pixels keeps, per pixel column, the smallest and the largest size of the steps
+ * it covers (in their order), so peaks and drops stay visible and the path stays small.
+ */
+function linePoints(steps: SessionSeries["steps"], pixels: number): Point[] {
+  const points: Point[] = steps.map((tokens, i) => [i + 1, tokens]);
+  if (steps.length <= pixels) return points;
+  const out: Point[] = [];
+  const columns = Math.max(1, Math.floor(pixels));
+  let start = 0;
+  for (let column = 0; column < columns && start < points.length; column++) {
+    const end = Math.max(start + 1, Math.floor(((column + 1) * points.length) / columns));
+    let min: Point | undefined;
+    let max: Point | undefined;
+    for (let i = start; i < end; i++) {
+      const p = points[i]!;
+      if (p[1] === null) continue;
+      if (min === undefined || p[1] < min[1]!) min = p;
+      if (max === undefined || p[1] > max[1]!) max = p;
+    }
+    if (min === undefined || max === undefined) out.push([points[start]![0], null]);
+    else if (min === max) out.push(min);
+    else out.push(...(min[0] < max[0] ? [min, max] : [max, min]));
+    start = end;
+  }
+  return out;
+}
+
+/** A `<text>` element; `text` is escaped. */
+const label = (x: number, y: number, text: string, attrs = ""): string =>
+  `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}"${attrs ? ` ${attrs}` : ""}>${escapeHtml(text)}</text>`;
+
+/** The x of the gap after 0-based step `afterStep` (−1: before the first step). */
+const markX = (x: ScaleLinear<number, number>, afterStep: number): number => x(afterStep + 1.5);
+
+/**
+ * One session's chart as an inline `<svg>` (no namespace needed inside HTML): steps on x,
+ * context tokens on y; compactions as vertical marks labelled with their index (denied ones
+ * red), the usable-context line dashed when known, the first deny marked and the steps after
+ * it shaded "would have been saved". About 2–10 KB.
+ */
+export function renderChartSvg(series: SessionSeries, id = "chart"): string {
+  const n = series.steps.length;
+  const left = MARGIN.left;
+  const right = WIDTH - MARGIN.right;
+  const top = MARGIN.top;
+  const bottom = HEIGHT - MARGIN.bottom;
+  const known = series.steps.filter((t): t is number => t !== null);
+  const peak = known.reduce((most, t) => Math.max(most, t), Math.max(0, series.usable ?? 0));
+  const x = scaleLinear()
+    .domain([0.5, Math.max(1, n) + 0.5])
+    .range([left, right]);
+  const y = scaleLinear()
+    .domain([0, peak > 0 ? peak * 1.08 : 1])
+    .nice()
+    .range([bottom, top]);
+  const parts: string[] = [];
+
+  // The steps after the first deny: shaded, under everything else.
+  const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
+  const saved = stepsAfterFirstDeny(series);
+  if (deny !== undefined && saved > 0) {
+    const from = markX(x, deny.afterStep);
+    parts.push(
+      `<rect class="saved" x="${from.toFixed(1)}" y="2" width="${(right - from).toFixed(1)}" height="${bottom - 2}" fill="${COLORS.saved}"/>`,
+    );
+  }
+
+  // Grid and axes.
+  const yFormat = y.tickFormat(5, "~s");
+  for (const tick of y.ticks(5)) {
+    const ty = y(tick);
+    parts.push(`<line x1="${left}" x2="${right}" y1="${ty.toFixed(1)}" y2="${ty.toFixed(1)}" stroke="${COLORS.grid}"/>`);
+    parts.push(label(left - 6, ty + 3.5, tick === 0 ? "0" : yFormat(tick), 'text-anchor="end"'));
+  }
+  const xTicks = x.ticks(Math.min(Math.max(n, 1), 10)).filter((t) => Number.isInteger(t) && t >= 1 && t <= Math.max(n, 1));
+  for (const tick of xTicks) {
+    const tx = x(tick);
+    parts.push(`<line x1="${tx.toFixed(1)}" x2="${tx.toFixed(1)}" y1="${bottom}" y2="${bottom + 4}" stroke="${COLORS.axis}"/>`);
+    parts.push(label(tx, bottom + 15, String(tick), 'text-anchor="middle"'));
+  }
+  parts.push(`<line x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}" stroke="${COLORS.axis}"/>`);
+  parts.push(`<line x1="${left}" x2="${left}" y1="${top}" y2="${bottom}" stroke="${COLORS.axis}"/>`);
+  parts.push(label((left + right) / 2, HEIGHT - 4, "step", 'text-anchor="middle" class="axis-title"'));
+  parts.push(
+    label(
+      14,
+      (top + bottom) / 2,
+      "context tokens",
+      `text-anchor="middle" class="axis-title" transform="rotate(-90 14 ${(top + bottom) / 2})"`,
+    ),
+  );
+
+  // The usable-context line, when the limits are known.
+  if (series.usable !== null) {
+    const uy = y(series.usable);
+    parts.push(
+      `<line class="usable" x1="${left}" x2="${right}" y1="${uy.toFixed(1)}" y2="${uy.toFixed(1)}" stroke="${COLORS.usable}" stroke-width="1.5" stroke-dasharray="6 4"/>`,
+    );
+    parts.push(label(left + 6, uy - 5, `usable context ${num(series.usable)}`, `class="usable-label halo" fill="${COLORS.usable}"`));
+  }
+
+  // Compactions: one mark per gap between steps; back-to-back ones share a mark. Where marks
+  // crowd, an index is written only when it clears the one before it and the first deny's.
+  const groups = new Map<number, Array<SessionSeries["compactions"][number]>>();
+  for (const c of series.compactions) groups.set(c.afterStep, [...(groups.get(c.afterStep) ?? []), c]);
+  const denyX = deny === undefined ? undefined : markX(x, deny.afterStep);
+  let lastLabelEnd = -Infinity;
+  for (const [afterStep, group] of groups) {
+    const cx = markX(x, afterStep);
+    const denied = group.some((c) => c.decision === "deny");
+    const first = deny !== undefined && group.includes(deny);
+    const color = denied ? COLORS.deny : COLORS.allow;
+    const dash = denied ? "" : ' stroke-dasharray="3 3"';
+    parts.push(
+      `<line class="compaction ${denied ? "deny" : "allow"}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${first ? 2 : top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
+    );
+    const indices = group.length > 3 ? `${group[0]!.index}–${group.at(-1)!.index}` : group.map((c) => c.index).join(",");
+    const half = (indices.length * CHAR_PX) / 2 + 3;
+    const clear = cx - half >= lastLabelEnd && (denyX === undefined || first || Math.abs(cx - denyX) >= 2 * half + CHAR_PX);
+    if (first || clear) {
+      parts.push(label(cx, top - 8, indices, `text-anchor="middle" class="mark halo" fill="${color}"`));
+      lastLabelEnd = cx + half;
+    }
+  }
+
+  // The first deny and what it would have saved.
+  if (deny !== undefined) {
+    const dx = markX(x, deny.afterStep);
+    const denyText = `first deny #${deny.index}${deny.rule ? ` ${deny.rule}` : ""}`;
+    const roomLeft = dx - 8;
+    const roomRight = WIDTH - 8 - dx;
+    const denyLeft = roomLeft >= denyText.length * CHAR_PX;
+    parts.push(label(denyLeft ? dx - 5 : dx + 5, ROW1, denyText, `text-anchor="${denyLeft ? "end" : "start"}" class="deny-label"`));
+    if (saved > 0) {
+      const savedText = `would have been saved: ${plural(saved, "step")}`;
+      const savedFits = roomRight >= savedText.length * CHAR_PX;
+      const savedRow = denyLeft && savedFits ? ROW1 : ROW2;
+      parts.push(
+        label(savedFits ? dx + 5 : WIDTH - 8, savedRow, savedText, `text-anchor="${savedFits ? "start" : "end"}" class="saved-label"`),
+      );
+    }
+  }
+
+  // The context size per step.
+  const points = linePoints(series.steps, right - left);
+  const path =
+    line<Point>()
+      .defined((p) => p[1] !== null)
+      .x((p) => x(p[0]))
+      .y((p) => y(p[1]!))
+      .digits(1)(points) ?? "";
+  if (path !== "")
+    parts.push(`<path class="context" d="${path}" fill="none" stroke="${COLORS.line}" stroke-width="2" stroke-linejoin="round"/>`);
+  if (n <= DOTS_UP_TO) {
+    for (const [step, tokens] of points) {
+      if (tokens !== null) parts.push(`<circle cx="${x(step).toFixed(1)}" cy="${y(tokens).toFixed(1)}" r="2.5" fill="${COLORS.line}"/>`);
+    }
+  }
+  if (known.length === 0)
+    parts.push(label((left + right) / 2, (top + bottom) / 2, "no token data in this session", 'text-anchor="middle"'));
+
+  const title = `Context tokens per step of ${series.title || series.sessionID}`;
+  return (
+    `<svg id="${escapeHtml(id)}" class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="${escapeHtml(id)}-title">` +
+    `<title id="${escapeHtml(id)}-title">${escapeHtml(title)}</title>` +
+    parts.join("") +
+    `</svg>`
+  );
+}
+
+const STYLE = `
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 32px 48px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #111827; background: #f9fafb; }
+h1 { font-size: 22px; margin: 0 0 2px; }
+h2 { font-size: 17px; margin: 28px 0 10px; }
+.meta { color: #6b7280; margin: 0 0 18px; font-size: 13px; }
+.totals { display: flex; flex-wrap: wrap; gap: 12px; margin-bottom: 8px; }
+.total { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 10px 16px; min-width: 170px; }
+.total b { display: block; font-size: 24px; font-variant-numeric: tabular-nums; }
+.total.loop b { color: ${COLORS.deny}; }
+.total span { color: #4b5563; font-size: 13px; }
+table { border-collapse: collapse; background: #fff; border: 1px solid #e5e7eb; font-size: 13px; }
+th, td { padding: 5px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
+th { background: #f3f4f6; font-weight: 600; vertical-align: bottom; }
+th.n { text-align: right; }
+.scroll { max-width: 100%; overflow-x: auto; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
+td.title { min-width: 8em; max-width: 320px; overflow-wrap: anywhere; }
+td.nowrap, td.deny { white-space: nowrap; }
+tr.loop td.deny { color: ${COLORS.deny}; font-weight: 600; }
+a { color: #1d4ed8; }
+.skipped { color: #6b7280; font-size: 13px; }
+.legend { display: flex; flex-wrap: wrap; gap: 18px; font-size: 13px; color: #374151; margin-bottom: 8px; }
+.legend i { display: inline-block; width: 22px; height: 0; vertical-align: middle; margin-right: 6px; border-top: 2px solid; }
+.legend i.box { height: 12px; border: 0; background: ${COLORS.saved}; }
+figure { margin: 0 0 18px; background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 12px 14px 8px; width: ${WIDTH + 30}px; max-width: 100%; }
+figcaption { font-size: 13px; color: #374151; margin-bottom: 4px; }
+figcaption .t { font-weight: 600; color: #111827; }
+figcaption .id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: #6b7280; }
+svg.chart { display: block; max-width: 100%; height: auto; font: 11px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; fill: ${COLORS.text}; }
+svg.chart .axis-title { fill: #6b7280; }
+svg.chart .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+svg.chart .mark { font-weight: 600; }
+svg.chart .deny-label { fill: ${COLORS.deny}; font-weight: 600; }
+svg.chart .saved-label { fill: #991b1b; }
+`;
+
+/** One table row; every text from the session escaped. */
+function tableRow(row: AuditSession, chartID: string): string {
+  const firstDeny = row.firstDeny === null ? "-" : `#${row.firstDeny}${row.rule ? ` ${row.rule}` : ""}`;
+  const looped = row.firstDeny !== null;
+  return (
+    `<tr${looped ? ' class="loop"' : ""}>` +
+    `<td class="id"><a href="#${chartID}" title="${escapeHtml(row.source)}">${escapeHtml(row.sessionID)}</a></td>` +
+    `<td class="title">${escapeHtml(row.title)}</td>` +
+    `<td class="nowrap">${escapeHtml(date(row.created))}</td>` +
+    `<td class="n">${num(row.compactions)}</td>` +
+    `<td class="deny">${escapeHtml(firstDeny)}</td>` +
+    `<td class="n">${looped ? num(row.continuesSaved) : "-"}</td>` +
+    `<td class="n">${looped ? num(row.tokensAfterDeny) : "-"}</td>` +
+    `<td class="n">${looped ? escapeHtml(duration(row.secondsAfterDeny)) : "-"}</td>` +
+    `</tr>`
+  );
+}
+
+/** The line above a session's chart. */
+function caption(row: AuditSession, series: SessionSeries): string {
+  const denied = series.compactions.filter((c) => c.decision === "deny").length;
+  const facts = [
+    plural(series.steps.length, "step"),
+    `${plural(series.compactions.length, "automatic compaction")}${denied ? ` (${num(denied)} denied)` : ""}`,
+    series.usable === null ? "model limits unknown" : `usable context ${num(series.usable)} tokens`,
+  ];
+  const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
+  const verdict =
+    deny === undefined
+      ? "no deny: the guard would have let every continue turn through"
+      : `first deny at compaction ${deny.index}${deny.rule ? ` (${deny.rule})` : ""}: ` +
+        (stepsAfterFirstDeny(series) === 0 && row.continuesSaved === 0
+          ? "no step after it, the session stopped there"
+          : `the guard would have saved ${plural(stepsAfterFirstDeny(series), "step")}, ${plural(row.continuesSaved, "continue turn")}, ` +
+            `${num(row.tokensAfterDeny)} tokens and ${duration(row.secondsAfterDeny)}`);
+  return (
+    `<span class="t">${escapeHtml(row.title || "(untitled)")}</span> <span class="id">${escapeHtml(row.sessionID)}</span>` +
+    `${row.source && row.source !== "opencode" ? ` <span class="id">${escapeHtml(row.source)}</span>` : ""}<br>` +
+    `${escapeHtml(facts.join(" · "))}<br>${escapeHtml(verdict)}`
+  );
+}
+
+/**
+ * The whole page, as one HTML string: totals on top, the table of sessions with compactions,
+ * the skipped files, then one chart per session (in `report.sessions` order). No script and
+ * no external resource (a Content-Security-Policy of `default-src 'none'` says so to the
+ * browser too); every text from a session is escaped. About 3–10 KB per session.
+ */
+export function renderHtmlReport(report: AuditReport): string {
+  const { totals } = report;
+  const cards = [
+    [totals.sessions, "sessions read", ""],
+    [totals.looping, "sessions that looped", totals.looping > 0 ? " loop" : ""],
+    [totals.continuesSaved, "continue turns that would have been saved", ""],
+    [totals.tokensAfterDeny, "tokens that would have been saved", ""],
+  ] as const;
+  const rows = report.sessions.map(({ row }, i) => tableRow(row, `chart-${i + 1}`));
+  const charts = report.sessions.map(
+    ({ row, series }, i) => `<figure><figcaption>${caption(row, series)}</figcaption>${renderChartSvg(series, `chart-${i + 1}`)}</figure>`,
+  );
+  const table =
+    report.sessions.length === 0
+      ? `<p>No session had an automatic compaction.</p>`
+      : `<div class="scroll"><table><thead><tr><th>session</th><th>title</th><th>date</th><th class="n">compactions</th><th>first deny</th>` +
+        `<th class="n">continue turns saved</th><th class="n">tokens after first deny</th><th class="n">wall time after it</th></tr></thead>` +
+        `<tbody>${rows.join("\n")}</tbody></table></div>`;
+  const skipped =
+    report.skipped.length === 0
+      ? ""
+      : `<h2>Skipped files (${num(report.skipped.length)})</h2><ul class="skipped">${report.skipped.map((s) => `<li>${escapeHtml(s)}</li>`).join("")}</ul>`;
+  const legend =
+    `<div class="legend"><span><i style="border-color:${COLORS.line}"></i>context tokens per step</span>` +
+    `<span><i style="border-color:${COLORS.allow};border-top-style:dashed"></i>compaction, continue allowed (its index on top)</span>` +
+    `<span><i style="border-color:${COLORS.deny}"></i>compaction the guard denies</span>` +
+    `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>opencode's usable context</span>` +
+    `<span><i class="box"></i>steps after the first deny: would have been saved</span></div>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>compaction-guard audit</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>compaction-guard audit</h1>
+<p class="meta">Generated ${escapeHtml(report.generatedAt)} by opencode-compaction-guard: where the guard would have stopped each session's auto-compaction loop.</p>
+<div class="totals">${cards.map(([value, text, cls]) => `<div class="total${cls}"><b>${num(value)}</b><span>${text}</span></div>`).join("")}</div>
+<h2>Sessions with automatic compactions (${num(report.sessions.length)})</h2>
+${table}
+${skipped}
+${report.sessions.length > 0 ? `<h2>Context size per step</h2>\n${legend}\n${charts.join("\n")}` : ""}
+</body>
+</html>
+`;
+}

@@ -1,0 +1,76 @@
+/**
+ * A session's context size per step, with replay's decisions placed on it: what the HTML
+ * report's SVG charts and `replay --chart`'s terminal chart draw. Pure.
+ */
+import { isStep, type Timeline } from "./history.js";
+import type { ReplayRow } from "./replay.js";
+import type { SessionSeries } from "./audit-types.js";
+
+/**
+ * Builds the chart data of one session.
+ *
+ * - `steps`: one value per step (an assistant message that is not a compaction summary, see
+ *   `isStep`), oldest first: its context size in tokens (`contextTokens`: `tokens.total`, else
+ *   input + output + cache), or null when opencode recorded none (a refused request).
+ * - `compactions`: one per replay row, in row order. `afterStep` is the index in `steps` of the
+ *   last step before the compaction message (the step that set it off), −1 when no step came
+ *   before it. Several compactions in a row without a step between them share `afterStep`.
+ *   A row whose compaction is not in `timeline` (rows of another session) is left out.
+ * - `firstDeny`: index into `compactions` of the first `deny`, or null. The steps after
+ *   `steps[compactions[firstDeny].afterStep]` are what the guard would have saved.
+ *
+ * @param timeline `buildTimeline` of the session's messages.
+ * @param rows `replayMessages` of the same messages (automatic compactions with a summary).
+ * @param usable opencode's usable context in tokens (`usableContext`), or null when the model's
+ *   limits are unknown; copied to the series.
+ * @param info the session's id and title, copied to the series.
+ */
+export function sessionSeries(
+  timeline: Timeline,
+  rows: readonly ReplayRow[],
+  usable: number | null,
+  info: { readonly id: string; readonly title: string },
+): SessionSeries {
+  const steps: Array<number | null> = [];
+  /** For each entry position: how many steps lie strictly before it. */
+  const stepsBefore: number[] = [];
+  for (const entry of timeline.entries) {
+    stepsBefore.push(steps.length);
+    if (isStep(entry)) steps.push(entry.contextTokens);
+  }
+  const positions = new Map<string, number>();
+  for (const compaction of timeline.compactions) {
+    if (!positions.has(compaction.messageID)) positions.set(compaction.messageID, compaction.position);
+  }
+
+  const compactions: Array<SessionSeries["compactions"][number]> = [];
+  for (const row of rows) {
+    const position = positions.get(row.compaction.messageID);
+    if (position === undefined) continue;
+    compactions.push({
+      index: row.compaction.index,
+      afterStep: stepsBefore[position]! - 1,
+      decision: row.decision,
+      rule: row.rule,
+    });
+  }
+  const deny = compactions.findIndex((c) => c.decision === "deny");
+  return {
+    sessionID: info.id,
+    title: info.title,
+    steps,
+    compactions,
+    usable,
+    firstDeny: deny === -1 ? null : deny,
+  };
+}
+
+/**
+ * How many steps come after the first deny (what the guard would have saved): the steps
+ * after the one that set off the first denied compaction. 0 without a deny.
+ */
+export function stepsAfterFirstDeny(series: SessionSeries): number {
+  if (series.firstDeny === null) return 0;
+  const deny = series.compactions[series.firstDeny];
+  return deny === undefined ? 0 : Math.max(0, series.steps.length - 1 - deny.afterStep);
+}

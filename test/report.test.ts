@@ -1,0 +1,446 @@
+/**
+ * The audit's pictures: the chart data of a session (sessionSeries), the HTML report
+ * (renderHtmlReport) and the terminal chart (terminalChart).
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { AuditReport, AuditSession, SessionSeries } from "../src/audit-types.js";
+import { terminalChart } from "../src/chart-text.js";
+import { buildTimeline } from "../src/history.js";
+import { usableContext } from "../src/limits.js";
+import { replayMessages } from "../src/replay.js";
+import { escapeHtml, renderChartSvg, renderHtmlReport } from "../src/report-html.js";
+import { sessionSeries, stepsAfterFirstDeny } from "../src/series.js";
+import { DEFAULT_SETTINGS } from "../src/settings.js";
+
+interface RawMessage {
+  info: {
+    id: string;
+    role: string;
+    summary?: unknown;
+    tokens?: { total?: number; input: number; output: number; cache: { read: number; write: number } };
+  };
+  parts: Array<{ type: string; auto?: boolean }>;
+}
+interface RawExport {
+  info: { id: string; title: string; time: { created: number } };
+  messages: RawMessage[];
+}
+
+const fixture = (name: string): RawExport => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8")) as RawExport;
+
+/** The e2e fixtures were recorded with a model of 8,000 tokens of context and 2,000 of output. */
+const LIMITS = { context: 8_000, output: 2_000 };
+
+/** The series of a fixture, through buildTimeline and replayMessages as the audit does. */
+function seriesOf(name: string, known: "limits known" | "limits unknown" = "limits known"): SessionSeries {
+  const limits = known === "limits known" ? LIMITS : undefined;
+  const session = fixture(name);
+  const rows = replayMessages(session.messages, DEFAULT_SETTINGS, { limits });
+  return sessionSeries(buildTimeline(session.messages), rows, usableContext(limits), { id: session.info.id, title: session.info.title });
+}
+
+/**
+ * The same, read straight from the export without the guard's code: a step is an assistant
+ * message that is not a summary, its size `tokens.total` else input + output + cache; a
+ * compaction comes after the last step before its message.
+ */
+function fromExport(name: string): { steps: Array<number | null>; afterSteps: number[] } {
+  const steps: Array<number | null> = [];
+  const afterSteps: number[] = [];
+  for (const message of fixture(name).messages) {
+    if (message.info.role === "assistant" && message.info.summary !== true) {
+      const t = message.info.tokens;
+      const size = t ? t.total || t.input + t.output + t.cache.read + t.cache.write : 0;
+      steps.push(size > 0 ? size : null);
+    }
+    if (message.info.role === "user" && message.parts.some((p) => p.type === "compaction" && p.auto === true))
+      afterSteps.push(steps.length - 1);
+  }
+  return { steps, afterSteps };
+}
+
+describe("sessionSeries", () => {
+  it("the fixed-point loop: 2 steps of 7,020 tokens, a compaction after each, the second denied", () => {
+    const series = seriesOf("e2e-fixed-point.json");
+    const raw = fromExport("e2e-fixed-point.json");
+    expect(raw).toEqual({ steps: [7_020, 7_020], afterSteps: [0, 1] });
+    expect(series.sessionID).toBe("ses_dd42f353affeFLI1CRfqdbBUK0");
+    expect(series.title).toBe("Fake title");
+    expect(series.steps).toEqual(raw.steps);
+    expect(series.compactions).toEqual([
+      { index: 1, afterStep: 0, decision: "allow", rule: null },
+      { index: 2, afterStep: 1, decision: "deny", rule: "no-progress" },
+    ]);
+    expect(series.usable).toBe(6_000);
+    expect(series.firstDeny).toBe(1);
+    // The guard stopped this run at its first deny: nothing came after it.
+    expect(stepsAfterFirstDeny(series)).toBe(0);
+  });
+
+  it("healthy work: 11 steps climbing to 6,520 tokens, two compactions that cut it, no deny", () => {
+    const series = seriesOf("e2e-healthy.json");
+    const raw = fromExport("e2e-healthy.json");
+    expect(raw.steps).toEqual([2_020, 3_520, 5_020, 6_520, 2_020, 3_520, 5_020, 6_520, 2_020, 3_520, 5_015]);
+    expect(raw.afterSteps).toEqual([3, 7]);
+    expect(series.steps).toEqual(raw.steps);
+    expect(series.compactions.map((c) => [c.index, c.afterStep, c.decision])).toEqual([
+      [1, 3, "allow"],
+      [2, 7, "allow"],
+    ]);
+    expect(series.usable).toBe(6_000);
+    expect(series.firstDeny).toBeNull();
+    expect(stepsAfterFirstDeny(series)).toBe(0);
+  });
+
+  it("the unguarded fixed point: 8 compactions, first deny at the second, 7 steps after it (the last refused, no size)", () => {
+    const series = seriesOf("e2e-fixed-point-unguarded.json");
+    const raw = fromExport("e2e-fixed-point-unguarded.json");
+    expect(series.steps).toEqual(raw.steps);
+    expect(series.steps).toEqual([7_020, 7_020, 7_020, 7_020, 7_020, 7_020, 7_020, 7_020, null]);
+    expect(series.compactions.map((c) => c.afterStep)).toEqual(raw.afterSteps);
+    expect(raw.afterSteps).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(series.compactions.map((c) => c.decision)).toEqual(["allow", ...Array(7).fill("deny")]);
+    expect(series.firstDeny).toBe(1);
+    expect(stepsAfterFirstDeny(series)).toBe(7);
+  });
+
+  it("unknown limits: usable is null", () => {
+    expect(seriesOf("e2e-healthy.json", "limits unknown").usable).toBeNull();
+  });
+
+  it("leaves out rows of compactions the timeline does not hold", () => {
+    const other = fixture("e2e-healthy.json");
+    const rows = replayMessages(other.messages, DEFAULT_SETTINGS, { limits: LIMITS });
+    const own = fixture("e2e-fixed-point.json");
+    const series = sessionSeries(buildTimeline(own.messages), rows, null, { id: "x", title: "" });
+    expect(series.compactions).toEqual([]);
+    expect(series.firstDeny).toBeNull();
+    expect(series.steps).toHaveLength(2);
+  });
+});
+
+/** An audit row made by hand for a series (the audit module fills these for real). */
+function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditSession {
+  const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
+  return {
+    sessionID: series.sessionID,
+    source: `fixtures/${series.sessionID}.json`,
+    title: series.title,
+    parentID: null,
+    created: Date.UTC(2026, 10, 30, 9, 37),
+    compactions: series.compactions.length,
+    firstDeny: deny?.index ?? null,
+    rule: deny?.rule ?? null,
+    continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
+    tokensAfterDeny: deny ? 44_100 : 0,
+    secondsAfterDeny: deny ? 95 : 0,
+    ...over,
+  };
+}
+
+function reportOf(series: readonly SessionSeries[], skipped: string[] = []): AuditReport {
+  const sessions = series.map((s) => ({ row: rowFor(s), series: s }));
+  return {
+    generatedAt: "2026-11-30T19:00:00.000Z",
+    totals: {
+      sessions: series.length + 3,
+      looping: sessions.filter((s) => s.row.firstDeny !== null).length,
+      continuesSaved: sessions.reduce((sum, s) => sum + s.row.continuesSaved, 0),
+      tokensAfterDeny: sessions.reduce((sum, s) => sum + s.row.tokensAfterDeny, 0),
+    },
+    sessions,
+    skipped,
+  };
+}
+
+const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
+
+describe("renderHtmlReport", () => {
+  const unguarded = seriesOf("e2e-fixed-point-unguarded.json");
+  const healthy = seriesOf("e2e-healthy.json");
+  const noLimits = seriesOf("e2e-repeat-with-progress.json", "limits unknown");
+
+  it("one page: the totals, one table row and one <svg> per session", () => {
+    const html = renderHtmlReport(reportOf([unguarded, healthy, noLimits]));
+    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(count(html, /<svg\b/g)).toBe(3);
+    expect(count(html, /<\/svg>/g)).toBe(3);
+    expect(count(html, /<tbody>/g)).toBe(1);
+    expect(count(html, /<tr\b/g)).toBe(1 + 3);
+    for (const header of [
+      "session",
+      "title",
+      "date",
+      "compactions",
+      "first deny",
+      "continue turns saved",
+      "tokens after first deny",
+      "wall time after it",
+    ])
+      expect(html).toContain(`>${header}</th>`);
+    // Totals: 6 read, 2 looped, 7 + 0 continue turns, 44,100 tokens.
+    expect(html).toMatch(/<b>6<\/b><span>sessions read<\/span>/);
+    expect(html).toMatch(/<b>2<\/b><span>sessions that looped<\/span>/);
+    expect(html).toMatch(/<b>7<\/b><span>continue turns that would have been saved<\/span>/);
+    expect(html).toMatch(/<b>88,200<\/b><span>tokens that would have been saved<\/span>/);
+    // The unguarded loop's row: first deny #2 no-progress, 7 saved, 1 min 35 s after it.
+    expect(html).toContain(
+      `<td class="deny">#2 no-progress</td><td class="n">7</td><td class="n">44,100</td><td class="n">1 min 35 s</td>`,
+    );
+    expect(html).toContain("2026-11-30 09:37 UTC");
+  });
+
+  it("draws the usable-context line only where the limits are known", () => {
+    const html = renderHtmlReport(reportOf([unguarded, healthy, noLimits]));
+    expect(count(html, /<line class="usable"/g)).toBe(2);
+    expect(renderChartSvg(noLimits)).not.toContain('class="usable"');
+    expect(renderChartSvg(noLimits)).not.toContain("usable context");
+    expect(renderChartSvg(healthy)).toContain(">usable context 6,000</text>");
+    expect(renderChartSvg(healthy)).toContain('stroke-dasharray="6 4"');
+  });
+
+  it("marks every compaction with its index, the denied ones and the first deny apart, and shades the steps after it", () => {
+    const svg = renderChartSvg(unguarded);
+    expect(count(svg, /<line class="compaction allow"/g)).toBe(1);
+    expect(count(svg, /<line class="compaction deny first-deny"/g)).toBe(1);
+    expect(count(svg, /<line class="compaction deny"/g)).toBe(6);
+    for (let i = 1; i <= 8; i++) expect(svg).toMatch(new RegExp(`class="mark halo"[^>]*>${i}</text>`));
+    expect(svg).toContain(">first deny #2 no-progress</text>");
+    expect(svg).toContain(">would have been saved: 7 steps</text>");
+    expect(count(svg, /<rect class="saved"/g)).toBe(1);
+    // The line goes through the 8 steps with a size; the refused ninth is a gap.
+    const d = /<path class="context" d="([^"]+)"/.exec(svg)![1]!;
+    expect(count(d, /[ML]/g)).toBe(8);
+    // Healthy: no deny, nothing shaded.
+    const calm = renderChartSvg(healthy);
+    expect(calm).not.toContain('class="saved"');
+    expect(calm).not.toContain("first deny");
+    expect(count(calm, /<line class="compaction allow"/g)).toBe(2);
+  });
+
+  it("escapes every text from a session: titles, ids, sources, skipped lines", () => {
+    const nasty = `<script>alert("x")</script> & 'q' <img src=x onerror=alert(1)>`;
+    const series = { ...healthy, title: nasty, sessionID: `ses_<b>"id"</b>` };
+    const report = reportOf([series], [`dir/<evil>.json: not an export & "odd"`]);
+    const sessions = [{ row: { ...report.sessions[0]!.row, source: `a/<x>"'.json` }, series }];
+    const html = renderHtmlReport({ ...report, sessions });
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain('<b>"id"');
+    expect(html).not.toContain("<evil>");
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39; &lt;img src=x onerror=alert(1)&gt;");
+    expect(html).toContain("ses_&lt;b&gt;&quot;id&quot;&lt;/b&gt;");
+    expect(html).toContain("dir/&lt;evil&gt;.json: not an export &amp; &quot;odd&quot;");
+    expect(html).toContain('title="a/&lt;x&gt;&quot;&#39;.json"');
+    expect(escapeHtml(`<&>"'`)).toBe("&lt;&amp;&gt;&quot;&#39;");
+  });
+
+  it("references nothing outside the page: no URL, no script, no external style or image", () => {
+    const html = renderHtmlReport(reportOf([unguarded, healthy, noLimits], ["x.json: not an export"]));
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b/i);
+    expect(html).not.toMatch(/url\(|@import/i);
+    // The only links are to the charts on the page.
+    expect([...html.matchAll(/\b(?:src|href)\s*=\s*["']?([^"'\s>]*)/gi)].map((m) => m[1]!.replace(/\d+$/, ""))).toEqual(
+      Array(3).fill("#chart-"),
+    );
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    // A URL in a title stays text, never becomes a reference.
+    const linked = renderHtmlReport(reportOf([{ ...healthy, title: "see https://example.com/a.png" }]));
+    expect(linked).toContain(">see https://example.com/a.png<");
+    expect(linked).not.toMatch(/\b(src|href)\s*=\s*["']?https?:/i);
+  });
+
+  it("stays small: 1,000 sessions of 300 steps in well under a second each, a few KB a chart", () => {
+    const long: SessionSeries = {
+      sessionID: "ses_long",
+      title: "long",
+      steps: Array.from({ length: 300 }, (_, i) => 20_000 + ((i * 1_500) % 150_000)),
+      compactions: [100, 200, 299].map((afterStep, k) => ({
+        index: k + 1,
+        afterStep,
+        decision: k === 0 ? ("allow" as const) : ("deny" as const),
+        rule: k === 0 ? null : ("no-new-work" as const),
+      })),
+      usable: 168_000,
+      firstDeny: 1,
+    };
+    const chart = renderChartSvg(long);
+    expect(chart.length).toBeLessThan(12_000);
+    const started = performance.now();
+    const html = renderHtmlReport(reportOf(Array.from({ length: 1_000 }, (_, i) => ({ ...long, sessionID: `ses_${i}` }))));
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(count(html, /<svg\b/g)).toBe(1_000);
+    expect(html.length / 1_000).toBeLessThan(14_000);
+  });
+
+  it("keeps the path small for a session with more steps than pixels (min and max per pixel column)", () => {
+    const steps = Array.from({ length: 20_000 }, (_, i) => 1_000 + (i % 50) * 100);
+    const svg = renderChartSvg({ sessionID: "s", title: "", steps, compactions: [], usable: null, firstDeny: null });
+    const d = /<path class="context" d="([^"]+)"/.exec(svg)![1]!;
+    const points = count(d, /[ML]/g);
+    expect(points).toBeGreaterThan(900); // the plot is 924 px wide: about 2 points per column
+    expect(points).toBeLessThanOrEqual(2 * 924);
+    expect(svg.length).toBeLessThan(30_000);
+    expect(svg).not.toContain("<circle"); // no dot per step past 80 steps
+  });
+
+  it("writes a compaction's index only where it has room, and always the first deny's", () => {
+    const compactions = Array.from({ length: 200 }, (_, k) => ({
+      index: k + 1,
+      afterStep: k * 10 + 9,
+      decision: k < 57 ? ("allow" as const) : ("deny" as const),
+      rule: k < 57 ? null : ("no-progress" as const),
+    }));
+    const steps = Array.from({ length: 2_000 }, (_, i) => 1_000 + (i % 10) * 500);
+    const svg = renderChartSvg({ sessionID: "s", title: "", steps, compactions, usable: 5_000, firstDeny: 57 });
+    expect(count(svg, /<line class="compaction /g)).toBe(200);
+    const labels = [...svg.matchAll(/<text x="([\d.]+)" y="44.0" text-anchor="middle" class="mark halo"[^>]*>(\d+)<\/text>/g)].map((m) => ({
+      x: Number(m[1]),
+      index: Number(m[2]),
+    }));
+    expect(labels.length).toBeGreaterThan(10);
+    expect(labels.length).toBeLessThan(100);
+    expect(labels.map((l) => l.index)).toContain(58);
+    // No two overlap: centres at least half of each one's width apart (6.2 px a digit).
+    const sorted = [...labels].sort((a, b) => a.x - b.x);
+    for (let i = 1; i < sorted.length; i++) {
+      const [before, after] = [sorted[i - 1]!, sorted[i]!];
+      expect(after.x - before.x).toBeGreaterThan(((String(before.index).length + String(after.index).length) * 6.2) / 2);
+    }
+  });
+
+  it("a session without token data says so instead of drawing a line", () => {
+    const svg = renderChartSvg({ sessionID: "s", title: "t", steps: [null, null], compactions: [], usable: 6_000, firstDeny: null });
+    expect(svg).not.toContain('class="context"');
+    expect(svg).toContain(">no token data in this session</text>");
+  });
+
+  it("no session with compactions: the totals and a sentence, no chart", () => {
+    const html = renderHtmlReport({
+      generatedAt: "2026-11-30T19:00:00.000Z",
+      totals: { sessions: 4, looping: 0, continuesSaved: 0, tokensAfterDeny: 0 },
+      sessions: [],
+      skipped: [],
+    });
+    expect(html).toContain("<b>4</b><span>sessions read</span>");
+    expect(html).toContain("No session had an automatic compaction.");
+    expect(html).not.toContain("<svg");
+  });
+});
+
+describe("terminalChart", () => {
+  const small: SessionSeries = {
+    sessionID: "ses_small",
+    title: "small",
+    steps: [1_000, 2_000, 3_000, 1_000, 2_000, 3_000, 3_000],
+    compactions: [
+      { index: 1, afterStep: 2, decision: "allow", rule: null },
+      { index: 2, afterStep: 5, decision: "deny", rule: "no-progress" },
+    ],
+    usable: 2_500,
+    firstDeny: 1,
+  };
+
+  it("plots a small session exactly: the line, the usable line, the marker row and the legend", () => {
+    expect(terminalChart(small, { height: 6 }).split("\n")).toEqual([
+      " 3,000 ┤ ╭╮ ╭─",
+      " 2,500 ┤─││─│─",
+      " 2,000 ┤╭╯│╭╯",
+      " 1,500 ┤│ ││",
+      " 1,000 ┤╯ ╰╯",
+      "   500 ┤",
+      "     0 ┤",
+      "         c  X.",
+      "x: steps 1–7 (one column each); y: context tokens",
+      "c compaction (continue allowed)  X first deny  x later deny  . step after it",
+      "flat line: usable context 2,500 tokens",
+      "first deny: compaction 2, no-progress; 1 step after it would have been saved",
+    ]);
+  });
+
+  it("puts each mark under the step that set the compaction off", () => {
+    const lines = terminalChart(small, { height: 6 }).split("\n");
+    const top = lines[0]!;
+    const marks = lines[7]!;
+    // Steps 3 and 6 (0-based 2 and 5) are the 3,000-token peaks of the top row.
+    expect(top[marks.indexOf("c")]).toBe("╭");
+    expect(top[marks.indexOf("X")]).toBe("╭");
+    expect(marks.indexOf("X") - marks.indexOf("c")).toBe(3);
+  });
+
+  it("without limits: one line, and the legend says so; later denies are x", () => {
+    const text = terminalChart(
+      {
+        ...small,
+        usable: null,
+        compactions: [...small.compactions, { index: 3, afterStep: 6, decision: "deny", rule: "no-progress" }],
+      },
+      { height: 4 },
+    );
+    expect(text).toContain("model limits unknown: no usable-context line");
+    expect(text.split("\n")[5]).toBe("         c  Xx");
+    expect(text).not.toContain("2,500");
+  });
+
+  it("the fixed-point loop the guard stopped: c and X under its two steps, nothing after", () => {
+    const lines = terminalChart(seriesOf("e2e-fixed-point.json")).split("\n");
+    expect(lines).toHaveLength(11 + 1 + 4);
+    expect(lines[0]).toBe(" 7,020 ┤─");
+    expect(lines[11]).toBe("       cX");
+    expect(lines.slice(-2)).toEqual([
+      "flat line: usable context 6,000 tokens",
+      "first deny: compaction 2, no-progress; the session stopped there",
+    ]);
+  });
+
+  it("plain text: no ANSI colours, no trailing spaces, no trailing newline", () => {
+    const text = terminalChart(seriesOf("e2e-fixed-point-unguarded.json"));
+    expect(text).not.toMatch(/\x1b\[/);
+    expect(text.split("\n").every((line) => line === line.trimEnd())).toBe(true);
+    expect(text.endsWith("\n")).toBe(false);
+  });
+
+  it.each([40, 60, 80, 120])("down-samples to width %i: no line longer, one value per column", (width) => {
+    const steps = Array.from({ length: 500 }, (_, i) => 10_000 + (i % 70) * 2_000);
+    const series: SessionSeries = {
+      sessionID: "s",
+      title: "",
+      steps,
+      compactions: [
+        { index: 1, afterStep: 69, decision: "allow", rule: null },
+        { index: 2, afterStep: 139, decision: "deny", rule: "no-new-work" },
+      ],
+      usable: 150_000,
+      firstDeny: 1,
+    };
+    const lines = terminalChart(series, { width, height: 8 }).split("\n");
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(width);
+    const columns = width - 9; // "148,000 ┤" is 9 characters before the first column
+    expect(lines[0]!.length).toBe(width);
+    const legend = lines
+      .slice(10)
+      .join("\n")
+      .replace(/\n {2}/g, " ");
+    expect(legend).toContain(`(~${Math.round(500 / columns)} a column, each its largest)`);
+    const marks = lines[9]!;
+    expect(marks.indexOf("c")).toBe(9 + Math.floor((69 * columns) / 500));
+    expect(marks.indexOf("X")).toBe(9 + Math.floor((139 * columns) / 500));
+    expect(marks.trimEnd().length).toBe(width);
+    expect(legend).toContain("first deny: compaction 2, no-new-work; 360 steps after it would have been saved");
+  });
+
+  it("fills steps without token data with the size before them; no data at all gives a note", () => {
+    const gaps = terminalChart(
+      { ...small, steps: [null, 1_000, null, 3_000], compactions: [], usable: null, firstDeny: null },
+      { height: 3 },
+    );
+    expect(gaps.split("\n").slice(0, 4)).toEqual([" 3,000 ┤  ╭", " 2,000 ┤  │", " 1,000 ┤──╯", "     0 ┤"]);
+    expect(gaps.split("\n").at(-1)).toBe("no automatic compaction");
+    expect(terminalChart({ ...small, steps: [null, null] })).toBe(
+      "context tokens per step: nothing to plot (2 steps, none with token data)",
+    );
+    expect(terminalChart({ ...small, steps: [] })).toBe("context tokens per step: nothing to plot (no steps)");
+  });
+});
