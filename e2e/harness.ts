@@ -48,6 +48,11 @@ export interface RunOptions {
   followUp?: string;
   /** Called with every request body the model server gets, and its kind. */
   onRequest?: (kind: RequestKind, body: unknown) => void;
+  /**
+   * Run in this sandbox instead of a fresh one, and leave it in place (the caller disposes
+   * it): several runs then share one opencode storage (its XDG dirs), as one user's do.
+   */
+  sandbox?: Sandbox;
 }
 
 /** The second turn of a run with `followUp`: what that `opencode run --session` did. */
@@ -254,7 +259,7 @@ async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: num
  */
 export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const sandbox = await createSandbox(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {});
+  const sandbox = options.sandbox ?? (await createSandbox(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {}));
   Object.assign(sandbox.env, options.env ?? {});
   const setup = scenarioSetup(options.scenario);
   let server: ModelServer | undefined;
@@ -327,7 +332,7 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
     return { ...collect(options, f, sessionID, exp, replay, requests, sandbox), followUp };
   } finally {
     await server?.close();
-    await sandbox.dispose();
+    if (!options.sandbox) await sandbox.dispose();
   }
 }
 

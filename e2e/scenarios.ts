@@ -61,6 +61,7 @@ export const SCENARIOS = [
   "unchanged-poll-one-cycle",
   "reasoning-heavy-first-step",
   "compaction-reserved",
+  "subagent",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -148,6 +149,7 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "unchanged-poll-one-cycle": "poll job 42 three times",
   "reasoning-heavy-first-step": "implement the parser",
   "compaction-reserved": "run the seven steps",
+  subagent: "ask a subagent for the first line of notes.txt",
 };
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
@@ -337,6 +339,16 @@ export const REASONING_CYCLE: ReadonlyArray<{ prompt: number; completion: number
 /** compaction-reserved: prompt tokens of each step of a cycle (3 steps, the 3rd over the 6000 line). */
 export const RESERVED_CYCLE = [5000, 5500, 6100] as const;
 
+/** subagent: the `task` tool call the parent makes (opencode 1.18.33's task tool: description, prompt, subagent_type). */
+export const SUBAGENT_TASK = {
+  description: "Read the notes",
+  prompt: "Read notes.txt and report its first line.",
+  subagent_type: "general",
+} as const;
+/** subagent: the child's answer (after its one compaction) and the parent's final answer. */
+export const SUBAGENT_CHILD_ANSWER = "The first line of notes.txt is: line one of the notes.";
+export const SUBAGENT_FINAL_TEXT = "The subagent reports: line one of the notes.";
+
 /**
  * The reply of `scenario` to a chat or continue request (tools offered).
  * @returns a tool call or final text, with the prompt/completion tokens to report.
@@ -453,6 +465,15 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
         promptTokens: RESERVED_CYCLE[(n - 1) % RESERVED_CYCLE.length]!,
         completionTokens: STEP_COMPLETION_TOKENS,
       };
+    case "subagent":
+      // Requests come one at a time: the parent's task call (1), the child session's step
+      // over the line (2: one compaction of the child), the child's answer after its
+      // continue turn (3), then the parent's final answer with the task's result (4).
+      if (s.step === 1)
+        return { type: "tool-call", call: { name: "task", args: { ...SUBAGENT_TASK } }, promptTokens: 1000, completionTokens: 20 };
+      if (s.step === 2) return loop(bash("echo child"));
+      if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER);
+      return final(SUBAGENT_FINAL_TEXT, 1500);
   }
 }
 

@@ -73,3 +73,9 @@ export interface AuditReport {
   /** Files that were not exports, one line each (`path: why`). */
   readonly skipped: readonly string[];
 }
+
+/** What `audit --json` prints: one object. */
+export interface AuditJson {
+  readonly sessions: readonly AuditSession[];
+  readonly totals: AuditTotals;
+}

@@ -1,114 +1,57 @@
 /**
  * `opencode-compaction-guard replay <export.json | -> [flags]`: where would the guard have
  * stopped this session? Runs the same decision as the plugin at every automatic compaction
- * of an `opencode export` file.
+ * of an `opencode export` file (`--chart`: its context size per step under the table).
+ * `opencode-compaction-guard audit …` (cli/audit.ts): the same decision over many sessions.
  *
  * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { ExportError, readExport } from "./export.js";
-import { usableContext, type ModelLimits } from "./limits.js";
+import { replaySession } from "./audit.js";
+import { AUDIT_PARSE_OPTIONS, runAudit } from "./cli/audit.js";
+import {
+  DECISION_FLAGS,
+  DECISION_OPTIONS,
+  decisionInputs,
+  fmt,
+  LIMIT_FLAGS,
+  reportError,
+  SETTINGS_USAGE,
+  UsageError,
+} from "./cli/common.js";
+import { readExport } from "./export.js";
+import { buildTimeline } from "./history.js";
+import { usableContext } from "./limits.js";
 import { describeEvidence } from "./notice.js";
-import { closest } from "fastest-levenshtein";
-import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "./settings.js";
 import { VERSION } from "./version.js";
-import { replayMessages, type ReplayRow } from "./replay.js";
-
-/** The settings replay takes as flags (the others mean nothing to a replay). */
-const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);
+import type { ReplayRow } from "./replay.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
-  ["--context-limit N", "model context window, tokens   } known limits let no-progress"],
-  ["--output-limit N", "model output limit, tokens     } compare with opencode's"],
-  ["--input-limit N", "model input limit, tokens      } usable context"],
-  ["--reserved N", "opencode's compaction.reserved, tokens (moves the usable line of a model with an input limit)"],
+  ...LIMIT_FLAGS,
   ["--json", "print one JSON object instead of a table"],
+  ["--chart", "draw the session's context size per step under the table (a terminal line chart)"],
   ["-v, --version", "print the version"],
   ["-h, --help", "show this help"],
 ] as const;
 
 const USAGE = [
   "Usage: opencode-compaction-guard replay <export.json | -> [options]",
+  "       opencode-compaction-guard audit [<export.json | folder>...] [options]   (see audit --help)",
   "",
   "Replays a session exported with `opencode export <sessionID> > session.json` through the",
   "guard and shows, for every automatic compaction, whether the guard would have allowed the",
   "synthetic continue turn.",
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
-  ...REPLAY_KEYS.map((key) => {
-    const s = SETTINGS[key];
-    return `  ${`--${s.flag} ${key === "matchOutput" ? "BOOL" : key === "ignore" ? "LIST" : key === "minReduction" ? "F" : "N"}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
-  }),
+  ...SETTINGS_USAGE,
   ...OTHER_FLAGS.map(([flag, help]) => `  ${flag.padEnd(23)}${help}`),
   "",
 ].join("\n");
 
-/** A usage or input problem: printed as one line, exit 2. */
-class UsageError extends Error {}
-
 /** Every long flag replay knows, for "did you mean". */
-const KNOWN_FLAGS = [
-  ...REPLAY_KEYS.map((key) => `--${SETTINGS[key].flag}`),
-  "--context-limit",
-  "--output-limit",
-  "--input-limit",
-  "--reserved",
-  "--json",
-  "--version",
-  "--help",
-];
-
-/** The known flag nearest to a mistyped one: one it begins (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`). */
-const nearestFlag = (flag: string): string => {
-  const long = flag.startsWith("--") ? flag : `-${flag}`;
-  return KNOWN_FLAGS.find((known) => known.startsWith(long)) ?? closest(long, KNOWN_FLAGS);
-};
-
-/** A whole number of tokens ≥ `min` from a flag; a UsageError otherwise. */
-function wholeTokens(name: string, text: string, min: number): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(value >= min)) {
-    throw new UsageError(`--${name} must be a ${min > 0 ? "positive " : ""}whole number of tokens, got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
-
-function tokensFlag(name: string, text: string | undefined): number | undefined {
-  return text === undefined ? undefined : wholeTokens(name, text, 1);
-}
-
-/**
- * The model's limits from the flags. opencode's usable context needs the context and the
- * output limit together (an unknown output limit would count as 32,000), and an output or
- * input limit means nothing without the context limit.
- */
-function limitsFlags(values: Record<string, string | boolean | undefined>): Partial<ModelLimits> {
-  const text = (name: string) => values[name] as string | undefined;
-  const limits = {
-    context: tokensFlag("context-limit", text("context-limit")),
-    output: tokensFlag("output-limit", text("output-limit")),
-    input: tokensFlag("input-limit", text("input-limit")),
-  };
-  if (limits.context !== undefined && limits.output === undefined) {
-    throw new UsageError("--context-limit needs --output-limit too (opencode's usable context depends on both)");
-  }
-  if (limits.context === undefined && (limits.output !== undefined || limits.input !== undefined)) {
-    throw new UsageError(`--${limits.output !== undefined ? "output" : "input"}-limit needs --context-limit too`);
-  }
-  if (limits.context !== undefined && limits.output !== undefined && limits.input === undefined && limits.output >= limits.context) {
-    throw new UsageError(
-      `--output-limit ${limits.output} is not below --context-limit ${limits.context}: opencode would have no usable context`,
-    );
-  }
-  if (limits.context !== undefined && limits.input !== undefined && limits.input > limits.context) {
-    throw new UsageError(`--input-limit ${limits.input} is over --context-limit ${limits.context}`);
-  }
-  return limits;
-}
-
-const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));
+const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
 
 function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null, firstDeny: ReplayRow | undefined): string {
   const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
@@ -138,11 +81,29 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
   ].join("\n");
 }
 
+/** The terminal chart's width: the terminal's, from 40 to 160 columns, else 80. */
+function chartWidth(): number {
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  return typeof columns === "number" && columns > 0 ? Math.max(40, Math.min(160, columns)) : 80;
+}
+
+/** The command named on the command line (the first positional), or undefined; never throws. */
+function commandOf(argv: readonly string[]): string | undefined {
+  try {
+    const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: AUDIT_PARSE_OPTIONS });
+    return positionals[0];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Runs the CLI.
+ * Runs the CLI: `replay` (below) or `audit` (cli/audit.ts).
  * @param argv arguments after the program name.
  * @param out writes to standard output; @param err writes to standard error.
- * @param env the environment the `OPENCODE_COMPACTION_GUARD_*` settings are read from.
+ * @param env the environment the `OPENCODE_COMPACTION_GUARD_*` settings are read from (and,
+ *   for `audit` with no path, the environment opencode runs with).
+ * @param progress where `audit` draws its progress bar, only when it is a TTY (default: standard error).
  * @returns the exit code (0, 1 or 2, see above); never throws.
  */
 export async function main(
@@ -150,18 +111,17 @@ export async function main(
   out: (text: string) => void = (t) => process.stdout.write(t),
   err: (text: string) => void = (t) => process.stderr.write(t),
   env: Readonly<Record<string, string | undefined>> = process.env,
+  progress: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
 ): Promise<number> {
+  if (commandOf(argv) === "audit") return runAudit(argv, out, err, env, progress);
   try {
     const { values: parsed, positionals } = parseArgs({
       args: [...argv],
       allowPositionals: true,
       options: {
-        ...Object.fromEntries(REPLAY_KEYS.map((key) => [SETTINGS[key].flag, { type: "string" as const }])),
-        "context-limit": { type: "string" },
-        "output-limit": { type: "string" },
-        "input-limit": { type: "string" },
-        reserved: { type: "string" },
+        ...DECISION_OPTIONS,
         json: { type: "boolean", default: false },
+        chart: { type: "boolean", default: false },
         version: { type: "boolean", short: "v", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -180,29 +140,11 @@ export async function main(
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
     if (file === undefined) throw new UsageError("replay needs an export file (or - for standard input)");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+    if (values.chart && values.json) throw new UsageError("--chart draws under the table; it does not go with --json");
 
-    const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS });
-    for (const problem of resolved.problems) err(`warning: ${problem}\n`);
-    const settings: Record<string, unknown> = { ...resolved.settings };
-    for (const key of REPLAY_KEYS) {
-      const flag = SETTINGS[key].flag!;
-      const text = values[flag] as string | undefined;
-      if (text === undefined) continue;
-      const checked = checkSetting(key, parseSettingText(key, text));
-      if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
-      settings[key] = checked.value;
-    }
-    const limits = limitsFlags(values);
-    const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
-
+    const { settings, limits, reserved } = decisionInputs(values, env, err);
     const session = await readExport(file);
-    const { directory, parentID } = session.info as { directory?: unknown; parentID?: unknown };
-    const rows = replayMessages(session.messages, settings as unknown as GuardSettings, {
-      limits,
-      reserved,
-      directory: typeof directory === "string" ? directory : undefined,
-      subagent: typeof parentID === "string" && parentID !== "",
-    });
+    const rows = replaySession(session, { settings, limits, reserved });
     const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({
@@ -218,25 +160,17 @@ export async function main(
       }));
       out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
     } else {
-      out(`${table(session.info.id, rows, usableContext(limits, reserved), firstDeny)}\n`);
+      const usable = usableContext(limits, reserved);
+      out(`${table(session.info.id, rows, usable, firstDeny)}\n`);
+      if (values.chart) {
+        const [{ sessionSeries }, { terminalChart }] = await Promise.all([import("./series.js"), import("./chart-text.js")]);
+        const title = typeof session.info.title === "string" ? session.info.title : "";
+        const series = sessionSeries(buildTimeline(session.messages), rows, usable, { id: session.info.id, title });
+        out(`\n${terminalChart(series, { width: chartWidth() })}\n`);
+      }
     }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ExportError) {
-      err(`opencode-compaction-guard: ${error.message}\n`);
-      return 2;
-    }
-    const code = (error as { code?: string }).code;
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-      const flag = /'(-{1,2}[^'=]+)/.exec((error as Error).message)?.[1] ?? "";
-      err(`opencode-compaction-guard: unknown option ${flag}; did you mean ${nearestFlag(flag)}? (try --help)\n`);
-      return 2;
-    }
-    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
-      err(`opencode-compaction-guard: ${(error as Error).message.replace(/\s+/g, " ").trim()} (try --help)\n`);
-      return 2;
-    }
-    err(`opencode-compaction-guard: internal error: ${(error as Error)?.message ?? String(error)}\n`);
-    return 1;
+    return reportError(error, KNOWN_FLAGS, err);
   }
 }

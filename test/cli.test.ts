@@ -5,21 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli.js";
+import { cli } from "./support/cli.js";
 
 const LOOP = fileURLToPath(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url));
-
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(
-    args,
-    (t) => (stdout += t),
-    (t) => (stderr += t),
-    env,
-  );
-  return { code, stdout, stderr };
-}
 
 describe("replay --json", () => {
   it("prints exactly one object with firstDeny 2 for the shared loop export", async () => {

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli.js";
+import { cli } from "./support/cli.js";
 import { createGuard } from "../src/guard.js";
 import { DEFAULT_SETTINGS } from "../src/settings.js";
 import { previewCall } from "../src/preview.js";
@@ -34,18 +34,6 @@ async function hook(messages: Message[], limit: Record<string, number> = { conte
     output,
   );
   return { ...fake, output };
-}
-
-async function cli(args: string[], env: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(
-    args,
-    (t) => (stdout += t),
-    (t) => (stderr += t),
-    env,
-  );
-  return { code, stdout, stderr };
 }
 
 /** What a provider that reports no usage (many OpenAI-compatible local servers) leaves in tokens. */

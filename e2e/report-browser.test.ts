@@ -1,0 +1,239 @@
+/**
+ * The audit's HTML report in a real browser: Debian's Chromium (installed by
+ * e2e/install-chromium.sh when missing) opens the page from disk, and the test checks that
+ * it draws one chart per session, that the charts have their lines, that the screenshot is
+ * not blank and that nothing but the file itself was requested.
+ *
+ * `UPDATE_SCREENSHOTS=1` also writes the README's picture, docs/audit-report.png.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium, type BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditSession, auditTotals, isListed, type SessionData } from "../src/audit.js";
+import type { AuditReport } from "../src/audit-types.js";
+import { buildTimeline } from "../src/history.js";
+import { usableContext, type ModelLimits } from "../src/limits.js";
+import { renderHtmlReport } from "../src/report-html.js";
+import { sessionSeries } from "../src/series.js";
+import { DEFAULT_SETTINGS } from "../src/settings.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** This machine's network is closed: without these flags Chromium waits on connections it cannot make. */
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** The sessions of the report: real opencode runs (limits 8,000 / 2,000) and longer review sessions. */
+const E2E_LIMITS = { context: 8_000, output: 2_000 };
+const SESSIONS: ReadonlyArray<{ file: string; limits: Partial<ModelLimits> | undefined }> = [
+  { file: "fixtures/e2e-fixed-point-unguarded.json", limits: E2E_LIMITS },
+  { file: "fixtures/review/loop-70-step-cycle-big-model.json", limits: { context: 200_000, output: 64_000 } },
+  { file: "fixtures/e2e-healthy.json", limits: E2E_LIMITS },
+  { file: "fixtures/review/healthy-refactor-rereads-with-edits.json", limits: { context: 32_768, output: 4_096 } },
+  { file: "fixtures/e2e-repeat-with-progress.json", limits: undefined },
+  { file: "fixtures/e2e-fixed-point.json", limits: E2E_LIMITS },
+];
+
+async function buildReport(): Promise<AuditReport> {
+  const sessions = [];
+  for (const { file, limits } of SESSIONS) {
+    const session = JSON.parse(await readFile(join(ROOT, file), "utf8")) as SessionData;
+    const { row, replay } = auditSession(session, file, { settings: DEFAULT_SETTINGS, limits });
+    const series = sessionSeries(buildTimeline(session.messages), replay, usableContext(limits), { id: row.sessionID, title: row.title });
+    sessions.push({ row, series });
+  }
+  return {
+    generatedAt: "2026-11-30T19:00:00.000Z",
+    totals: auditTotals(sessions.map((s) => s.row)),
+    sessions: sessions.filter((s) => isListed(s.row)),
+    skipped: ["fixtures/expect.json: not an opencode export (info: expected object, received undefined)"],
+  };
+}
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(png: Buffer): { width: number; height: number } {
+  expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+  expect(png.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+let context: BrowserContext;
+let dir: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) execFileSync(join(ROOT, "e2e/install-chromium.sh"), { stdio: "inherit" });
+  dir = await mkdtemp(join(tmpdir(), "cg-report-"));
+  // A fresh profile in the temporary folder (playwright passes it as --user-data-dir).
+  context = await chromium.launchPersistentContext(join(dir, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1200, height: 900 },
+    deviceScaleFactor: 1,
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the audit's HTML report in Chromium", () => {
+  it("draws one chart per session with its line, a non-blank page, and requests nothing but itself", async () => {
+    const report = await buildReport();
+    expect(report.sessions).toHaveLength(SESSIONS.length);
+    const file = join(dir, "audit.html");
+    await writeFile(file, renderHtmlReport(report));
+
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on("request", (request) => requests.push(request.url()));
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.route("**/*", (route) => (route.request().url().startsWith("file://") ? route.continue() : route.abort()));
+    await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+
+    // One chart per session, each laid out at its size.
+    const charts = page.locator("svg.chart");
+    await expect.poll(() => charts.count()).toBe(SESSIONS.length);
+    for (let i = 0; i < SESSIONS.length; i++) {
+      const box = await charts.nth(i).boundingBox();
+      expect(box, `chart ${i + 1}`).not.toBeNull();
+      expect(box!.width).toBeGreaterThan(600);
+      expect(box!.height).toBeGreaterThan(150);
+    }
+
+    // Each chart's line goes through every step with token data (none of these sessions has
+    // more steps than pixels; the unguarded loop's last step is the request the server refused).
+    const lines = await page.$$eval("svg.chart", (svgs) =>
+      svgs.map((svg) => {
+        const path = svg.querySelector("path.context");
+        const box = path instanceof SVGGraphicsElement ? path.getBBox() : null;
+        return {
+          points: (path?.getAttribute("d") ?? "").match(/[ML]/g)?.length ?? 0,
+          length: path instanceof SVGPathElement ? path.getTotalLength() : 0,
+          width: box?.width ?? 0,
+          usable: svg.querySelectorAll("line.usable").length,
+          compactions: svg.querySelectorAll("line.compaction").length,
+          saved: svg.querySelectorAll("rect.saved").length,
+        };
+      }),
+    );
+    expect(lines.map((l) => l.points)).toEqual(report.sessions.map((s) => s.series.steps.filter((t) => t !== null).length));
+    expect(lines.map((l) => l.points)).toEqual([8, 280, 11, 24, 8, 2]);
+    for (const l of lines) {
+      expect(l.length).toBeGreaterThan(300);
+      expect(l.width).toBeGreaterThan(300);
+    }
+    expect(lines.map((l) => l.usable)).toEqual([1, 1, 1, 1, 0, 1]);
+    // One mark per gap between steps that had compactions.
+    expect(lines.map((l) => l.compactions)).toEqual(report.sessions.map((s) => new Set(s.series.compactions.map((c) => c.afterStep)).size));
+    expect(lines.map((l) => l.compactions)).toEqual([8, 4, 2, 4, 2, 2]);
+    // The two loops that ran on are shaded after their first deny; the healthy sessions are
+    // not, nor the two the guard stopped (their first deny came after their last step).
+    expect(lines.map((l) => l.saved)).toEqual([1, 1, 0, 0, 0, 0]);
+
+    // The totals and the table.
+    const { totals } = report;
+    expect(await page.locator(".total b").allTextContents()).toEqual(
+      [6, 4, totals.continuesSaved, totals.tokensAfterDeny].map((n) => n.toLocaleString("en-US")),
+    );
+    expect(await page.locator("tbody tr").count()).toBe(SESSIONS.length);
+
+    // The screenshot: 1,200 px wide, and what it shows is the charts, not a blank page.
+    const shot = await page.screenshot({ fullPage: true, type: "png" });
+    const size = pngSize(shot);
+    expect(size.width).toBe(1200);
+    expect(size.height).toBeGreaterThan(6 * 280);
+    const boxes = await page.$$eval("svg.chart", (svgs) =>
+      svgs.map((svg) => {
+        const r = svg.getBoundingClientRect();
+        return {
+          x: Math.round(r.left + window.scrollX),
+          y: Math.round(r.top + window.scrollY),
+          width: Math.round(r.width),
+          height: Math.round(r.height),
+        };
+      }),
+    );
+    // Kept for a person to look at (the profile and the page are removed after the test).
+    const target = join(await mkdtemp(join(tmpdir(), "cg-shot-")), "audit-report.png");
+    await writeFile(target, shot);
+    if (process.env.UPDATE_SCREENSHOTS === "1") {
+      // The README's picture: the totals, the table and the first two charts.
+      const second = boxes[1]!;
+      const clip = { x: 0, y: 0, width: 1200, height: second.y + second.height + 24 };
+      await writeFile(join(ROOT, "docs/audit-report.png"), await page.screenshot({ fullPage: true, clip, type: "png" }));
+    }
+
+    // Count colours in the screenshot on a blank page's canvas (no network there either), over
+    // the whole page and inside each chart (a chart left unpainted has none of the line's blue).
+    const colours = await context.newPage();
+    await colours.setContent("<canvas></canvas>");
+    const counts = await colours.evaluate(
+      async ({ base64, boxes }) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${base64}`;
+        await image.decode();
+        const canvas = document.querySelector("canvas")!;
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context2d = canvas.getContext("2d")!;
+        context2d.drawImage(image, 0, 0);
+        const data = context2d.getImageData(0, 0, image.width, image.height).data;
+        const near = (i: number, rgb: readonly number[]) => rgb.every((v, k) => Math.abs(data[i + k]! - v) <= 12);
+        const distinct = new Set<number>();
+        let line = 0;
+        let deny = 0;
+        let saved = 0;
+        let white = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          distinct.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+          if (near(i, [0x25, 0x63, 0xeb])) line++;
+          if (near(i, [0xdc, 0x26, 0x26])) deny++;
+          if (near(i, [0xfe, 0xe2, 0xe2])) saved++;
+          if (data[i]! > 245 && data[i + 1]! > 245 && data[i + 2]! > 245) white++;
+        }
+        const perChart = boxes.map((box) => {
+          let blue = 0;
+          for (let y = box.y; y < box.y + box.height; y++) {
+            for (let x = box.x; x < box.x + box.width; x++) if (near((y * image.width + x) * 4, [0x25, 0x63, 0xeb])) blue++;
+          }
+          return blue;
+        });
+        return { distinct: distinct.size, line, deny, saved, white, total: data.length / 4, perChart };
+      },
+      { base64: shot.toString("base64"), boxes },
+    );
+    await colours.close();
+    expect(counts.distinct).toBeGreaterThan(200);
+    expect(counts.line).toBeGreaterThan(6 * 300); // the context lines: 2 px wide, hundreds of px long each
+    expect(counts.deny).toBeGreaterThan(500); // the denied compactions' marks and labels
+    expect(counts.saved).toBeGreaterThan(20_000); // the shaded steps after the first deny
+    expect(counts.white / counts.total).toBeLessThan(0.97);
+    expect(counts.perChart).toHaveLength(SESSIONS.length);
+    for (const [i, blue] of counts.perChart.entries()) expect(blue, `blue pixels of chart ${i + 1}`).toBeGreaterThan(200);
+
+    await page.close();
+    expect(problems).toEqual([]);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((url) => !url.startsWith("file://"))).toEqual([]);
+    console.log(`report-browser: screenshot ${size.width}×${size.height} px, ${shot.length} bytes, ${counts.distinct} colours → ${target}`);
+  });
+});

@@ -1,0 +1,281 @@
+/**
+ * `audit` with no path: the sessions of the user's own opencode, read through opencode
+ * itself. Starts `<bin> serve` on 127.0.0.1 (a free port, a one-off password) with the
+ * user's environment, so opencode reads its usual XDG directories, lists every session of
+ * every project (`GET /experimental/session`, archived ones and subagents' included, paged)
+ * and reads each session's messages (`GET /session/{id}/message`) one at a time. The server
+ * is always stopped (on error and on Ctrl-C too).
+ *
+ * `@opencode-ai/sdk` is imported lazily, here only: the plugin entry never loads it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionData } from "./audit.js";
+
+/** opencode could not be started or read; `message` is one line for the user. */
+export class OpencodeError extends Error {
+  override readonly name = "OpencodeError";
+}
+
+/** How long opencode may take to print its listening line, ms. */
+export const SERVE_START_TIMEOUT_MS = 60_000;
+/** Sessions asked for per page of the session list. */
+const PAGE = 1000;
+
+/** One session as opencode lists it (the fields read here; `GlobalSession` in the SDK's v2 types). */
+interface ListedSession {
+  readonly id: string;
+  readonly parentID?: string;
+  readonly directory?: string;
+  readonly title?: string;
+  readonly time?: { readonly created?: number; readonly updated?: number };
+}
+
+/** A session read through opencode, or one that could not be read (one line why). */
+export type OpencodeItem =
+  | { readonly kind: "session"; readonly session: SessionData }
+  | { readonly kind: "skipped"; readonly line: string };
+
+/** An open connection to the user's opencode: its sessions (newest activity first), then `close()`. */
+export interface OpencodeSessions {
+  /** Sessions listed (after `since`). */
+  readonly total: number;
+  /**
+   * Reads each listed session's messages, one session at a time. A session whose messages
+   * opencode refuses is yielded as skipped (one line).
+   * @throws OpencodeError when opencode stops answering.
+   */
+  items(): AsyncGenerator<OpencodeItem>;
+  /** Stops the server (idempotent). */
+  close(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1, from the OS. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The last non-empty line of opencode's output, cut to 200 characters, for an error line. */
+const lastLine = (text: string): string =>
+  (
+    text
+      .replace(/\u001b\[[0-9;]*m/g, "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ""
+  ).slice(0, 200);
+
+/** Stops opencode's process group: SIGTERM, then SIGKILL after 3 s. */
+function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  const pid = child.pid;
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      kill("SIGKILL");
+      resolve();
+    }, 3_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      kill("SIGKILL"); // stragglers in the group
+      resolve();
+    });
+    kill("SIGTERM");
+  });
+}
+
+/**
+ * Starts `<bin> serve` and lists the user's sessions.
+ * @param bin the opencode executable (a name looked up on PATH, or a path).
+ * @param env the environment opencode runs with (the user's: XDG_DATA_HOME etc.).
+ * @param since keep sessions whose last activity (`time.updated`) is at or after this (ms since the epoch).
+ * @throws OpencodeError one line: the binary is missing, opencode exited or did not start
+ *   within {@link SERVE_START_TIMEOUT_MS}, or its session list could not be read. The server
+ *   is stopped before the error is thrown.
+ */
+export async function openOpencode(
+  bin: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { since?: number | null } = {},
+): Promise<OpencodeSessions> {
+  const port = await freePort();
+  const password = randomBytes(18).toString("base64url");
+  const username = "opencode";
+  const cwd = await mkdtemp(join(tmpdir(), "ocg-audit-"));
+  const childEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) childEnv[key] = value;
+  Object.assign(childEnv, {
+    OPENCODE_SERVER_PASSWORD: password,
+    OPENCODE_SERVER_USERNAME: username,
+    // Reading only: no update check, no models.dev fetch, no downloads.
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    OPENCODE_DISABLE_SHARE: "1",
+  });
+  let child: ChildProcess;
+  try {
+    child = spawn(bin, ["serve", "--hostname", "127.0.0.1", "--port", String(port)], {
+      cwd,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch (error) {
+    await rm(cwd, { recursive: true, force: true });
+    throw new OpencodeError(`cannot start opencode (${bin}): ${(error as Error).message}`);
+  }
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await stopGroup(child);
+    await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
+  };
+  // Ctrl-C: the server runs in its own process group, so stop it ourselves, then exit.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = "";
+      const timer = setTimeout(
+        () => reject(new OpencodeError(`opencode (${bin}) did not start its server within ${SERVE_START_TIMEOUT_MS / 1000} s`)),
+        SERVE_START_TIMEOUT_MS,
+      );
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        if (output.length > 100_000) output = output.slice(-20_000);
+        const match = /opencode server listening on (https?:\/\/\S+)/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout!.on("data", onData);
+      child.stderr!.on("data", onData);
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(
+          new OpencodeError(
+            error.code === "ENOENT"
+              ? `opencode not found: ${bin} (install opencode, or name its binary with --opencode <bin>)`
+              : `cannot start opencode (${bin}): ${error.code ?? error.message}`,
+          ),
+        );
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        const said = lastLine(output);
+        reject(new OpencodeError(`opencode serve (${bin}) exited with ${code ?? signal} before listening${said ? `: ${said}` : ""}`));
+      });
+    });
+    // Nothing more is read from its output; keep the pipes drained.
+    child.stdout!.resume();
+    child.stderr!.resume();
+
+    const { createOpencodeClient } = await import("@opencode-ai/sdk/v2/client");
+    const client = createOpencodeClient({
+      baseUrl: url,
+      headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
+    });
+
+    const since = options.since ?? null;
+    const listed: ListedSession[] = [];
+    const seen = new Set<string>();
+    let cursor: number | undefined;
+    for (;;) {
+      const result = await client.experimental.session.list({
+        archived: true,
+        limit: PAGE,
+        ...(since !== null ? { start: since } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
+      if (!Array.isArray(result.data)) {
+        throw new OpencodeError(`opencode's session list could not be read (${answer(result)})`);
+      }
+      for (const session of result.data as ListedSession[]) {
+        if (typeof session?.id !== "string" || seen.has(session.id)) continue;
+        const updated = session.time?.updated ?? session.time?.created;
+        if (since !== null && !(typeof updated === "number" && updated >= since)) continue;
+        seen.add(session.id);
+        listed.push(session);
+      }
+      const next = Number(result.response?.headers.get("x-next-cursor"));
+      if (!Number.isFinite(next) || next === cursor || result.data.length === 0) break;
+      cursor = next;
+    }
+
+    async function* items(): AsyncGenerator<OpencodeItem> {
+      for (const session of listed) {
+        // No `directory`: opencode finds a session by its id alone, and a directory would make the
+        // server load that project (its plugins, MCP servers) just to read stored messages.
+        const result = await client.session.messages({ sessionID: session.id });
+        if (!result.response) throw new OpencodeError(`opencode stopped answering while ${session.id} was read (${answer(result)})`);
+        if (!Array.isArray(result.data)) {
+          yield { kind: "skipped", line: `opencode ${session.id}: messages could not be read (${answer(result)})` };
+          continue;
+        }
+        if (result.data.length === 0) {
+          yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
+          continue;
+        }
+        yield { kind: "session", session: { info: session as unknown as SessionData["info"], messages: result.data } };
+      }
+    }
+    return { total: listed.length, items, close };
+  } catch (error) {
+    await close();
+    if (error instanceof OpencodeError) throw error;
+    throw new OpencodeError(`cannot read opencode's sessions: ${oneLine(error)}`);
+  }
+}
+
+/** What opencode answered instead of data, for an error line: `HTTP 500: <message>`, or `no answer: <why>`. */
+function answer(result: { response?: Response | undefined; error?: unknown }): string {
+  const error = result.error as { data?: { message?: unknown }; message?: unknown } | undefined;
+  const message = error?.data?.message ?? error?.message;
+  const said = typeof message === "string" && message ? `: ${message.replace(/\s+/g, " ").slice(0, 200)}` : "";
+  return result.response ? `HTTP ${result.response.status}${said}` : `no answer${said}`;
+}
+
+const oneLine = (error: unknown): string =>
+  String((error as Error)?.message ?? error)
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 300);

@@ -1,0 +1,357 @@
+/**
+ * `opencode-compaction-guard audit [<export.json | folder>...] [flags]`: how often did my
+ * sessions loop, and what did it cost? Decides every session exactly as `replay` does and
+ * prints one row per session with at least one automatic compaction, then the totals.
+ *
+ * Sessions are read and decided one at a time; only the small rows (and, for `--html`, the
+ * small per-step series) are kept, so memory is bounded by the largest session.
+ *
+ * Exit codes: 0 it ran; 2 bad usage, opencode missing or failing, or nothing but non-exports
+ * given (one line on stderr); 1 an internal error (a bug).
+ */
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+import type { AuditReport, AuditSession, AuditTotals, SessionSeries } from "../audit-types.js";
+import {
+  addToTotals,
+  auditSession,
+  byCreated,
+  EMPTY_TOTALS,
+  findExports,
+  isListed,
+  parseSince,
+  sessionUpdated,
+  type AuditDecisionOptions,
+  type SessionData,
+} from "../audit.js";
+import { ExportError, readExport } from "../export.js";
+import { buildTimeline } from "../history.js";
+import { usableContext } from "../limits.js";
+import { VERSION } from "../version.js";
+import { DECISION_FLAGS, DECISION_OPTIONS, decisionInputs, fmt, LIMIT_FLAGS, reportError, SETTINGS_USAGE, UsageError } from "./common.js";
+
+/** parseArgs options of `audit` (also used to find which command was asked for). */
+export const AUDIT_PARSE_OPTIONS = {
+  ...DECISION_OPTIONS,
+  json: { type: "boolean", default: false },
+  html: { type: "string" },
+  since: { type: "string" },
+  opencode: { type: "string" },
+  recursive: { type: "boolean", short: "r", default: false },
+  version: { type: "boolean", short: "v", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** Every long flag audit knows, for "did you mean". */
+const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--html", "--since", "--opencode", "--recursive", "--version", "--help"];
+
+const AUDIT_FLAGS = [
+  ["--json", "print one JSON object instead of the table"],
+  ["--html FILE", "also write a self-contained HTML report with charts to FILE"],
+  ["--since DATE", "only sessions active since DATE (YYYY-MM-DD, midnight UTC, or a full ISO date-time)"],
+  ["-r, --recursive", "also read the sub-folders of the folders given"],
+  ["--opencode BIN", "with no path: the opencode binary to read sessions through (default: opencode on PATH)"],
+  ...LIMIT_FLAGS,
+  ["-v, --version", "print the version"],
+  ["-h, --help", "show this help"],
+] as const;
+
+const USAGE = [
+  "Usage: opencode-compaction-guard audit [<export.json | folder>...] [options]",
+  "",
+  "Decides every session exactly as `replay` does, and shows how often your sessions looped",
+  "and what the guard would have saved: one row per session with at least one automatic",
+  "compaction (first deny, its rule, the synthetic continue turns, tokens and wall time after",
+  "it), then the totals.",
+  "",
+  "With paths: every `opencode export` file given or found in the folders (files that are not",
+  "exports are listed as skipped). With no path: every session of your own opencode (all",
+  "projects, subagents' sessions too), read through `opencode serve` on 127.0.0.1 with your",
+  "environment (XDG_DATA_HOME …), stopped afterwards.",
+  "",
+  "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
+  ...SETTINGS_USAGE,
+  ...AUDIT_FLAGS.map(([flag, help]) => `  ${flag.padEnd(23)}${help}`),
+  "",
+].join("\n");
+
+/** What an audit found: the listed rows (oldest first), the totals, and the skipped inputs (one line each). */
+export interface AuditResult {
+  readonly rows: readonly AuditSession[];
+  /** For `--html`: each listed row's chart series, in `rows` order; empty otherwise. */
+  readonly series: readonly SessionSeries[];
+  readonly totals: AuditTotals;
+  readonly skipped: readonly string[];
+}
+
+type AuditedReplay = ReturnType<typeof auditSession>["replay"];
+/** Makes a listed session's chart series (for `--html`), from its messages and replay's rows. */
+type SeriesMaker = (session: SessionData, replay: AuditedReplay) => SessionSeries;
+
+/** A session to audit, or an input that was skipped (one line why; `counted`: it is one of the source's `total`). */
+type Item =
+  | { readonly kind: "session"; readonly session: SessionData; readonly source: string }
+  | { readonly kind: "skipped"; readonly line: string; readonly counted: boolean };
+
+/** A sequence of sessions to audit, with how many there are (for the progress bar). */
+interface Source {
+  readonly total: number;
+  /** What `total` counts, for the progress bar: "files" or "sessions". */
+  readonly unit: string;
+  items(): AsyncGenerator<Item>;
+  close(): Promise<void>;
+}
+
+/** The export files among `paths` (folders listed first, so the total is known). */
+async function exportFiles(paths: readonly string[], recursive: boolean): Promise<Source> {
+  const files: string[] = [];
+  const skipped: string[] = [];
+  for await (const found of findExports(paths, { recursive })) {
+    if (found.kind === "file") files.push(found.path);
+    else skipped.push(found.line);
+  }
+  async function* items(): AsyncGenerator<Item> {
+    for (const line of skipped) yield { kind: "skipped", line, counted: false };
+    for (const path of files) {
+      try {
+        yield { kind: "session", session: await readExport(path), source: path };
+      } catch (error) {
+        if (!(error instanceof ExportError)) throw error;
+        yield { kind: "skipped", line: error.message, counted: true };
+      }
+    }
+  }
+  return { total: files.length, unit: "files", items, close: async () => undefined };
+}
+
+/** The sessions of the user's opencode, read through `<bin> serve` (audit-opencode.ts, loaded only here). */
+async function opencodeSessions(bin: string, env: Readonly<Record<string, string | undefined>>, since: number | null): Promise<Source> {
+  const { openOpencode } = await import("../audit-opencode.js");
+  const opened = await openOpencode(bin, env, { since });
+  async function* items(): AsyncGenerator<Item> {
+    for await (const item of opened.items()) {
+      yield item.kind === "session" ? { kind: "session", session: item.session, source: "opencode" } : { ...item, counted: true };
+    }
+  }
+  return { total: opened.total, unit: "sessions", items, close: () => opened.close() };
+}
+
+/** Whether an error is opencode failing to start or answer (exit 2, one line). */
+const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === "OpencodeError";
+
+/**
+ * Audits every session of a source: one at a time, decided as `replay` decides it.
+ * @param onSession called after each session is read (for the progress bar).
+ */
+async function audit(
+  source: Source,
+  options: AuditDecisionOptions,
+  since: number | null,
+  onSession: () => void,
+  makeSeries?: SeriesMaker,
+): Promise<AuditResult> {
+  const listed: Array<{ row: AuditSession; series: SessionSeries | null }> = [];
+  const skipped: string[] = [];
+  let totals = EMPTY_TOTALS;
+  for await (const item of source.items()) {
+    if (item.kind === "skipped") {
+      skipped.push(item.line);
+      if (item.counted) onSession();
+      continue;
+    }
+    onSession();
+    if (since !== null) {
+      const updated = sessionUpdated(item.session.info);
+      if (updated === null || updated < since) continue;
+    }
+    const { row, replay } = auditSession(item.session, item.source, options);
+    totals = addToTotals(totals, row);
+    if (isListed(row)) listed.push({ row, series: makeSeries ? makeSeries(item.session, replay) : null });
+  }
+  listed.sort((a, b) => byCreated(a.row, b.row));
+  const series = listed.flatMap((l) => (l.series ? [l.series] : []));
+  return { rows: listed.map((l) => l.row), series, totals, skipped };
+}
+
+/** A time span for the table: `4.2 s`, `3 min 05 s`, `1 h 02 min`. */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  if (whole < 3600) return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, "0")} s`;
+  return `${Math.floor(whole / 3600)} h ${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")} min`;
+}
+
+/** A date for the table, UTC: `2026-11-30 18:22`, or "-". */
+const formatDate = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " "));
+
+/** A title for one table cell: control characters out, at most `max` characters. */
+function cell(text: string, max: number): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** The title cell: a subagent's session is labelled with its parent. */
+const titleCell = (row: AuditSession): string =>
+  row.parentID === null ? cell(row.title, 40) : `↳ subagent of ${row.parentID}: ${cell(row.title, 30)}`;
+
+/** The totals line of the table. */
+export function totalsLine(totals: AuditTotals, listed: number): string {
+  const plural = (n: number, word: string) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
+  return (
+    `totals: ${plural(totals.sessions, "session")} read, ${fmt(listed)} with automatic compactions (listed), ` +
+    `${fmt(totals.sessions - listed)} without; ${fmt(totals.looping)} looping; the guard would have saved ` +
+    `${plural(totals.continuesSaved, "synthetic continue turn")} and ${plural(totals.tokensAfterDeny, "token")}`
+  );
+}
+
+/** The audit table: one row per listed session, then the totals line. */
+export function auditTable(result: AuditResult): string {
+  const header = [
+    "session",
+    "title",
+    "created (UTC)",
+    "compactions",
+    "first deny",
+    "rule",
+    "continues saved",
+    "tokens after deny",
+    "time after deny",
+  ];
+  const body = result.rows.map((r) => [
+    r.sessionID,
+    titleCell(r),
+    formatDate(r.created),
+    String(r.compactions),
+    r.firstDeny === null ? "-" : String(r.firstDeny),
+    r.rule ?? "-",
+    String(r.continuesSaved),
+    fmt(r.tokensAfterDeny),
+    r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const right = new Set([3, 4, 6, 7, 8]);
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  const lines = result.rows.length > 0 ? [line(header), ...body.map(line)] : ["no session with an automatic compaction"];
+  return [...lines, totalsLine(result.totals, result.rows.length)].join("\n");
+}
+
+/** `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus parentID and created). */
+export function auditJson(result: AuditResult): string {
+  return JSON.stringify({
+    sessions: result.rows.map((r) => ({
+      sessionID: r.sessionID,
+      source: r.source,
+      title: r.title,
+      compactions: r.compactions,
+      firstDeny: r.firstDeny,
+      rule: r.rule,
+      continuesSaved: r.continuesSaved,
+      tokensAfterDeny: r.tokensAfterDeny,
+      secondsAfterDeny: r.secondsAfterDeny,
+      parentID: r.parentID,
+      created: r.created,
+    })),
+    totals: {
+      sessions: result.totals.sessions,
+      looping: result.totals.looping,
+      continuesSaved: result.totals.continuesSaved,
+      tokensAfterDeny: result.totals.tokensAfterDeny,
+    },
+  });
+}
+
+/**
+ * Runs `audit` (argv includes the word `audit`). Same conventions as the CLI's `main`.
+ * @returns the exit code; never throws.
+ */
+export async function runAudit(
+  argv: readonly string[],
+  out: (text: string) => void,
+  err: (text: string) => void,
+  env: Readonly<Record<string, string | undefined>>,
+  progress: NodeJS.WritableStream & { isTTY?: boolean },
+): Promise<number> {
+  let source: Source | undefined;
+  let bar: cliProgress.SingleBar | undefined;
+  try {
+    const { values: parsed, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: AUDIT_PARSE_OPTIONS });
+    const values = parsed as Record<string, string | boolean | undefined>;
+    if (values.help) {
+      out(USAGE);
+      return 0;
+    }
+    if (values.version) {
+      out(`${VERSION}\n`);
+      return 0;
+    }
+    const paths = positionals.slice(1);
+    const sinceText = values.since as string | undefined;
+    const since = sinceText === undefined ? null : parseSince(sinceText);
+    if (sinceText !== undefined && since === null) {
+      throw new UsageError(`--since must be an ISO date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]), got ${JSON.stringify(sinceText)}`);
+    }
+    const html = values.html as string | undefined;
+    if (html !== undefined && html.trim() === "") throw new UsageError("--html needs a file name");
+    const bin = values.opencode as string | undefined;
+    if (bin !== undefined && paths.length > 0) throw new UsageError("--opencode is for audit with no path (reading through opencode)");
+    if (bin !== undefined && bin.trim() === "") throw new UsageError("--opencode needs the opencode binary");
+    if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
+    const inputs = decisionInputs(values, env, err);
+
+    source = paths.length > 0 ? await exportFiles(paths, values.recursive === true) : await opencodeSessions(bin ?? "opencode", env, since);
+    if (progress.isTTY && source.total > 1) {
+      bar = new cliProgress.SingleBar(
+        { stream: progress, format: `audit {bar} {value}/{total} ${source.unit}`, clearOnComplete: true, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(source.total, 0);
+    }
+    let makeSeries: SeriesMaker | undefined;
+    if (html !== undefined) {
+      const { sessionSeries } = await import("../series.js");
+      const usable = usableContext(inputs.limits, inputs.reserved);
+      makeSeries = (session, replay) =>
+        sessionSeries(buildTimeline(session.messages), replay, usable, {
+          id: session.info.id,
+          title: typeof session.info.title === "string" ? session.info.title : "",
+        });
+    }
+    const result = await audit(source, inputs, since, () => bar?.increment(), makeSeries);
+    bar?.stop();
+    bar = undefined;
+    await source.close();
+    source = undefined;
+
+    for (const line of result.skipped) err(`skipped ${line}\n`);
+    if (paths.length > 0 && result.totals.sessions === 0 && result.skipped.length > 0) {
+      throw new UsageError(`no opencode session export among the ${result.skipped.length === 1 ? "file" : "files"} given`);
+    }
+    out(`${values.json ? auditJson(result) : auditTable(result)}\n`);
+    if (html !== undefined) {
+      const { renderHtmlReport } = await import("../report-html.js");
+      const report: AuditReport = {
+        generatedAt: new Date().toISOString(),
+        totals: result.totals,
+        sessions: result.rows.map((row, i) => ({ row, series: result.series[i]! })),
+        skipped: result.skipped,
+      };
+      try {
+        await writeFile(html, renderHtmlReport(report));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new UsageError(`cannot write the HTML report to ${html} (${code ?? (error as Error).message})`);
+      }
+      (values.json ? err : out)(`HTML report written to ${html}\n`);
+    }
+    return 0;
+  } catch (error) {
+    bar?.stop();
+    await source?.close().catch(() => undefined);
+    return reportError(error, KNOWN_FLAGS, err, isOpencodeError);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * What the CLI's commands share: the decision flags (guard settings, model limits,
+ * `compaction.reserved`) that `replay` and `audit` both take, and how a usage problem or a
+ * parse error becomes one line and exit code 2.
+ */
+import { closest } from "fastest-levenshtein";
+import { ExportError } from "../export.js";
+import type { ModelLimits } from "../limits.js";
+import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../settings.js";
+
+/** The settings replay and audit take as flags (the others mean nothing to a replay). */
+export const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);
+
+/** The decision flags that are not settings, with their help. */
+export const LIMIT_FLAGS = [
+  ["--context-limit N", "model context window, tokens   } known limits let no-progress"],
+  ["--output-limit N", "model output limit, tokens     } compare with opencode's"],
+  ["--input-limit N", "model input limit, tokens      } usable context"],
+  ["--reserved N", "opencode's compaction.reserved, tokens (moves the usable line of a model with an input limit)"],
+] as const;
+
+/** Usage lines of the settings flags, with their defaults. */
+export const SETTINGS_USAGE: readonly string[] = REPLAY_KEYS.map((key) => {
+  const s = SETTINGS[key];
+  return `  ${`--${s.flag} ${key === "matchOutput" ? "BOOL" : key === "ignore" ? "LIST" : key === "minReduction" ? "F" : "N"}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
+});
+
+/** parseArgs option definitions of the decision flags. */
+export const DECISION_OPTIONS = {
+  ...Object.fromEntries(REPLAY_KEYS.map((key) => [SETTINGS[key].flag, { type: "string" as const }])),
+  "context-limit": { type: "string" },
+  "output-limit": { type: "string" },
+  "input-limit": { type: "string" },
+  reserved: { type: "string" },
+} as const satisfies Record<string, { type: "string" }>;
+
+/** Every long decision flag, for "did you mean". */
+export const DECISION_FLAGS: readonly string[] = [
+  ...REPLAY_KEYS.map((key) => `--${SETTINGS[key].flag}`),
+  "--context-limit",
+  "--output-limit",
+  "--input-limit",
+  "--reserved",
+];
+
+/** A usage or input problem: printed as one line, exit 2. */
+export class UsageError extends Error {}
+
+/** A whole number of tokens ≥ `min` from a flag; a UsageError otherwise. */
+export function wholeTokens(name: string, text: string, min: number): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(value >= min)) {
+    throw new UsageError(`--${name} must be a ${min > 0 ? "positive " : ""}whole number of tokens, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+function tokensFlag(name: string, text: string | undefined): number | undefined {
+  return text === undefined ? undefined : wholeTokens(name, text, 1);
+}
+
+/**
+ * The model's limits from the flags. opencode's usable context needs the context and the
+ * output limit together (an unknown output limit would count as 32,000), and an output or
+ * input limit means nothing without the context limit.
+ * @throws UsageError one line naming the flag.
+ */
+export function limitsFlags(values: Record<string, string | boolean | undefined>): Partial<ModelLimits> {
+  const text = (name: string) => values[name] as string | undefined;
+  const limits = {
+    context: tokensFlag("context-limit", text("context-limit")),
+    output: tokensFlag("output-limit", text("output-limit")),
+    input: tokensFlag("input-limit", text("input-limit")),
+  };
+  if (limits.context !== undefined && limits.output === undefined) {
+    throw new UsageError("--context-limit needs --output-limit too (opencode's usable context depends on both)");
+  }
+  if (limits.context === undefined && (limits.output !== undefined || limits.input !== undefined)) {
+    throw new UsageError(`--${limits.output !== undefined ? "output" : "input"}-limit needs --context-limit too`);
+  }
+  if (limits.context !== undefined && limits.output !== undefined && limits.input === undefined && limits.output >= limits.context) {
+    throw new UsageError(
+      `--output-limit ${limits.output} is not below --context-limit ${limits.context}: opencode would have no usable context`,
+    );
+  }
+  if (limits.context !== undefined && limits.input !== undefined && limits.input > limits.context) {
+    throw new UsageError(`--input-limit ${limits.input} is over --context-limit ${limits.context}`);
+  }
+  return limits;
+}
+
+/** What a decision needs besides the history, from the environment and the flags. */
+export interface DecisionInputs {
+  readonly settings: GuardSettings;
+  readonly limits: Partial<ModelLimits>;
+  /** opencode's `compaction.reserved` (tokens), when given. */
+  readonly reserved: number | undefined;
+}
+
+/**
+ * Guard settings (defaults < `OPENCODE_COMPACTION_GUARD_*` < flags), model limits and
+ * `--reserved`, exactly as `replay` reads them. A bad environment value is a `warning: …`
+ * line on `err` (the value below it stands).
+ * @throws UsageError for a bad flag value.
+ */
+export function decisionInputs(
+  values: Record<string, string | boolean | undefined>,
+  env: Readonly<Record<string, string | undefined>>,
+  err: (text: string) => void,
+): DecisionInputs {
+  const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS });
+  for (const problem of resolved.problems) err(`warning: ${problem}\n`);
+  const settings: Record<string, unknown> = { ...resolved.settings };
+  for (const key of REPLAY_KEYS) {
+    const flag = SETTINGS[key].flag!;
+    const text = values[flag] as string | undefined;
+    if (text === undefined) continue;
+    const checked = checkSetting(key, parseSettingText(key, text));
+    if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
+    settings[key] = checked.value;
+  }
+  const limits = limitsFlags(values);
+  const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
+  return { settings: settings as unknown as GuardSettings, limits, reserved };
+}
+
+/** The known flag nearest to a mistyped one: one it begins (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`). */
+export function nearestFlag(flag: string, known: readonly string[]): string {
+  const long = flag.startsWith("--") ? flag : `-${flag}`;
+  return known.find((k) => k.startsWith(long)) ?? closest(long, [...known]);
+}
+
+/**
+ * The exit code and the one line for an error a command threw: 2 for a usage or input
+ * problem (UsageError, ExportError, `extraUsage` ones, parseArgs errors), 1 (`internal
+ * error: …`) for anything else.
+ */
+export function reportError(
+  error: unknown,
+  knownFlags: readonly string[],
+  err: (text: string) => void,
+  isUsage: (error: unknown) => boolean = () => false,
+): number {
+  if (error instanceof UsageError || error instanceof ExportError || isUsage(error)) {
+    err(`opencode-compaction-guard: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const code = (error as { code?: string }).code;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const flag = /'(-{1,2}[^'=]+)/.exec((error as Error).message)?.[1] ?? "";
+    err(`opencode-compaction-guard: unknown option ${flag}; did you mean ${nearestFlag(flag, knownFlags)}? (try --help)\n`);
+    return 2;
+  }
+  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+    err(`opencode-compaction-guard: ${(error as Error).message.replace(/\s+/g, " ").trim()} (try --help)\n`);
+    return 2;
+  }
+  err(`opencode-compaction-guard: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+  return 1;
+}
+
+/** A token count with thousands separators, or "-" for null. */
+export const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));

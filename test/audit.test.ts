@@ -1,0 +1,460 @@
+import type { AuditJson, AuditSession } from "../src/audit-types.js";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { Writable } from "node:stream";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { auditSession, auditTotals, parseSince } from "../src/audit.js";
+import { formatSeconds } from "../src/cli/audit.js";
+import { main } from "../src/cli.js";
+import { cli } from "./support/cli.js";
+import { DEFAULT_SETTINGS } from "../src/settings.js";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
+
+/** `replay <file> --json`, through the same main(). */
+async function replay(path: string, flags: string[] = []) {
+  const { code, stdout } = await cli(["replay", path, "--json", ...flags]);
+  expect(code).toBe(0);
+  return JSON.parse(stdout) as { sessionID: string; compactions: Array<{ rule: string | null }>; firstDeny: number | null };
+}
+
+/** Non-export JSON files among the fixtures (expectations and notes). */
+const NOT_EXPORTS = ["expect.json", "judgement/expect.json", "review/expect.json", "review/notes.json"];
+
+/** Every export file under fixtures/ (top level, or with the sub-folders). */
+function exportFiles(recursive: boolean): string[] {
+  const top = readdirSync(FIXTURES, { withFileTypes: true });
+  const files = top.filter((e) => e.isFile()).map((e) => join(FIXTURES, e.name));
+  if (recursive) {
+    for (const dir of top.filter((e) => e.isDirectory())) {
+      files.push(...readdirSync(join(FIXTURES, dir.name)).map((name) => join(FIXTURES, dir.name, name)));
+    }
+  }
+  return files.filter((f) => !NOT_EXPORTS.some((n) => f.endsWith(`/fixtures/${n}`)));
+}
+
+/** Checks an audit against replay, session by session, and its totals against its rows. */
+async function expectAgreesWithReplay(audit: AuditJson, files: string[], flags: string[] = []) {
+  let looping = 0;
+  let listed = 0;
+  for (const file of files) {
+    const r = await replay(file, flags);
+    const row = audit.sessions.find((s) => s.source === file);
+    if (r.compactions.length === 0) {
+      expect(row, file).toBeUndefined();
+      continue;
+    }
+    listed += 1;
+    expect(row, file).toBeDefined();
+    expect([row!.sessionID, row!.compactions, row!.firstDeny, row!.rule], file).toEqual([
+      r.sessionID,
+      r.compactions.length,
+      r.firstDeny,
+      r.firstDeny === null ? null : r.compactions[r.firstDeny - 1]!.rule,
+    ]);
+    if (r.firstDeny !== null) looping += 1;
+    else expect([row!.continuesSaved, row!.tokensAfterDeny, row!.secondsAfterDeny]).toEqual([0, 0, 0]);
+  }
+  expect(audit.sessions).toHaveLength(listed);
+  expect(audit.totals).toEqual({
+    sessions: files.length,
+    looping,
+    continuesSaved: audit.sessions.reduce((sum, s) => sum + s.continuesSaved, 0),
+    tokensAfterDeny: audit.sessions.reduce((sum, s) => sum + s.tokensAfterDeny, 0),
+  });
+}
+
+describe("audit <folder> --json agrees with replay, session by session", () => {
+  it("fixtures/ (not recursive): the e2e exports and the shared loop; expect.json skipped with one line", async () => {
+    const { code, stdout, stderr } = await cli(["audit", FIXTURES, "--json"]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split("\n")).toHaveLength(1);
+    const audit = JSON.parse(stdout) as AuditJson;
+    expect(Object.keys(audit)).toEqual(["sessions", "totals"]);
+    const files = exportFiles(false);
+    expect(files).toHaveLength(25);
+    await expectAgreesWithReplay(audit, files);
+    // Not recursive: nothing from judgement/ or review/.
+    expect(audit.sessions.filter((s) => /\/(judgement|review)\//.test(s.source))).toEqual([]);
+    expect(stderr).toBe(
+      `skipped ${join(FIXTURES, "expect.json")}: not an opencode session export (info: Invalid input: expected object, received undefined)\n`,
+    );
+    // Known figures: 25 exports, 17 denied; the shared loop export's third continue turn came after the first deny.
+    expect(audit.totals).toEqual({ sessions: 25, looping: 17, continuesSaved: 8, tokensAfterDeny: 51_450 });
+    const loop = audit.sessions.find((s) => s.sessionID === "ses_dd48353bdffeeLNjPk1FftaDqf")!;
+    expect(loop).toMatchObject({ compactions: 3, firstDeny: 2, rule: "no-progress", continuesSaved: 1, tokensAfterDeny: 7350 });
+    // The unguarded fixed-point run: 8 compactions, denied at 2; 7 continue turns and 44,100 tokens after it.
+    const unguarded = audit.sessions.find((s) => s.source.endsWith("e2e-fixed-point-unguarded.json"))!;
+    expect(unguarded).toMatchObject({ compactions: 8, firstDeny: 2, rule: "no-progress", continuesSaved: 7, tokensAfterDeny: 44_100 });
+    expect(Object.keys(loop)).toEqual([
+      "sessionID",
+      "source",
+      "title",
+      "compactions",
+      "firstDeny",
+      "rule",
+      "continuesSaved",
+      "tokensAfterDeny",
+      "secondsAfterDeny",
+      "parentID",
+      "created",
+    ]);
+  });
+
+  it("-r / --recursive: the sub-folders too, subagent sessions labelled; every non-export listed as skipped, one line each", async () => {
+    for (const flag of ["-r", "--recursive"]) {
+      const { code, stdout, stderr } = await cli(["audit", FIXTURES, flag, "--json"]);
+      expect(code).toBe(0);
+      const audit = JSON.parse(stdout) as AuditJson;
+      const files = exportFiles(true);
+      expect(files.length).toBe(25 + 12 + 22);
+      await expectAgreesWithReplay(audit, files);
+      const skipped = stderr.trim().split("\n");
+      expect(skipped).toHaveLength(NOT_EXPORTS.length);
+      expect(skipped.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(NOT_EXPORTS.map((n) => `skipped ${join(FIXTURES, n)}`));
+      const child = audit.sessions.find((s) => s.sessionID === "ses_child")!;
+      expect(child).toMatchObject({ parentID: "ses_parent", firstDeny: null });
+    }
+  });
+
+  it("the decision flags change the audit as they change replay", async () => {
+    const flags = ["--min-reduction", "0", "--threshold", "4", "--context-limit", "8000", "--output-limit", "2000"];
+    const { code, stdout } = await cli(["audit", FIXTURES, "--json", ...flags]);
+    expect(code).toBe(0);
+    await expectAgreesWithReplay(JSON.parse(stdout) as AuditJson, exportFiles(false), flags);
+  });
+
+  it("files given one by one, and a missing path, are read in order; the missing one is skipped", async () => {
+    const loop = join(FIXTURES, "opencode-1.18.33-loop-bash.json");
+    const healthy = join(FIXTURES, "e2e-healthy.json");
+    const { code, stdout, stderr } = await cli(["audit", loop, join(FIXTURES, "nope.json"), healthy, "--json"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(`skipped ${join(FIXTURES, "nope.json")}: no such file or folder\n`);
+    const audit = JSON.parse(stdout) as AuditJson;
+    expect(audit.sessions.map((s) => [s.source, s.firstDeny])).toEqual([
+      [loop, 2],
+      [healthy, null],
+    ]);
+    expect(audit.totals).toEqual({ sessions: 2, looping: 1, continuesSaved: 1, tokensAfterDeny: 7350 });
+  });
+});
+
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0); // 2026-11-30 12:00 UTC
+
+/** A hand-made export: a fixed-point loop of 3 compactions, each step 7,000 prompt + 20 output tokens. */
+function handMade(id = "ses_hand", options: { updated?: number; created?: number; parentID?: string; compactions?: boolean } = {}) {
+  let n = 0;
+  const messages: unknown[] = [];
+  const msg = (role: "user" | "assistant", info: Record<string, unknown>, parts: unknown[]) => {
+    const mid = `msg_${String(++n).padStart(3, "0")}`;
+    messages.push({
+      info: { id: mid, sessionID: id, role, ...info },
+      parts: parts.map((p, i) => ({ id: `prt_${n}_${i}`, ...(p as object) })),
+    });
+    return mid;
+  };
+  const at = (s: number) => T0 + s * 1000;
+  const step = (s: number, tokens: Record<string, unknown>) =>
+    msg("assistant", { finish: "tool-calls", tokens, time: { created: at(s), completed: at(s + 1) } }, [
+      { type: "step-start" },
+      { type: "tool", tool: "bash", state: { status: "completed", input: { command: "echo hi" }, output: "hi\n" } },
+      { type: "step-finish" },
+    ]);
+  const cycle = (s: number) => {
+    const c = msg("user", { time: { created: at(s) } }, [{ type: "compaction", auto: true, overflow: false }]);
+    msg(
+      "assistant",
+      {
+        summary: true,
+        parentID: c,
+        finish: "stop",
+        tokens: { total: 330, input: 300, output: 30 },
+        time: { created: at(s), completed: at(s + 2) },
+      },
+      [{ type: "text", text: "SUMMARY: run echo hi again." }],
+    );
+    msg("user", { time: { created: at(s + 3) } }, [
+      { type: "text", synthetic: true, metadata: { compaction_continue: true }, text: "Continue if you have next steps, or stop and ask." },
+    ]);
+  };
+  msg("user", { time: { created: at(0) } }, [{ type: "text", text: "run echo hi" }]);
+  step(1, { total: 7020, input: 7000, output: 20, cache: { read: 0, write: 0 } }); // ends at 2 s
+  if (options.compactions !== false) {
+    cycle(10); // compaction 1: 10–12 s, continue at 13 s
+    step(20, { input: 7000, output: 20, cache: { read: 0, write: 0 } }); // no total: 7,020
+    cycle(30); // compaction 2, denied by no-progress: its summary ends at 32 s
+    step(40, { input: 6000, output: 20, cache: { read: 1000, write: 0 } }); // 7,020 (cache counts)
+    cycle(50); // compaction 3: summary 330 tokens, continue at 53 s
+    step(60, { total: 7020, input: 7000, output: 20 }); // ends at 61.5 s
+    (messages.at(-1) as { info: { time: { completed: number } } }).info.time.completed = at(61.5);
+  }
+  return {
+    info: {
+      id,
+      title: `hand-made ${id}`,
+      directory: "/home/dev/project",
+      ...(options.parentID ? { parentID: options.parentID } : {}),
+      time: { created: options.created ?? at(0), updated: options.updated ?? at(61.5) },
+    },
+    messages,
+  };
+}
+
+describe("what the first deny would have saved, on a hand-made export", () => {
+  it("counts continue turns, tokens and wall time after the denied compaction's summary", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-"));
+    const file = join(dir, "hand.json");
+    writeFileSync(file, JSON.stringify(handMade()));
+    const r = await replay(file);
+    expect([r.firstDeny, r.compactions.map((c) => c.rule)]).toEqual([2, [null, "no-progress", "no-progress"]]);
+    const { code, stdout } = await cli(["audit", dir, "--json"]);
+    expect(code).toBe(0);
+    const audit = JSON.parse(stdout) as AuditJson;
+    expect(audit.sessions).toEqual([
+      {
+        sessionID: "ses_hand",
+        source: file,
+        title: "hand-made ses_hand",
+        compactions: 3,
+        firstDeny: 2,
+        rule: "no-progress",
+        // The continue turn at 33 s (the one the deny stops) and at 53 s.
+        continuesSaved: 2,
+        // After the summary of compaction 2: step 40 (6,000 + 20 + 1,000 cache), summary 3 (total 330), step 60 (total 7,020).
+        tokensAfterDeny: 7020 + 330 + 7020,
+        // From that summary's end (32 s) to the last message's end (61.5 s).
+        secondsAfterDeny: 29.5,
+        parentID: null,
+        created: T0,
+      },
+    ]);
+    expect(audit.totals).toEqual({ sessions: 1, looping: 1, continuesSaved: 2, tokensAfterDeny: 14_370 });
+  });
+
+  it("auditSession and auditTotals (the pure part); a subagent's session is labelled and decided as one", () => {
+    const options = { settings: DEFAULT_SETTINGS };
+    const child = auditSession(handMade("ses_child", { parentID: "ses_parent" }), "x.json", options);
+    expect(child.row).toMatchObject({ parentID: "ses_parent", compactions: 3, firstDeny: 2, continuesSaved: 2, tokensAfterDeny: 14_370 });
+    expect(child.replay).toHaveLength(3);
+    const quiet = auditSession(handMade("ses_quiet", { compactions: false }), "y.json", options).row;
+    expect(quiet).toMatchObject({
+      compactions: 0,
+      firstDeny: null,
+      rule: null,
+      continuesSaved: 0,
+      tokensAfterDeny: 0,
+      secondsAfterDeny: 0,
+    });
+    expect(auditTotals([child.row, quiet, child.row])).toEqual({ sessions: 3, looping: 2, continuesSaved: 4, tokensAfterDeny: 28_740 });
+  });
+
+  it("the table: one row per session with compactions, sessions without counted in the totals line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-"));
+    writeFileSync(join(dir, "a.json"), JSON.stringify(handMade("ses_a")));
+    writeFileSync(join(dir, "b.json"), JSON.stringify(handMade("ses_b", { compactions: false })));
+    writeFileSync(join(dir, "c.json"), JSON.stringify(handMade("ses_c", { parentID: "ses_a" })));
+    const { code, stdout, stderr } = await cli(["audit", dir]);
+    expect([code, stderr]).toEqual([0, ""]);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(
+      /^session +title +created \(UTC\) +compactions +first deny +rule +continues saved +tokens after deny +time after deny$/,
+    );
+    expect(lines[1]).toMatch(/^ses_a +hand-made ses_a +2026-11-30 12:00 +3 +2 +no-progress +2 +14,370 +29\.5 s$/);
+    expect(lines[2]).toMatch(/^ses_c +↳ subagent of ses_a: hand-made ses_c +2026-11-30 12:00 +3 +2 +no-progress +2 +14,370 +29\.5 s$/);
+    expect(lines[3]).toBe(
+      "totals: 3 sessions read, 2 with automatic compactions (listed), 1 without; 2 looping; the guard would have saved 4 synthetic continue turns and 28,740 tokens",
+    );
+  });
+});
+
+describe("--since", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ocg-audit-since-"));
+  writeFileSync(
+    join(dir, "old.json"),
+    JSON.stringify(handMade("ses_old", { created: Date.UTC(2026, 0, 1), updated: Date.UTC(2026, 0, 2) })),
+  );
+  writeFileSync(
+    join(dir, "new.json"),
+    JSON.stringify(handMade("ses_new", { created: Date.UTC(2026, 5, 1), updated: Date.UTC(2026, 5, 1, 10) })),
+  );
+  // Created before the date, active after it: recent.
+  writeFileSync(
+    join(dir, "long.json"),
+    JSON.stringify(handMade("ses_long", { created: Date.UTC(2025, 11, 1), updated: Date.UTC(2026, 5, 2) })),
+  );
+
+  it.each([
+    ["2026-03-01", ["ses_long", "ses_new"]],
+    ["2026-06-01T10:00:00Z", ["ses_long", "ses_new"]],
+    ["2026-06-01T10:00:00.001Z", ["ses_long"]],
+    ["2026-06-01T12:00+02:00", ["ses_long", "ses_new"]],
+    ["2025-01-01", ["ses_long", "ses_old", "ses_new"]],
+    ["2027-01-01", []],
+  ])("--since %s keeps the sessions active since then", async (since, ids) => {
+    const { code, stdout } = await cli(["audit", dir, "--json", "--since", since]);
+    expect(code).toBe(0);
+    const audit = JSON.parse(stdout) as AuditJson;
+    expect(audit.sessions.map((s) => s.sessionID)).toEqual(ids);
+    expect(audit.totals.sessions).toBe(ids.length);
+  });
+
+  it("parseSince: ISO dates only", () => {
+    expect(parseSince("2026-11-30")).toBe(Date.UTC(2026, 10, 30));
+    expect(parseSince("2026-11-30T18:22:05Z")).toBe(Date.UTC(2026, 10, 30, 18, 22, 5));
+    expect(parseSince("2026-11-30T18:22:05.250-01:30")).toBe(Date.UTC(2026, 10, 30, 19, 52, 5, 250));
+    for (const bad of ["yesterday", "30/11/2026", "2026-02-30", "2026-13-01", "2026-11-30T25:00", "1700000000000", ""]) {
+      expect(parseSince(bad), bad).toBeNull();
+    }
+  });
+});
+
+describe("audit: usage and input errors exit 2 with one line", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ocg-audit-bad-"));
+  mkdirSync(join(dir, "sub"));
+  writeFileSync(join(dir, "notes.txt"), "not an export");
+
+  it.each([
+    ["--since yesterday", [FIXTURES, "--since", "yesterday"], /--since must be an ISO date .*, got "yesterday"$/],
+    ["--since 2026-02-30", [FIXTURES, "--since", "2026-02-30"], /--since must be an ISO date/],
+    ["an unknown flag", [FIXTURES, "--jsonn"], /^opencode-compaction-guard: unknown option --jsonn; did you mean --json\? \(try --help\)$/],
+    ["a bad setting", [FIXTURES, "--threshold", "many"], /--threshold: threshold must be an integer from 2 to 1000, got "many"$/],
+    ["a limit alone", [FIXTURES, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
+    ["--opencode with paths", [FIXTURES, "--opencode", "opencode"], /--opencode is for audit with no path/],
+    ["--recursive without a path", ["-r"], /--recursive needs a folder to read$/],
+    ["--html without a name", [FIXTURES, "--html="], /--html needs a file name$/],
+    [
+      "a missing opencode",
+      ["--opencode", "/nonexistent/bin/opencode"],
+      /opencode not found: \/nonexistent\/bin\/opencode \(install opencode/,
+    ],
+  ])("%s", async (_, args, message) => {
+    const { code, stdout, stderr } = await cli(["audit", ...args]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(stderr.trim()).toMatch(/^opencode-compaction-guard: /);
+    expect(stderr.trim()).toMatch(message);
+  });
+
+  it("only files that are not exports: each skipped, one line, then exit 2; sub-folders are not read without -r", async () => {
+    const { code, stdout, stderr } = await cli(["audit", dir]);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.split("\n").filter(Boolean)).toEqual([
+      `skipped ${join(dir, "notes.txt")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
+      "opencode-compaction-guard: no opencode session export among the file given",
+    ]);
+  });
+
+  it("an empty folder: nothing read, exit 0", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "ocg-audit-empty-"));
+    expect(await cli(["audit", empty])).toEqual({
+      code: 0,
+      stdout:
+        "no session with an automatic compaction\ntotals: 0 sessions read, 0 with automatic compactions (listed), 0 without; 0 looping; the guard would have saved 0 synthetic continue turns and 0 tokens\n",
+      stderr: "",
+    });
+  });
+
+  it("--help shows audit's usage; replay is untouched", async () => {
+    const { code, stdout } = await cli(["audit", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: opencode-compaction-guard audit [<export.json | folder>...] [options]");
+    expect(stdout).toContain("--since DATE");
+    expect((await cli(["replay", join(FIXTURES, "e2e-healthy.json"), "--since", "2026-01-01"])).stderr).toMatch(/unknown option --since/);
+  });
+
+  it("formatSeconds", () => {
+    expect([formatSeconds(0), formatSeconds(29.5), formatSeconds(65), formatSeconds(3725)]).toEqual([
+      "0.0 s",
+      "29.5 s",
+      "1 min 05 s",
+      "1 h 02 min",
+    ]);
+  });
+});
+
+describe("--html and replay --chart (the pages and charts are drawn by report-html.ts and chart-text.ts)", () => {
+  it("audit --html writes one self-contained page with every listed session, and says where in one line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-html-"));
+    const page = join(dir, "report.html");
+    const { code, stdout, stderr } = await cli(["audit", FIXTURES, "--html", page]);
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split("\n").at(-1)).toBe(`HTML report written to ${page}`);
+    expect(stderr.split("\n").filter(Boolean)).toHaveLength(1); // the skipped expect.json
+    const html = readFileSync(page, "utf8");
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/i);
+    for (const id of ["ses_dd48353bdffeeLNjPk1FftaDqf", "ses_dd42ec0c1ffebQWsYCN8ZKZND9"]) expect(html).toContain(id);
+    // With --json the line goes to standard error: standard output stays one JSON object.
+    const json = await cli(["audit", FIXTURES, "--json", "--html", page]);
+    expect(JSON.parse(json.stdout).totals.sessions).toBe(25);
+    expect(json.stderr.trimEnd().split("\n").at(-1)).toBe(`HTML report written to ${page}`);
+  });
+
+  it("audit --html into a folder that does not exist: one line, exit 2", async () => {
+    const { code, stderr } = await cli(["audit", FIXTURES, "--html", "/nonexistent/dir/report.html"]);
+    expect(code).toBe(2);
+    expect(stderr.trimEnd().split("\n").at(-1)).toBe(
+      "opencode-compaction-guard: cannot write the HTML report to /nonexistent/dir/report.html (ENOENT)",
+    );
+  });
+
+  it("replay --chart draws the chart under the unchanged table; with --json it is a usage error", async () => {
+    const loop = join(FIXTURES, "e2e-fixed-point-unguarded.json");
+    const plain = await cli(["replay", loop, "--context-limit", "8000", "--output-limit", "2000"]);
+    const charted = await cli(["replay", loop, "--context-limit", "8000", "--output-limit", "2000", "--chart"]);
+    expect(charted.code).toBe(0);
+    expect(charted.stdout.startsWith(plain.stdout)).toBe(true);
+    const chart = charted.stdout.slice(plain.stdout.length).trimEnd().split("\n");
+    expect(chart[0]).toBe("");
+    expect(chart.some((l) => l.includes("cXxxxxxx."))).toBe(true);
+    for (const line of chart) expect(line.length).toBeLessThanOrEqual(80);
+    expect(await cli(["replay", loop, "--chart", "--json"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "opencode-compaction-guard: --chart draws under the table; it does not go with --json\n",
+    });
+  });
+});
+
+describe("the progress bar", () => {
+  /** A writable stream that says it is (or is not) a terminal, and keeps what it got. */
+  const terminal = (isTTY: boolean) => {
+    const stream = Object.assign(
+      new Writable({
+        write(chunk, _encoding, done) {
+          stream.text += String(chunk);
+          done();
+        },
+      }),
+      { isTTY, columns: 100, text: "" },
+    );
+    return stream;
+  };
+
+  it("is drawn on a terminal while files are read, then cleared; nothing on a pipe; standard output is the same", async () => {
+    const outputs: string[] = [];
+    for (const isTTY of [true, false]) {
+      const stream = terminal(isTTY);
+      let stdout = "";
+      const code = await main(
+        ["audit", FIXTURES, "-r", "--json"],
+        (t) => (stdout += t),
+        () => undefined,
+        {},
+        stream,
+      );
+      expect(code).toBe(0);
+      outputs.push(stdout);
+      if (isTTY) {
+        expect(stream.text).toContain("audit ");
+        expect(stream.text).toContain(" 63/63 files");
+        expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
+      } else expect(stream.text).toBe("");
+    }
+    expect(outputs[0]).toBe(outputs[1]);
+  });
+});

@@ -1,0 +1,25 @@
+/** Runs the CLI in-process and gathers what it printed. */
+import { main } from "../../src/cli.js";
+
+/** What one CLI run printed and returned. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `main(args)` with standard output and error collected as strings.
+ * @param env the environment the settings are read from (default: none, so the machine's own variables never leak in).
+ */
+export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(
+    args,
+    (t) => (stdout += t),
+    (t) => (stderr += t),
+    env,
+  );
+  return { code, stdout, stderr };
+}
