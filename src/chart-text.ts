@@ -50,11 +50,21 @@ function wrap(text: string, width: number, indent = "  "): string[] {
   return lines;
 }
 
+/** Most columns one step gets when a session has few steps (so a short loop still reads as a line). */
+const MAX_STEP_COLUMNS = 4;
+
 /**
- * Which column each step falls in: one column per step when they fit, else
- * `floor(step × columns / steps)` (so every column covers 1 or more consecutive steps).
+ * Where each step is drawn: with fewer steps than columns each step gets `span` columns
+ * (1 to {@link MAX_STEP_COLUMNS}) starting at `step × span`; with more, step `i` of `n` goes to
+ * column `floor(i × columns / n)` (a column then covers 1 or more consecutive steps).
  */
-const columnOf = (step: number, steps: number, columns: number): number => (steps <= columns ? step : Math.floor((step * columns) / steps));
+function layout(steps: number, columns: number): { span: number; columnOf: (step: number) => number; used: number } {
+  if (steps <= columns) {
+    const span = Math.max(1, Math.min(MAX_STEP_COLUMNS, Math.floor(columns / steps)));
+    return { span, columnOf: (step) => step * span, used: steps * span };
+  }
+  return { span: 1, columnOf: (step) => Math.floor((step * columns) / steps), used: columns };
+}
 
 /**
  * Plots a session's context size (tokens) per step, with the usable context as a flat second
@@ -100,7 +110,9 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   const labelWidth = Math.max(num(top).length, 1) + 1;
   // asciichart draws `label ┤` then point i at column `labelWidth + 1 + i` (point 0 on the axis).
   const origin = labelWidth + 1;
-  const columns = Math.max(2, width - origin);
+  const usableLabel = series.usable === null ? "" : ` ← usable ${num(series.usable)}`;
+  const columns = Math.max(2, width - origin - usableLabel.length);
+  const { span, columnOf, used } = layout(n, columns);
 
   // Fill the gaps, then one value per column (the largest of its steps).
   const first = known[0]!;
@@ -108,8 +120,7 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   const filled = series.steps.map((t) => (t === null ? last : (last = t)));
   const values: number[] = [];
   for (let i = 0; i < n; i++) {
-    const column = columnOf(i, n, columns);
-    values[column] = Math.max(values[column] ?? 0, filled[i]!);
+    for (let c = columnOf(i); c < columnOf(i) + span && c < used; c++) values[c] = Math.max(values[c] ?? 0, filled[i]!);
   }
   // A single step still gets a short flat line.
   if (values.length === 1) values.push(values[0]!);
@@ -124,6 +135,11 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   })
     .split("\n")
     .map((row) => row.trimEnd());
+  // Name the usable line at its row's end (asciichart puts value v on row height − round(v × height / top)).
+  if (series.usable !== null && top > 0) {
+    const row = height - Math.round((series.usable * height) / top);
+    if (chart[row] !== undefined) chart[row] = `${chart[row]!.padEnd(origin + values.length)}${usableLabel}`;
+  }
 
   // The marker row: compactions, and the steps after the first deny.
   const marks: string[] = Array.from({ length: values.length }, () => " ");
@@ -133,18 +149,22 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
     if (strength[mark]! > strength[marks[at]!]!) marks[at] = mark;
   };
   const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
-  if (deny !== undefined) for (let i = deny.afterStep + 1; i < n; i++) put(columnOf(i, n, columns), ".");
+  if (deny !== undefined) for (let i = deny.afterStep + 1; i < n; i++) for (let c = 0; c < span; c++) put(columnOf(i) + c, ".");
+  // A compaction's mark goes under the last column of the step that set it off.
   series.compactions.forEach((c, k) =>
-    put(columnOf(Math.max(c.afterStep, 0), n, columns), k === series.firstDeny ? "X" : c.decision === "deny" ? "x" : "c"),
+    put(columnOf(Math.max(c.afterStep, 0)) + span - 1, k === series.firstDeny ? "X" : c.decision === "deny" ? "x" : "c"),
   );
   const markerRow = `${" ".repeat(origin)}${marks.join("")}`.trimEnd();
 
-  const perColumn = n <= columns ? "one column each" : `~${num(n / values.length)} a column, each its largest`;
+  const perColumn =
+    n > columns ? `~${num(n / values.length)} a column, each its largest` : span === 1 ? "one column each" : `${span} columns each`;
   const saved = stepsAfterFirstDeny(series);
   const legend = [
     `x: steps 1–${num(n)} (${perColumn}); y: context tokens`,
     "c compaction (continue allowed)  X first deny  x later deny  . step after it",
-    series.usable === null ? "model limits unknown: no usable-context line" : `flat line: usable context ${num(series.usable)} tokens`,
+    series.usable === null
+      ? "model limits unknown: no usable-context line"
+      : `← usable: opencode's usable context, ${num(series.usable)} tokens`,
     series.compactions.length === 0
       ? "no automatic compaction"
       : deny === undefined

@@ -410,7 +410,8 @@ describe("--html and replay --chart (the pages and charts are drawn by report-ht
     expect(charted.stdout.startsWith(plain.stdout)).toBe(true);
     const chart = charted.stdout.slice(plain.stdout.length).trimEnd().split("\n");
     expect(chart[0]).toBe("");
-    expect(chart.some((l) => l.includes("cXxxxxxx."))).toBe(true);
+    // 9 steps of 4 columns: c after step 1, X (first deny) after step 2, x after the next 6; the 9th step (refused) after them.
+    expect(chart.find((l) => l.includes("X"))?.trim()).toBe("c   X...x...x...x...x...x...x....");
     for (const line of chart) expect(line.length).toBeLessThanOrEqual(80);
     expect(await cli(["replay", loop, "--chart", "--json"])).toEqual({
       code: 2,

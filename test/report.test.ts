@@ -345,29 +345,29 @@ describe("terminalChart", () => {
 
   it("plots a small session exactly: the line, the usable line, the marker row and the legend", () => {
     expect(terminalChart(small, { height: 6 }).split("\n")).toEqual([
-      " 3,000 ┤ ╭╮ ╭─",
-      " 2,500 ┤─││─│─",
-      " 2,000 ┤╭╯│╭╯",
-      " 1,500 ┤│ ││",
-      " 1,000 ┤╯ ╰╯",
+      " 3,000 ┤       ╭───╮       ╭───────",
+      " 2,500 ┤───────│───│───────│─────── ← usable 2,500",
+      " 2,000 ┤   ╭───╯   │   ╭───╯",
+      " 1,500 ┤   │       │   │",
+      " 1,000 ┤───╯       ╰───╯",
       "   500 ┤",
       "     0 ┤",
-      "         c  X.",
-      "x: steps 1–7 (one column each); y: context tokens",
+      "                  c           X....",
+      "x: steps 1–7 (4 columns each); y: context tokens",
       "c compaction (continue allowed)  X first deny  x later deny  . step after it",
-      "flat line: usable context 2,500 tokens",
+      "← usable: opencode's usable context, 2,500 tokens",
       "first deny: compaction 2, no-progress; 1 step after it would have been saved",
     ]);
   });
 
-  it("puts each mark under the step that set the compaction off", () => {
+  it("puts each mark under the last column of the step that set the compaction off", () => {
     const lines = terminalChart(small, { height: 6 }).split("\n");
     const top = lines[0]!;
     const marks = lines[7]!;
-    // Steps 3 and 6 (0-based 2 and 5) are the 3,000-token peaks of the top row.
-    expect(top[marks.indexOf("c")]).toBe("╭");
-    expect(top[marks.indexOf("X")]).toBe("╭");
-    expect(marks.indexOf("X") - marks.indexOf("c")).toBe(3);
+    // Steps 3 and 6 (0-based 2 and 5) are the 3,000-token peaks of the top row, 4 columns each.
+    expect(top.slice(marks.indexOf("c") - 3, marks.indexOf("c") + 1)).toBe("╭───");
+    expect(top.slice(marks.indexOf("X") - 3, marks.indexOf("X") + 1)).toBe("╭───");
+    expect(marks.indexOf("X") - marks.indexOf("c")).toBe(3 * 4);
   });
 
   it("without limits: one line, and the legend says so; later denies are x", () => {
@@ -380,17 +380,18 @@ describe("terminalChart", () => {
       { height: 4 },
     );
     expect(text).toContain("model limits unknown: no usable-context line");
-    expect(text.split("\n")[5]).toBe("         c  Xx");
+    expect(text.split("\n")[5]).toBe("                  c           X...x");
     expect(text).not.toContain("2,500");
   });
 
   it("the fixed-point loop the guard stopped: c and X under its two steps, nothing after", () => {
     const lines = terminalChart(seriesOf("e2e-fixed-point.json")).split("\n");
     expect(lines).toHaveLength(11 + 1 + 4);
-    expect(lines[0]).toBe(" 7,020 ┤─");
-    expect(lines[11]).toBe("       cX");
+    expect(lines[0]).toBe(" 7,020 ┤───────");
+    expect(lines[1]).toBe(" 6,318 ┤─────── ← usable 6,000");
+    expect(lines[11]).toBe("          c   X");
     expect(lines.slice(-2)).toEqual([
-      "flat line: usable context 6,000 tokens",
+      "← usable: opencode's usable context, 6,000 tokens",
       "first deny: compaction 2, no-progress; the session stopped there",
     ]);
   });
@@ -417,8 +418,11 @@ describe("terminalChart", () => {
     };
     const lines = terminalChart(series, { width, height: 8 }).split("\n");
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(width);
-    const columns = width - 9; // "148,000 ┤" is 9 characters before the first column
-    expect(lines[0]!.length).toBe(width);
+    // "148,000 ┤" is 9 characters before the first column; " ← usable 150,000" (17) after the last.
+    const columns = width - 9 - 17;
+    const plotRows = lines.slice(0, 9);
+    expect(plotRows[0]!.endsWith(" ← usable 150,000")).toBe(true); // the usable line is the top here
+    expect(Math.max(...plotRows.map((l) => l.replace(" ← usable 150,000", "").length))).toBe(width - 17);
     const legend = lines
       .slice(10)
       .join("\n")
@@ -427,7 +431,8 @@ describe("terminalChart", () => {
     const marks = lines[9]!;
     expect(marks.indexOf("c")).toBe(9 + Math.floor((69 * columns) / 500));
     expect(marks.indexOf("X")).toBe(9 + Math.floor((139 * columns) / 500));
-    expect(marks.trimEnd().length).toBe(width);
+    expect(marks.trimEnd().length).toBe(width - 17);
+    expect(lines.find((l) => l.endsWith(" ← usable 150,000"))?.length).toBe(width);
     expect(legend).toContain("first deny: compaction 2, no-new-work; 360 steps after it would have been saved");
   });
 
@@ -436,7 +441,7 @@ describe("terminalChart", () => {
       { ...small, steps: [null, 1_000, null, 3_000], compactions: [], usable: null, firstDeny: null },
       { height: 3 },
     );
-    expect(gaps.split("\n").slice(0, 4)).toEqual([" 3,000 ┤  ╭", " 2,000 ┤  │", " 1,000 ┤──╯", "     0 ┤"]);
+    expect(gaps.split("\n").slice(0, 4)).toEqual([" 3,000 ┤           ╭───", " 2,000 ┤           │", " 1,000 ┤───────────╯", "     0 ┤"]);
     expect(gaps.split("\n").at(-1)).toBe("no automatic compaction");
     expect(terminalChart({ ...small, steps: [null, null] })).toBe(
       "context tokens per step: nothing to plot (2 steps, none with token data)",
