@@ -6,7 +6,7 @@
  */
 import { runScenario, type ScenarioRun } from "../e2e/harness.js";
 import { OPENCODE_VERSION } from "../e2e/sandbox.js";
-import { SCENARIOS } from "../e2e/scenarios.js";
+import { SCENARIOS, type ScenarioName } from "../e2e/scenarios.js";
 import { formatInt, formatMs, formatSeconds, formatTable, median } from "../e2e/table.js";
 
 /** Requests the scripted server answers before refusing; keeps unguarded loops finite. */
@@ -77,11 +77,89 @@ export function benchTable(rows: BenchRow[]): string {
   );
 }
 
-/** Print the e2e bench table to stdout. */
+/** The loop kinds (and one healthy run) the prediction section compares, with prediction off and on. */
+export const PREDICT_SCENARIOS: readonly ScenarioName[] = [
+  "fixed-point",
+  "alternating",
+  "reread",
+  "fixed-point-counted",
+  "repeat-with-progress",
+  "repeat-counted",
+  "healthy-counted",
+];
+
+/** One run of the prediction section: what the loop cost before the guard stopped it. Tokens in tokens. */
+export interface PredictRow {
+  scenario: string;
+  predict: boolean;
+  /** The compaction the guard denied, or null. */
+  deniedAt: number | null;
+  rule: string | null;
+  continueTurns: number;
+  modelRequests: number;
+  promptTokensSent: number;
+  ended: string;
+}
+
+/**
+ * Runs each of PREDICT_SCENARIOS with the guard, prediction off then on (`OPENCODE_COMPACTION_GUARD_PREDICT`),
+ * one run at a time.
+ * @returns one row per run.
+ */
+export async function benchPredict(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<PredictRow[]> {
+  const rows: PredictRow[] = [];
+  for (const scenario of PREDICT_SCENARIOS) {
+    for (const predict of [false, true]) {
+      const run = await runScenario({
+        scenario,
+        guard: true,
+        maxRequests: BENCH_CAP,
+        replay: false,
+        env: { OPENCODE_COMPACTION_GUARD_PREDICT: predict ? "1" : "0" },
+      });
+      const deny = run.decisions.find((d) => d.decision === "deny");
+      rows.push({
+        scenario,
+        predict,
+        deniedAt: deny?.index ?? null,
+        rule: deny?.rule ?? null,
+        continueTurns: run.metrics.continueTurns,
+        modelRequests: run.metrics.modelRequests,
+        promptTokensSent: run.metrics.promptTokensSent,
+        ended: run.metrics.ended.detail,
+      });
+      log(`  ${scenario} prediction ${predict ? "on" : "off"}: ${run.metrics.ended.detail}`);
+    }
+  }
+  return rows;
+}
+
+/** The prediction rows as a plain-text table. */
+export function predictTable(rows: PredictRow[]): string {
+  return formatTable(
+    ["scenario", "predict", "denied at", "rule", "continue turns", "requests", "prompt tokens", "ended"],
+    rows.map((r) => [
+      r.scenario,
+      r.predict ? "on" : "off",
+      r.deniedAt === null ? "-" : String(r.deniedAt),
+      r.rule ?? "-",
+      String(r.continueTurns),
+      String(r.modelRequests),
+      formatInt(r.promptTokensSent),
+      r.ended,
+    ]),
+  );
+}
+
+/** Print the e2e bench table to stdout, then the prediction section (off and on). */
 export async function main(): Promise<void> {
   console.log(
     `e2e bench: real opencode ${OPENCODE_VERSION} against the scripted model server (cap ${BENCH_CAP} requests), one run at a time`,
   );
   const rows = await benchE2e();
   console.log(benchTable(rows));
+  console.log(
+    "\nprediction (cannot-make-room) off and on: what each loop cost before the stop (requests and prompt tokens include the title and the summaries)",
+  );
+  console.log(predictTable(await benchPredict()));
 }

@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import {
   chatReply,
   compactionReply,
+  COUNTED_SCENARIOS,
   priorReply,
   titleReply,
   type Reply,
@@ -67,6 +68,45 @@ export interface ModelServerOptions {
   warmupPrompt?: string;
   /** Called with every parsed request body and its kind (for debugging a scenario). */
   onRequest?: (kind: RequestKind, body: unknown) => void;
+  /**
+   * Count the tokens each request carries instead of reporting the scenario's fixed figures:
+   * `prompt_tokens` = {@link countPromptTokens} of the request, `completion_tokens` = the
+   * reply's text or tool call at the same ratio. Default: the scenario's `countTokens`
+   * (scenarios.ts `COUNTED_SCENARIOS`), else off.
+   */
+  countTokens?: boolean;
+}
+
+/** The fixed ratio of the counting mode: characters per token (opencode's own estimate, util/token.ts). */
+export const COUNT_CHARS_PER_TOKEN = 4;
+
+/** Characters of one message as the model would read them: its text, tool calls (name and arguments) and tool results. */
+function messageChars(message: ChatMessage): number {
+  let chars = textOf(message.content).length;
+  for (const call of message.tool_calls ?? []) chars += (call.function?.name ?? "").length + (call.function?.arguments ?? "").length;
+  return chars;
+}
+
+/**
+ * The prompt tokens a request carries, counted: ⌈characters / 4⌉ of every message's content
+ * (system prompt, user and assistant text, tool calls, tool results) plus the tool definitions
+ * as JSON. One fixed ratio for everything, so sizes add up as a real tokenizer's roughly do:
+ * a compaction shrinks what it summarises and cannot shrink the system prompt or the tools.
+ */
+export function countPromptTokens(body: ChatRequest): number {
+  const chars = (body.messages ?? []).reduce((sum, m) => sum + messageChars(m), 0) + (body.tools ? JSON.stringify(body.tools).length : 0);
+  return Math.ceil(chars / COUNT_CHARS_PER_TOKEN);
+}
+
+/** The completion tokens of a reply, counted: ⌈characters / 4⌉ of its text or tool call (name and arguments), at least 1. */
+export function countCompletionTokens(reply: Extract<Reply, { type: "tool-call" | "text" | "empty" }>): number {
+  const chars =
+    reply.type === "text"
+      ? reply.text.length
+      : reply.type === "tool-call"
+        ? reply.call.name.length + JSON.stringify(reply.call.args).length
+        : 0;
+  return Math.max(1, Math.ceil(chars / COUNT_CHARS_PER_TOKEN));
 }
 
 /** The error body the server sends once the request cap is reached (HTTP 400, not retried). */
@@ -80,6 +120,7 @@ const CONTINUE_PREFIX = "Continue if you have next steps";
 interface ChatMessage {
   role: string;
   content?: unknown;
+  tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
 }
 interface ChatRequest {
   messages?: ChatMessage[];
@@ -167,6 +208,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const maxRequests = options.maxRequests ?? 24;
+  const counting = options.countTokens ?? COUNTED_SCENARIOS.has(options.scenario);
   const ctx: ScenarioContext = { readPath: options.readPath, ...(options.projectDir ? { projectDir: options.projectDir } : {}) };
   const requests: RecordedRequest[] = [];
   const state: ScenarioState = { step: 0, compactions: 0, stepsSinceCompaction: 0 };
@@ -207,6 +249,14 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       record({ status: reply.status, reply: "error", promptTokens: null, completionTokens: null });
       sendJson(res, reply.status, reply.body);
       return;
+    }
+    if (counting) {
+      const completionTokens = countCompletionTokens(reply);
+      reply = {
+        ...reply,
+        promptTokens: countPromptTokens(body),
+        completionTokens: completionTokens + (reply.reasoningTokens ?? 0),
+      };
     }
     record({
       status: 200,

@@ -32,6 +32,15 @@
  * - tdd-same-failure-between-edits, unchanged-poll-one-cycle, reasoning-heavy-first-step,
  *   compaction-reserved: healthy sessions the guard must not stop.
  *
+ * The counted scenarios (COUNTED_SCENARIOS: the model server counts every request's tokens
+ * instead of reporting fixed figures; limits 16,000 / 2,000, usable 14,000):
+ *
+ * - fixed-point-counted: a 30,000-character AGENTS.md puts the system prompt and tools over the
+ *   usable context before any work: every step compacts whatever the summary says.
+ * - healthy-counted: a different `seq` range each step (~1,360 tokens of output); each
+ *   compaction keeps a tail and cuts well under the line; the answer on step 13.
+ * - repeat-counted: the same `seq` every step while compaction does cut the context.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
@@ -62,8 +71,21 @@ export const SCENARIOS = [
   "reasoning-heavy-first-step",
   "compaction-reserved",
   "subagent",
+  "fixed-point-counted",
+  "healthy-counted",
+  "repeat-counted",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+
+/**
+ * The scenarios whose token figures the model server counts from what each request carries
+ * (model-server.ts `countPromptTokens`) instead of reporting the scenario's fixed figures.
+ */
+export const COUNTED_SCENARIOS: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
+  "fixed-point-counted",
+  "healthy-counted",
+  "repeat-counted",
+]);
 
 /** How the server classified a request (see `classifyRequest` in model-server.ts). */
 export type RequestKind = "title" | "compaction" | "continue" | "chat";
@@ -150,6 +172,9 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "reasoning-heavy-first-step": "implement the parser",
   "compaction-reserved": "run the seven steps",
   subagent: "ask a subagent for the first line of notes.txt",
+  "fixed-point-counted": "run echo hi",
+  "healthy-counted": "print the twelve number ranges",
+  "repeat-counted": "print the numbers",
 };
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
@@ -221,6 +246,24 @@ export interface ScenarioSetup {
 export const RESERVED_LIMITS: ModelLimits = { context: 8000, input: 6500, output: 2000 };
 export const RESERVED_TOKENS = 500;
 
+/**
+ * The counted scenarios' limits: context 16,000, output 2,000 → usable 14,000 tokens. With
+ * opencode 1.18.33's system prompt and tools (~7,600 counted tokens for the fake model) a
+ * session has ~6,400 tokens to work in; the kept tail's budget is max(2,000, 14,000 / 4) = 3,500.
+ */
+export const COUNTED_LIMITS: ModelLimits = { context: 16000, output: 2000 };
+/**
+ * fixed-point-counted's AGENTS.md: 30,000 characters (~7,500 counted tokens) of instructions,
+ * which opencode puts in the system prompt of every request: with the tools, over the usable
+ * 14,000 tokens before any work, whatever a compaction does.
+ */
+export const BIG_AGENTS_MD = `# Project instructions\n\n${"Keep every change small, tested and documented; explain each step before taking it.\n".repeat(353)}`;
+/** healthy-counted and repeat-counted: each step prints this many numbers (~1,600 counted tokens of output). */
+export const COUNTED_RANGE = 1300;
+/** healthy-counted: the model answers with its final text on this chat step (1-based). */
+export const COUNTED_FINAL_STEP = 13;
+export const COUNTED_FINAL_TEXT = "All twelve ranges are printed.";
+
 /** The sandbox setup of a scenario. */
 export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
   const base: ScenarioSetup = { files: {}, limits: { ...MODEL_LIMITS } };
@@ -262,6 +305,11 @@ export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
       return { ...base, files: { "poll.sh": 'echo "job $1: running"\n' } };
     case "compaction-reserved":
       return { ...base, limits: { ...RESERVED_LIMITS }, compaction: { reserved: RESERVED_TOKENS } };
+    case "fixed-point-counted":
+      return { ...base, files: { "AGENTS.md": BIG_AGENTS_MD }, limits: { ...COUNTED_LIMITS } };
+    case "healthy-counted":
+    case "repeat-counted":
+      return { ...base, limits: { ...COUNTED_LIMITS } };
     default:
       return base;
   }
@@ -318,6 +366,12 @@ const final = (text: string, promptTokens = HEALTHY_BASE_TOKENS): Reply => ({ ty
 /** back-to-back scenarios: the empty step's prompt and (hidden reasoning) output: 4200 + 2000 = 6200 ≥ 6000. */
 export const EMPTY_STEP_PROMPT_TOKENS = 4200;
 export const EMPTY_STEP_COMPLETION_TOKENS = 2000;
+/**
+ * back-to-back scenarios: the first step, a tool call over the line by its prompt and output
+ * (4,200 + 2,000). Its prompt is no larger than the empty steps' after it: a first step
+ * carries the system prompt and the tools, which every later step carries too.
+ */
+const FIRST_STEP_OVER_LINE = { promptTokens: EMPTY_STEP_PROMPT_TOKENS, completionTokens: EMPTY_STEP_COMPLETION_TOKENS } as const;
 /** An answer with nothing in it: the whole output budget went to hidden reasoning (`length`). */
 const emptyOverLine = (): Reply => ({
   type: "empty",
@@ -386,10 +440,12 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       return growing(read(inProject(CYCLE_FILES[(n - 1) % CYCLE_FILES.length]!)), s);
     case "back-to-back-compactions":
       // One normal step over the line, then only empty steps over the line.
-      return s.compactions === 0 ? { ...growing(bash("ls"), s), promptTokens: 6500 } : emptyOverLine();
+      // The first step is over the line by its output, as the empty steps are: its prompt (system
+      // prompt, tools and the user's words) cannot be larger than any later step's (src/predict.ts).
+      return s.compactions === 0 ? { ...growing(bash("ls"), s), ...FIRST_STEP_OVER_LINE } : emptyOverLine();
     case "double-compaction":
       // A step over the line, one empty step over the line (the double fire), then normal work.
-      if (s.compactions === 0) return { ...growing(read(inProject("a.txt")), s), promptTokens: 6500 };
+      if (s.compactions === 0) return { ...growing(read(inProject("a.txt")), s), ...FIRST_STEP_OVER_LINE };
       if (s.compactions === 1) return emptyOverLine();
       return n === 1 ? growing(read(inProject("b.txt")), s) : final(FINAL_TEXT["double-compaction"], 3500);
     case "summary-over-line":
@@ -474,7 +530,29 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       if (s.step === 2) return loop(bash("echo child"));
       if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER);
       return final(SUBAGENT_FINAL_TEXT, 1500);
+    // Counted scenarios: the server replaces these figures with what the requests carry.
+    case "fixed-point-counted":
+      return loop(bash("echo hi"));
+    case "healthy-counted":
+      if (s.step >= COUNTED_FINAL_STEP) return final(COUNTED_FINAL_TEXT);
+      return loop(bash(`seq ${s.step} ${s.step + COUNTED_RANGE - 1}`));
+    case "repeat-counted":
+      return loop(bash(`seq 1 ${COUNTED_RANGE}`));
   }
+}
+
+/**
+ * A summary of about 830 characters (~210 counted tokens) in a compaction agent's template: for
+ * the counted scenarios, where the summary's size is part of what is measured.
+ */
+function longSummary(n: number, what: string, next: string): Reply {
+  const text = [
+    `SUMMARY #${n}`,
+    `## Goal\nThe user asked to ${what}.`,
+    `## Discoveries\n${"The commands ran in the project directory and printed what was expected; nothing failed. ".repeat(8)}`,
+    `## Next step\n${next}.`,
+  ].join("\n\n");
+  return { type: "text", text, promptTokens: 300, completionTokens: 300 };
 }
 
 /**
@@ -498,6 +576,12 @@ export function compactionReply(scenario: ScenarioName, s: ScenarioState): Reply
     case "summary-over-line":
       // The summary request itself reports a prompt over the usable line.
       return summary(s.compactions, "run numbered steps", `continue with step ${s.step + 1}`, 7000);
+    case "fixed-point-counted":
+      return longSummary(s.compactions, "run echo hi; it printed hi", "run echo hi again");
+    case "healthy-counted":
+      return longSummary(s.compactions, "print twelve ranges of numbers with seq", `print range ${s.step + 1}`);
+    case "repeat-counted":
+      return longSummary(s.compactions, "print the numbers with seq", "print them again");
     default:
       return summary(s.compactions, PROMPTS[scenario], "carry on where the work stopped");
   }

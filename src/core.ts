@@ -18,6 +18,8 @@ export type { RepeatedToolCallEvidence } from "./rules/repeated-tool-call.js";
 export type { NoNewWorkEvidence } from "./rules/no-new-work.js";
 export type { BackToBackEvidence } from "./rules/back-to-back-compactions.js";
 export type { TurnFinishedEvidence } from "./rules/turn-finished.js";
+export type { CannotMakeRoomEvidence } from "./rules/cannot-make-room.js";
+export { predictNextPrompt, predictionMargin, type PredictedPrompt, type Prediction } from "./predict.js";
 export { RULES } from "./rules/index.js";
 export { replayMessages, type ReplayRow } from "./replay.js";
 export { usableContext, type ModelLimits } from "./limits.js";

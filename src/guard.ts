@@ -312,7 +312,14 @@ export function createGuard(
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
       const { title, subagent } = await sessionInfo;
-      const verdict = decide(timeline, point, settings, { limits: hookInput?.model?.limit, reserved: await reserved, directory, subagent });
+      const verdict = decide(timeline, point, settings, {
+        limits: hookInput?.model?.limit,
+        reserved: await reserved,
+        directory,
+        subagent,
+        // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).
+        wholeSession: data.length < limit,
+      });
       // With fewer messages than asked for, the view starts at the session's beginning and
       // the compaction's index among the session's automatic compactions is known.
       const index = data.length < limit ? verdict.compaction.index : null;

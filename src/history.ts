@@ -45,6 +45,12 @@ export interface AssistantEntry {
    * Falls back to {@link contextTokens} when only `total` is recorded; null without data.
    */
   readonly promptTokens: number | null;
+  /**
+   * Output tokens as opencode recorded them (`tokens.output`, which opencode 1.18.33 already
+   * keeps apart from `tokens.reasoning`): for a summary, the size of the text opencode keeps
+   * in the context. 0 without data.
+   */
+  readonly outputTokens: number;
   /** Tool parts that completed or errored, in part order. */
   readonly toolCalls: readonly ToolCall[];
   /** Tool parts of any status (pending and running too). */
@@ -83,6 +89,19 @@ export interface UserEntry {
    * refused the previous request as over its context limit (session/compaction.ts).
    */
   readonly overflow: boolean;
+  /**
+   * For a compaction message: `tail_start_id` of its compaction part, the first message
+   * opencode keeps verbatim after the summary (session/compaction.ts `select`); undefined
+   * when the summary replaces everything.
+   */
+  readonly tailStartID?: string | undefined;
+  /**
+   * Characters of every text part the model is sent (synthetic ones too; `ignored` ones not):
+   * what the message weighs in a prompt, for the predictor (src/predict.ts).
+   */
+  readonly sentChars?: number;
+  /** The message has a part of another kind than text (a file, an agent, a subtask …): its size in a prompt is unknown. */
+  readonly unsized?: boolean;
 }
 
 /** Anything else (unknown role, malformed entry): kept so positions match the source. */
@@ -122,6 +141,8 @@ export interface Compaction {
   readonly summaryPosition: number;
   /** The summary exists and finished without error. */
   readonly succeeded: boolean;
+  /** `tail_start_id` of the compaction part (see {@link UserEntry.tailStartID}). */
+  readonly tailStartID?: string | undefined;
 }
 
 /**
@@ -169,6 +190,15 @@ export function promptTokens(tokens: unknown): number | null {
   const cache = isRecord(tokens.cache) ? tokens.cache : {};
   const size = count(tokens.input) + count(cache.read) + count(cache.write);
   return size > 0 ? size : contextTokens(tokens);
+}
+
+/**
+ * The output a step leaves in the context, in tokens: `tokens.output` (opencode records
+ * hidden reasoning apart, in `tokens.reasoning`, e.g. output 100 and reasoning 3,800 for a
+ * reply of 3,900 completion tokens). 0 when missing or invalid.
+ */
+export function outputTokens(tokens: unknown): number {
+  return isRecord(tokens) ? count(tokens.output) : 0;
 }
 
 /** Part types that mark steps and snapshots rather than carry what the model produced. */
@@ -242,6 +272,7 @@ function toEntry(message: unknown): Entry {
       finish: str(info.finish) ?? null,
       contextTokens: contextTokens(info.tokens),
       promptTokens: promptTokens(info.tokens),
+      outputTokens: outputTokens(info.tokens),
       toolCalls,
       toolParts,
       text,
@@ -251,10 +282,25 @@ function toEntry(message: unknown): Entry {
   if (info.role === "user") {
     const compaction = parts.find((part) => isRecord(part) && part.type === "compaction");
     if (isRecord(compaction)) {
-      return { kind: "user", id, role: "compaction", text: "", auto: compaction.auto === true, overflow: compaction.overflow === true };
+      return {
+        kind: "user",
+        id,
+        role: "compaction",
+        text: "",
+        auto: compaction.auto === true,
+        overflow: compaction.overflow === true,
+        tailStartID: str(compaction.tail_start_id),
+      };
     }
     const role = isContinueTurn(parts) ? "continue" : isSynthetic(parts) ? "synthetic" : "real";
-    return { kind: "user", id, role, text: readParts(parts).text, auto: false, overflow: false };
+    let sentChars = 0;
+    let unsized = false;
+    for (const part of parts) {
+      if (isRecord(part) && part.type === "text") {
+        if (part.ignored !== true) sentChars += str(part.text)?.length ?? 0;
+      } else unsized = true;
+    }
+    return { kind: "user", id, role, text: readParts(parts).text, auto: false, overflow: false, sentChars, unsized };
   }
   return { kind: "other", id };
 }
@@ -313,6 +359,7 @@ export function buildTimeline(messages: readonly unknown[]): Timeline {
       position,
       summaryPosition,
       succeeded: summaryPosition > position && summary?.kind === "assistant" && summary.succeeded,
+      tailStartID: entry.tailStartID,
     });
   });
   return { entries, compactions };

@@ -49,6 +49,21 @@ const WORDS: { readonly [R in RuleName]: Words<Evidence[R]> } = {
     short: () => "compaction no longer frees context",
     nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
+  "cannot-make-room": {
+    explain: (e) => {
+      if (e.status !== "predicted") return `cannot-make-room abstained (${e.reason})`;
+      const pieces =
+        `the system prompt and tools alone are ~${tokens(e.baseTokens)}, the summary ${tokens(e.summaryTokens)}, ` +
+        `the kept tail ${e.tailStartID === null ? "nothing" : `at least ${tokens(e.tailTokens)}`}`;
+      return e.stalled === "reduction-below-minimum"
+        ? `compaction cannot free enough context in this session: ${pieces}, at least ${tokens(e.predictedTokens - e.marginTokens)} ` +
+            `against the ${tokens(e.triggerTokens)} it started from, less than the ${percent(e.minReduction)} cut needed to make progress`
+        : `compaction cannot get this session under the usable context: ${pieces}, ` +
+            `against a usable context of ${tokens(e.usableTokens)}, so every step would compact again`;
+    },
+    short: () => "compaction cannot make room here",
+    nextStep: `${REPLY} with a smaller system prompt or instructions (AGENTS.md), or a model with a larger context.`,
+  },
   "back-to-back-compactions": {
     explain: (e) => `${e.inARow} compactions in a row with no step between them that did anything: compaction leaves no room to work`,
     short: (e) => `${e.inARow} compactions in a row, no work between`,

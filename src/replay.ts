@@ -19,7 +19,8 @@ export interface ReplayRow extends Verdict {
  * Replays a whole session: one verdict per automatic compaction with a successful summary,
  * each decided on the history as it stood when that summary finished.
  *
- * @param messages `Array<{ info, parts }>`, oldest first (`opencode export`'s `messages`).
+ * @param messages `Array<{ info, parts }>`, oldest first (`opencode export`'s `messages`): the
+ *   whole session (`wholeSession` is true unless `options` says otherwise).
  */
 export function replayMessages(messages: readonly unknown[], settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
   const timeline = buildTimeline(messages);
@@ -27,6 +28,6 @@ export function replayMessages(messages: readonly unknown[], settings: GuardSett
     .filter((c) => c.auto && c.succeeded)
     .map((c) => {
       const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
-      return { ...decide(timeline, c, settings, options), triggerTokens, afterTokens };
+      return { ...decide(timeline, c, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
     });
 }

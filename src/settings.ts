@@ -78,6 +78,15 @@ export const SETTINGS = {
     help: "fraction of the context a compaction must cut, at least (no-progress)",
     fromText: decimal,
   }),
+  predict: spec({
+    schema: z.boolean(),
+    default: false,
+    expected: "true or false",
+    env: "OPENCODE_COMPACTION_GUARD_PREDICT",
+    flag: "predict",
+    help: "at the first compaction, deny when compaction cannot get under the usable context (cannot-make-room)",
+    fromText: boolean,
+  }),
   matchOutput: spec({
     schema: z.boolean(),
     default: true,

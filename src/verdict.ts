@@ -46,6 +46,12 @@ export interface DecideOptions {
   readonly directory?: string | undefined;
   /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
   readonly subagent?: boolean | undefined;
+  /**
+   * The timeline begins with the session's first message (a whole export; in the hook, fewer
+   * messages came back than it asked for). cannot-make-room predicts only then: its base is
+   * the session's first step. Undefined = not known.
+   */
+  readonly wholeSession?: boolean | undefined;
 }
 
 /**
@@ -65,6 +71,7 @@ export function decide(timeline: Timeline, compaction: Compaction, settings: Gua
     reserved: options.reserved,
     directory: options.directory,
     subagent: options.subagent,
+    wholeSession: options.wholeSession,
   };
   const evidence: Record<string, unknown> = {};
   const fired: (typeof RULES)[number][] = [];

@@ -181,8 +181,9 @@ describe("buildTimeline and replayMessages never throw", () => {
     const fired = new Set<string>();
     const decided = new Set<string | null>();
     fc.assert(
-      fc.property(history(), guardSettings, (messages, settings) => {
-        for (const row of replayMessages(messages, settings)) {
+      fc.property(history(), guardSettings, fc.boolean(), (messages, settings, withLimits) => {
+        // cannot-make-room needs the model's limits; the other rules are reached with and without.
+        for (const row of replayMessages(messages, settings, withLimits ? { limits: { context: 8_000, output: 2_000 } } : {})) {
           decided.add(row.rule);
           for (const rule of row.fired) fired.add(rule);
         }

@@ -278,7 +278,7 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const messages = fake.client.app.log.mock.calls.map(([options]) => (options as { body: { message: string } }).body.message);
     expect(messages).toEqual([
       'compaction-guard: setting ignored: plugin option threshold: threshold must be an integer from 2 to 1000, got "three"; using 3',
-      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, matchOutput, ignore, notify, mode, enabled); ignored",
+      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, enabled); ignored",
       expect.stringMatching(/^compaction-guard 0\.2\.0 loaded: threshold 3 \(default\), /),
       expect.stringMatching(/^compaction-guard stopped auto-continue/),
     ]);

@@ -49,6 +49,12 @@ const DENIALS: { readonly [R in RuleName]: () => ReplayRow } = {
     ),
   "turn-finished": () =>
     lastVerdict(new SessionBuilder("ses_n").user().step(bash("ls"), null).say("Done: 3 files listed.", null).compact()),
+  // The first step's prompt alone (system prompt and tools) is over the 6,000-token usable line.
+  "cannot-make-room": () => {
+    const session = new SessionBuilder("ses_n").user("run echo hi").step(bash("echo hi"), 7_000).compact();
+    session.messages[3]!.info.tokens = { input: 300, output: 30, reasoning: 0, cache: { read: 0, write: 0 } };
+    return replayMessages(session.messages, { ...DEFAULT_SETTINGS, predict: true }, { limits: { context: 8_000, output: 2_000 } }).at(-1)!;
+  },
 };
 
 describe("what the user is told", () => {

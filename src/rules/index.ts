@@ -4,12 +4,13 @@
  * explains the repeats that follow it); housekeeping comes last.
  */
 import { backToBackCompactions } from "./back-to-back-compactions.js";
+import { cannotMakeRoom } from "./cannot-make-room.js";
 import { noNewWork } from "./no-new-work.js";
 import { noProgress } from "./no-progress.js";
 import { repeatedToolCall } from "./repeated-tool-call.js";
 import { turnFinished } from "./turn-finished.js";
 
-export const RULES = [noProgress, backToBackCompactions, repeatedToolCall, noNewWork, turnFinished] as const;
+export const RULES = [noProgress, cannotMakeRoom, backToBackCompactions, repeatedToolCall, noNewWork, turnFinished] as const;
 
 type AnyRule = (typeof RULES)[number];
 

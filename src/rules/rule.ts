@@ -29,6 +29,8 @@ export interface RuleContext {
   readonly subagent?: boolean | undefined;
   /** The project directory, when known: file paths in previews are shown relative to it. */
   readonly directory?: string | undefined;
+  /** The timeline begins with the session's first message (see DecideOptions.wholeSession). */
+  readonly wholeSession?: boolean | undefined;
 }
 
 /** One rule. `check` is pure and never throws on a view from buildView. */

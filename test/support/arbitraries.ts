@@ -299,6 +299,7 @@ export const guardSettings: fc.Arbitrary<GuardSettings> = fc
     window: fc.integer({ min: 1, max: 12 }),
     minReduction: fc.double({ min: 0, max: 0.99, noNaN: true }),
     matchOutput: fc.boolean(),
+    predict: fc.boolean(),
     notify: fc.constantFrom("toast", "log", "off"),
     enabled: fc.constant(true),
     // Mostly nothing; sometimes a tool, a bash command start, or a name no call has.

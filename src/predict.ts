@@ -1,0 +1,163 @@
+/**
+ * Predicts, at an automatic compaction, the prompt size of the first step after it: a lower
+ * bound, in tokens, of what opencode 1.18.33 will send with the continue turn.
+ *
+ * What opencode sends after a compaction (read in the 1.18.33 release, e2e/FINDINGS.md
+ * "What the first request after a compaction carries"):
+ * - the system prompt and the tool definitions, unchanged (session/llm.ts; the compaction
+ *   cannot shrink them);
+ * - the compaction message, sent as the user text "What did we do so far?"
+ *   (message-v2.ts `toModelMessages`), then the summary as an assistant message;
+ * - the kept tail: the messages from the compaction part's `tail_start_id` up to the
+ *   compaction message, verbatim (compaction.ts `select`, message-v2.ts `filterCompacted`);
+ *   no `tail_start_id` means the summary replaced everything;
+ * - the synthetic continue turn ("Continue if you have next steps, …").
+ *
+ * From what the hook can read, each piece is bounded from below:
+ * - system prompt + tools (`baseTokens`): the prompt of the session's first step (system
+ *   prompt, tools and the first user message, nothing else), less the first user message at
+ *   {@link CHARS_PER_TOKEN_LOW} characters a token (a generous estimate of what to take off);
+ * - the summary: its recorded output tokens (the text opencode sends back);
+ * - the kept tail: the context of the last step before the compaction (prompt + output)
+ *   less the prompt of the first step at or after the tail's first message: what the
+ *   context grew by since the tail began (the last step's tool results, never measured,
+ *   are left out);
+ * - the two fixed texts at 4 characters a token (opencode's own estimate, util/token.ts).
+ *
+ * Pure; never throws on a timeline from buildTimeline.
+ */
+import { CONTINUE_TEXT_PREFIX, isStep, type AssistantEntry, type Compaction, type Timeline } from "./history.js";
+import { compactionBetween } from "./view.js";
+
+/** The text opencode sends for the compaction message after a compaction (message-v2.ts). */
+export const COMPACTION_QUESTION = "What did we do so far?";
+/** opencode 1.18.33's continue text (session/compaction.ts). */
+export const CONTINUE_TEXT = `${CONTINUE_TEXT_PREFIX}, or stop and ask for clarification if you are unsure how to proceed.`;
+/** opencode's own token estimate: characters / 4 (util/token.ts `Token.estimate`). */
+export const CHARS_PER_TOKEN = 4;
+/**
+ * Characters a token when the first user message is taken off the first step's prompt: 3,
+ * fewer than opencode's 4, so that more is taken off (code and JSON tokenize denser than prose).
+ */
+export const CHARS_PER_TOKEN_LOW = 3;
+
+/**
+ * The margin taken off a prediction before it is compared with the usable context, in tokens:
+ * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. From the measured worst overshoot
+ * (prediction above the real prompt) over every e2e run and fixture: see e2e/FINDINGS.md.
+ */
+export const MARGIN_MIN_TOKENS = 200;
+/** See {@link MARGIN_MIN_TOKENS}. */
+export const MARGIN_FRACTION = 0.05;
+
+/** The margin for a prediction of `predicted` tokens (see {@link MARGIN_MIN_TOKENS}). */
+export const predictionMargin = (predicted: number): number => Math.max(MARGIN_MIN_TOKENS, Math.ceil(MARGIN_FRACTION * predicted));
+
+/** A prediction's pieces, tokens each. */
+export interface PredictedPrompt {
+  readonly status: "predicted";
+  /** Prompt of the session's first step (system prompt + tools + first user message). */
+  readonly firstStepTokens: number;
+  /** The first user message, estimated at {@link CHARS_PER_TOKEN_LOW} characters a token. */
+  readonly firstUserTokens: number;
+  /** System prompt + tools: firstStepTokens − firstUserTokens (≥ 0). */
+  readonly baseTokens: number;
+  /** The summary's recorded output tokens. */
+  readonly summaryTokens: number;
+  /** Lower bound of the kept tail (0 when opencode kept none). */
+  readonly tailTokens: number;
+  /** The compaction question and the continue text, at 4 characters a token. */
+  readonly fixedTokens: number;
+  /** base + summary + tail + fixed: a lower bound of the next step's prompt. */
+  readonly predictedTokens: number;
+  /** `tail_start_id`, or null when the summary replaced everything. */
+  readonly tailStartID: string | null;
+  /** Context size (tokens, opencode's overflow measure) of the step that set the compaction off, or null. */
+  readonly triggerTokens: number | null;
+}
+
+/** A prediction, or why there is none. */
+export type Prediction = PredictedPrompt | { readonly status: "abstain"; readonly reason: string };
+
+const estimate = (text: string, charsPerToken: number): number => Math.ceil(text.length / charsPerToken);
+
+/**
+ * Is `compaction` the first compaction in the timeline, with nothing cut off before `start`?
+ * (That the timeline begins with the *session's* first message only the caller knows:
+ * DecideOptions.wholeSession.) The rule predicts only there: from the second compaction on,
+ * no-progress measures what the previous one really left.
+ */
+export function isFirstCompaction(timeline: Timeline, compaction: Compaction, start = 0): boolean {
+  return start === 0 && timeline.compactions[0]?.messageID === compaction.messageID;
+}
+
+/**
+ * Predicts a lower bound of the prompt of the first step after `compaction` (see the module
+ * comment for what opencode sends and how each piece is bounded). Works at any compaction
+ * whose kept tail no earlier compaction cuts through (the rule uses it at the first only;
+ * the error table of e2e/prediction-table.ts at every one).
+ *
+ * @param start first position in view (the hook reads the newest messages only); must be 0,
+ *   and `timeline` must begin with the session's first message (its first step is the base):
+ *   the caller checks that (cannot-make-room abstains unless DecideOptions.wholeSession).
+ * @returns the pieces in tokens, or why there is no prediction: the session's start out of
+ *   view, no successful summary, a first message that is not a plain text message of the
+ *   user's, missing token data, or a tail start the history does not hold or that lies
+ *   before an earlier compaction.
+ */
+export function predictNextPrompt(timeline: Timeline, compaction: Compaction, start = 0): Prediction {
+  const abstain = (reason: string): Prediction => ({ status: "abstain", reason });
+  const { entries } = timeline;
+  if (start !== 0) return abstain("the session's first step is out of view");
+  const summary = entries[compaction.summaryPosition];
+  if (!compaction.succeeded || summary?.kind !== "assistant") return abstain("no successful summary");
+
+  const firstUser = entries[0];
+  const firstStep = entries[1];
+  if (firstUser?.kind !== "user" || firstUser.role !== "real") return abstain("the session does not start with a message of the user's");
+  if (firstUser.unsized) return abstain("the first user message carries files or parts of unknown size");
+  if (!isStep(firstStep) || firstStep.promptTokens === null) return abstain("no token data for the session's first step");
+  if (summary.outputTokens <= 0) return abstain("no token data for the summary");
+
+  const firstStepTokens = firstStep.promptTokens;
+  const firstUserTokens = Math.ceil((firstUser.sentChars ?? firstUser.text.length) / CHARS_PER_TOKEN_LOW);
+  const baseTokens = Math.max(0, firstStepTokens - firstUserTokens);
+  const summaryTokens = summary.outputTokens;
+
+  let trigger: AssistantEntry | undefined;
+  for (let p = compaction.position - 1; p >= 0 && !trigger; p--) {
+    const entry = entries[p];
+    if (isStep(entry)) trigger = entry;
+  }
+  const triggerTokens = trigger?.contextTokens ?? null;
+
+  let tailTokens = 0;
+  const tailStartID = compaction.tailStartID ?? null;
+  if (tailStartID !== null) {
+    const tailStart = entries.findIndex((entry) => entry.id === tailStartID);
+    if (tailStart < 0 || tailStart >= compaction.position) return abstain("the kept tail's first message is not in the history");
+    if (compactionBetween(timeline.compactions, tailStart - 1, compaction.position))
+      return abstain("the kept tail spans an earlier compaction");
+    let from: number | null = null;
+    for (let p = tailStart; p < compaction.position && from === null; p++) {
+      const entry = entries[p];
+      if (isStep(entry)) from = entry.promptTokens;
+    }
+    // What the context grew by from the tail's start to the end of the last step: a lower bound.
+    if (from !== null && trigger?.promptTokens != null) tailTokens = Math.max(0, trigger.promptTokens + trigger.outputTokens - from);
+  }
+
+  const fixedTokens = estimate(COMPACTION_QUESTION, CHARS_PER_TOKEN) + estimate(CONTINUE_TEXT, CHARS_PER_TOKEN);
+  return {
+    status: "predicted",
+    firstStepTokens,
+    firstUserTokens,
+    baseTokens,
+    summaryTokens,
+    tailTokens,
+    fixedTokens,
+    predictedTokens: baseTokens + summaryTokens + tailTokens + fixedTokens,
+    tailStartID,
+    triggerTokens,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Rule cannot-make-room: at the session's first automatic compaction, the prompt opencode
+ * will send with the continue turn is, by a lower bound, still at or over the usable context
+ * (or cut by less than `minReduction`): every step will compact again, and the loop would
+ * cost a continue turn before no-progress could measure it (no-progress judges compaction k−1
+ * at compaction k, so its earliest deny is at compaction 2).
+ *
+ * The lower bound is src/predict.ts's: system prompt and tools (from the session's first
+ * step), the summary, the kept tail (opencode 1.18.33's `tail_start_id`, session/compaction.ts)
+ * and the two fixed texts; less a margin from the measured worst overshoot of the prediction
+ * (e2e/FINDINGS.md). Only at the session's first compaction: from the second on,
+ * no-progress measures what the previous compaction really left, which beats a prediction.
+ * Abstains when `predict` is off, when the history may not begin with the session's first
+ * message (the hook read its newest 200+ messages and got as many as it asked for), when the
+ * model's limits are unknown, and whenever a piece of the prediction has no token data.
+ */
+import { usableContext } from "../limits.js";
+import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
+import { defineRule } from "./rule.js";
+
+/** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
+export type CannotMakeRoomEvidence =
+  | { readonly status: "abstain"; readonly reason: string }
+  | (PredictedPrompt & {
+      /** Tokens taken off the prediction before the tests (predict.ts `predictionMargin`). */
+      readonly marginTokens: number;
+      /** opencode's usable context, tokens. */
+      readonly usableTokens: number;
+      readonly minReduction: number;
+      /** 1 − (predicted − margin) / trigger: the cut the compaction makes at best; null without a trigger size. */
+      readonly reduction: number | null;
+      /** Which test failed, or null when the compaction can make room. */
+      readonly stalled: null | "still-over-usable-context" | "reduction-below-minimum";
+    });
+
+export const cannotMakeRoom = defineRule({
+  name: "cannot-make-room",
+  severity: "warning",
+  check(view, { settings, limits, reserved, wholeSession }) {
+    const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as CannotMakeRoomEvidence });
+    if (!settings.predict) return abstain("prediction is off (predict: false)");
+    if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
+    if (!isFirstCompaction(view.timeline, view.compaction, view.start)) {
+      return abstain("not the session's first compaction (from the second on, no-progress measures)");
+    }
+    const usableTokens = usableContext(limits, reserved);
+    if (usableTokens === null) return abstain("the model's limits are unknown");
+    const prediction = predictNextPrompt(view.timeline, view.compaction, view.start);
+    if (prediction.status === "abstain") return abstain(prediction.reason);
+
+    const marginTokens = predictionMargin(prediction.predictedTokens);
+    const atLeast = prediction.predictedTokens - marginTokens;
+    const reduction = prediction.triggerTokens === null ? null : 1 - atLeast / prediction.triggerTokens;
+    // As no-progress: a cut of exactly minReduction is progress; 1e-9 absorbs float rounding.
+    const stalled =
+      atLeast >= usableTokens
+        ? "still-over-usable-context"
+        : reduction !== null && reduction < settings.minReduction - 1e-9
+          ? "reduction-below-minimum"
+          : null;
+    return {
+      fired: stalled !== null,
+      evidence: {
+        ...prediction,
+        marginTokens,
+        usableTokens,
+        minReduction: settings.minReduction,
+        reduction,
+        stalled,
+      } as CannotMakeRoomEvidence,
+    };
+  },
+});
