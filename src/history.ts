@@ -51,6 +51,11 @@ export interface AssistantEntry {
    * in the context. 0 without data.
    */
   readonly outputTokens: number;
+  /**
+   * Who answered: `providerID/modelID` and the agent (`agent`, else `mode`), or null when the
+   * message names neither. A change means another system prompt, other tools, another tokenizer.
+   */
+  readonly model: string | null;
   /** Tool parts that completed or errored, in part order. */
   readonly toolCalls: readonly ToolCall[];
   /** Tool parts of any status (pending and running too). */
@@ -100,6 +105,8 @@ export interface UserEntry {
    * what the message weighs in a prompt, for the predictor (src/predict.ts).
    */
   readonly sentChars?: number;
+  /** UTF-8 bytes of the same text parts: at least as many as the tokens of any byte-level tokenizer. */
+  readonly sentBytes?: number;
   /** The message has a part of another kind than text (a file, an agent, a subtask …): its size in a prompt is unknown. */
   readonly unsized?: boolean;
 }
@@ -255,6 +262,12 @@ function isContinueTurn(parts: readonly unknown[]): boolean {
 const isSynthetic = (parts: readonly unknown[]): boolean =>
   parts.length > 0 && parts.every((part) => isRecord(part) && (part.synthetic === true || (part.type === "text" && part.ignored === true)));
 
+/** `providerID/modelID agent` of an assistant message's info, or null when it names none of them. */
+function modelOf(info: Record<string, unknown>): string | null {
+  const parts = [str(info.providerID), str(info.modelID), str(info.agent) ?? str(info.mode)];
+  return parts.every((p) => p === undefined) ? null : `${parts[0] ?? "?"}/${parts[1] ?? "?"} ${parts[2] ?? "?"}`;
+}
+
 function toEntry(message: unknown): Entry {
   const info = isRecord(message) && isRecord(message.info) ? message.info : undefined;
   const id = str(info?.id);
@@ -273,6 +286,7 @@ function toEntry(message: unknown): Entry {
       contextTokens: contextTokens(info.tokens),
       promptTokens: promptTokens(info.tokens),
       outputTokens: outputTokens(info.tokens),
+      model: modelOf(info),
       toolCalls,
       toolParts,
       text,
@@ -294,13 +308,18 @@ function toEntry(message: unknown): Entry {
     }
     const role = isContinueTurn(parts) ? "continue" : isSynthetic(parts) ? "synthetic" : "real";
     let sentChars = 0;
+    let sentBytes = 0;
     let unsized = false;
     for (const part of parts) {
       if (isRecord(part) && part.type === "text") {
-        if (part.ignored !== true) sentChars += str(part.text)?.length ?? 0;
+        if (part.ignored !== true) {
+          const text = str(part.text) ?? "";
+          sentChars += text.length;
+          sentBytes += Buffer.byteLength(text, "utf8");
+        }
       } else unsized = true;
     }
-    return { kind: "user", id, role, text: readParts(parts).text, auto: false, overflow: false, sentChars, unsized };
+    return { kind: "user", id, role, text: readParts(parts).text, auto: false, overflow: false, sentChars, sentBytes, unsized };
   }
   return { kind: "other", id };
 }

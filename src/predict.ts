@@ -15,8 +15,11 @@
  *
  * From what the hook can read, each piece is bounded from below:
  * - system prompt + tools (`baseTokens`): the prompt of the session's first step (system
- *   prompt, tools and the first user message, nothing else), less the first user message at
- *   {@link CHARS_PER_TOKEN_LOW} characters a token (a generous estimate of what to take off);
+ *   prompt, tools and the first user message, nothing else), less the first user message
+ *   counted at one token per UTF-8 byte: no byte-level tokenizer makes more tokens than
+ *   bytes, so what is taken off is never too little, whatever the model's tokenizer and
+ *   language (CJK text is 3 bytes a character, code and prose ~1). Only while the same
+ *   model and agent answer: another one has another system prompt, tools and tokenizer;
  * - the summary: its recorded output tokens (the text opencode sends back);
  * - the kept tail: the context of the last step before the compaction (prompt + output)
  *   less the prompt of the first step at or after the tail's first message: what the
@@ -35,11 +38,6 @@ export const COMPACTION_QUESTION = "What did we do so far?";
 export const CONTINUE_TEXT = `${CONTINUE_TEXT_PREFIX}, or stop and ask for clarification if you are unsure how to proceed.`;
 /** opencode's own token estimate: characters / 4 (util/token.ts `Token.estimate`). */
 export const CHARS_PER_TOKEN = 4;
-/**
- * Characters a token when the first user message is taken off the first step's prompt: 3,
- * fewer than opencode's 4, so that more is taken off (code and JSON tokenize denser than prose).
- */
-export const CHARS_PER_TOKEN_LOW = 3;
 
 /**
  * The margin taken off a prediction before it is compared with the usable context, in tokens:
@@ -58,7 +56,7 @@ export interface PredictedPrompt {
   readonly status: "predicted";
   /** Prompt of the session's first step (system prompt + tools + first user message). */
   readonly firstStepTokens: number;
-  /** The first user message, estimated at {@link CHARS_PER_TOKEN_LOW} characters a token. */
+  /** The first user message at one token per UTF-8 byte: an upper bound of its tokens. */
   readonly firstUserTokens: number;
   /** System prompt + tools: firstStepTokens − firstUserTokens (≥ 0). */
   readonly baseTokens: number;
@@ -120,7 +118,7 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
   if (summary.outputTokens <= 0) return abstain("no token data for the summary");
 
   const firstStepTokens = firstStep.promptTokens;
-  const firstUserTokens = Math.ceil((firstUser.sentChars ?? firstUser.text.length) / CHARS_PER_TOKEN_LOW);
+  const firstUserTokens = firstUser.sentBytes ?? Buffer.byteLength(firstUser.text, "utf8");
   const baseTokens = Math.max(0, firstStepTokens - firstUserTokens);
   const summaryTokens = summary.outputTokens;
 
@@ -130,6 +128,9 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
     if (isStep(entry)) trigger = entry;
   }
   const triggerTokens = trigger?.contextTokens ?? null;
+  if (trigger !== undefined && trigger.model !== firstStep.model) {
+    return abstain("another model or agent answers now than at the session's first step (another system prompt and tools)");
+  }
 
   let tailTokens = 0;
   const tailStartID = compaction.tailStartID ?? null;

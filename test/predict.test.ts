@@ -21,7 +21,7 @@ function shape(messages: Message[], compactionIndex: number, summaryOutput: numb
   messages[compactionIndex + 1]!.info.tokens = tokens(300, summaryOutput);
 }
 
-/** user "run echo hi" (11 characters: 4 tokens at 3 a token), one step of `prompt` tokens, a compaction with a summary of 30. */
+/** user "run echo hi" (11 bytes: at most 11 tokens in any byte-level tokenizer), one step of `prompt` tokens, a compaction with a summary of 30. */
 function firstStepOver(prompt: number): SessionBuilder {
   const session = new SessionBuilder("ses_p").user("run echo hi").step(bash("echo hi"), prompt).compact();
   shape(session.messages, 2, 30);
@@ -38,13 +38,13 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect(predictAt(firstStepOver(7_000).messages)).toEqual({
       status: "predicted",
       firstStepTokens: 7_000,
-      firstUserTokens: 4,
-      baseTokens: 6_996,
+      firstUserTokens: 11,
+      baseTokens: 6_989,
       summaryTokens: 30,
       tailTokens: 0,
       // "What did we do so far?" (22 characters: 6) + the continue text (100 characters: 25).
       fixedTokens: 31,
-      predictedTokens: 6_996 + 30 + 0 + 31,
+      predictedTokens: 6_989 + 30 + 0 + 31,
       tailStartID: null,
       triggerTokens: 7_000,
     });
@@ -62,12 +62,12 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     shape(session.messages, 5, 250, third);
     expect(predictAt(session.messages)).toMatchObject({
       firstStepTokens: 2_000,
-      firstUserTokens: 5, // 13 characters
-      baseTokens: 1_995,
+      firstUserTokens: 13, // 13 bytes
+      baseTokens: 1_987,
       summaryTokens: 250,
       // 6,500 + 20 − 5,000: steps 3 and 4 without step 4's tool result (never measured).
       tailTokens: 1_520,
-      predictedTokens: 1_995 + 250 + 1_520 + 31,
+      predictedTokens: 1_987 + 250 + 1_520 + 31,
       tailStartID: third,
       triggerTokens: 6_520,
     });
@@ -84,9 +84,9 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     const second = session.messages[2]!.info.id as string;
     shape(session.messages, 5, 100, second);
     expect(predictAt(session.messages)).toMatchObject({
-      baseTokens: 998,
+      baseTokens: 995,
       tailTokens: 6_120 - 2_500,
-      predictedTokens: 998 + 100 + 3_620 + 31,
+      predictedTokens: 995 + 100 + 3_620 + 31,
     });
   });
 
@@ -99,7 +99,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       .compact();
     shape(session.messages, 2, 30);
     shape(session.messages, 6, 40, session.messages[5]!.info.id as string);
-    expect(predictAt(session.messages, 1)).toMatchObject({ baseTokens: 6_996, summaryTokens: 40, tailTokens: 20 });
+    expect(predictAt(session.messages, 1)).toMatchObject({ baseTokens: 6_989, summaryTokens: 40, tailTokens: 20 });
     // A tail that begins before compaction 1 cannot be measured by differences.
     session.messages[6]!.parts[0]!.tail_start_id = session.messages[1]!.info.id;
     expect(predictAt(session.messages, 1)).toEqual({ status: "abstain", reason: "the kept tail spans an earlier compaction" });
@@ -125,6 +125,31 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect(predictAt(change(firstStepOver(7_000).messages), 0, start)).toEqual({ status: "abstain", reason });
   });
 
+  it("takes the first message off at one token per UTF-8 byte, whatever its script (CJK is 3 bytes a character)", () => {
+    const session = new SessionBuilder("ses_p").user("修复登录页面").step(bash("echo hi"), 7_000).compact();
+    shape(session.messages, 2, 30);
+    expect(predictAt(session.messages)).toMatchObject({ firstUserTokens: 18, baseTokens: 7_000 - 18 });
+  });
+
+  it("abstains when another model or agent answers now than at the first step (another system prompt, tools, tokenizer)", () => {
+    const session = new SessionBuilder("ses_p")
+      .user("run echo hi")
+      .step(bash("echo 1"), tokens(7_000, 20))
+      .step(bash("echo 2"), tokens(7_100, 20))
+      .compact();
+    shape(session.messages, 3, 30);
+    Object.assign(session.messages[1]!.info, { providerID: "anthropic", modelID: "claude-sonnet-4-5", agent: "build" });
+    Object.assign(session.messages[2]!.info, { providerID: "openai", modelID: "gpt-5", agent: "build" });
+    expect(predictAt(session.messages)).toEqual({
+      status: "abstain",
+      reason: "another model or agent answers now than at the session's first step (another system prompt and tools)",
+    });
+    Object.assign(session.messages[2]!.info, { providerID: "anthropic", modelID: "claude-sonnet-4-5", agent: "plan" });
+    expect(predictAt(session.messages)).toMatchObject({ status: "abstain" });
+    Object.assign(session.messages[2]!.info, { agent: "build" });
+    expect(predictAt(session.messages)).toMatchObject({ status: "predicted", baseTokens: 6_989 });
+  });
+
   it("the margin: 200 tokens, or 5% of the prediction when that is more", () => {
     expect([predictionMargin(1_000), predictionMargin(4_000), predictionMargin(4_001), predictionMargin(20_000)]).toEqual([
       200, 200, 201, 1_000,
@@ -137,8 +162,8 @@ describe("cannot-make-room", () => {
     replayMessages(session.messages, settings, { limits: limits ?? undefined })[0]!;
 
   it("denies at compaction 1 when the lower bound less the margin is at or over the usable context", () => {
-    // 6,258 − 4 + 30 + 31 = 6,315 … and 6,316: less the margin (316) 5,999 and 6,000.
-    const over = at1(firstStepOver(6_259), { ...ON, minReduction: 0 });
+    // 6,265 − 11 + 30 + 31 = 6,315 … and 6,316: less the margin (316) 5,999 and 6,000.
+    const over = at1(firstStepOver(6_266), { ...ON, minReduction: 0 });
     expect(over).toMatchObject({ decision: "deny", rule: "cannot-make-room", severity: "warning", fired: ["cannot-make-room"] });
     expect(over.evidence["cannot-make-room"]).toMatchObject({
       predictedTokens: 6_316,
@@ -146,26 +171,26 @@ describe("cannot-make-room", () => {
       usableTokens: 6_000,
       stalled: "still-over-usable-context",
     });
-    expect(at1(firstStepOver(6_258), { ...ON, minReduction: 0 })).toMatchObject({ decision: "allow", rule: null });
+    expect(at1(firstStepOver(6_265), { ...ON, minReduction: 0 })).toMatchObject({ decision: "allow", rule: null });
   });
 
   it("or when the cut it could make at best is under minReduction", () => {
-    // Trigger 6,100 (a prompt of 5,600 and 500 of output); at least 5,657 − 283 = 5,374 after: an 11.9% cut.
+    // Trigger 6,100 (a prompt of 5,600 and 500 of output); at least 5,650 − 283 = 5,367 after: a 12.02% cut.
     const session = new SessionBuilder("ses_p").user("run echo hi").step(bash("echo hi"), tokens(5_600, 500)).compact();
     shape(session.messages, 2, 30);
-    const row = at1(session, { ...ON, minReduction: 0.12 });
+    const row = at1(session, { ...ON, minReduction: 0.121 });
     expect(row).toMatchObject({ decision: "deny", rule: "cannot-make-room" });
     expect(row.evidence["cannot-make-room"]).toMatchObject({
-      predictedTokens: 5_657,
+      predictedTokens: 5_650,
       marginTokens: 283,
       stalled: "reduction-below-minimum",
     });
-    expect(at1(session, { ...ON, minReduction: 0.11 })).toMatchObject({ decision: "allow" });
+    expect(at1(session, { ...ON, minReduction: 0.12 })).toMatchObject({ decision: "allow" });
   });
 
   it("says why in the user's terms", () => {
     expect(describeEvidence(at1(firstStepOver(7_000)))).toBe(
-      "compaction cannot get this session under the usable context: the system prompt and tools alone are ~6,996 tokens, " +
+      "compaction cannot get this session under the usable context: the system prompt and tools alone are ~6,989 tokens, " +
         "the summary 30 tokens, the kept tail nothing, against a usable context of 6,000 tokens, so every step would compact again",
     );
   });
