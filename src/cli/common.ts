@@ -22,7 +22,8 @@ export const LIMIT_FLAGS = [
 /** Usage lines of the settings flags, with their defaults. */
 export const SETTINGS_USAGE: readonly string[] = REPLAY_KEYS.map((key) => {
   const s = SETTINGS[key];
-  return `  ${`--${s.flag} ${key === "matchOutput" ? "BOOL" : key === "ignore" ? "LIST" : key === "minReduction" ? "F" : "N"}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
+  const value = typeof s.default === "boolean" ? "BOOL" : Array.isArray(s.default) ? "LIST" : Number.isInteger(s.default) ? "N" : "F";
+  return `  ${`--${s.flag} ${value}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
 });
 
 /** parseArgs option definitions of the decision flags. */
