@@ -3,8 +3,12 @@
  * opencode storage, as one user's): a fixed-point loop without the guard, a healthy session,
  * and a session whose `task` call starts a subagent (whose own session compacts once). The
  * built CLI then reads them back through `opencode serve` and must list exactly the sessions
- * with compactions, with the first deny `replay` finds in each session's export, the
- * subagent's session labelled with its parent, and totals that count all four sessions.
+ * with compactions, with the first deny `replay` finds in each session's export (replayed
+ * with the fake model's limits as flags), the subagent's session labelled with its parent,
+ * and totals that count all four sessions. No limit flag is given to the audit: it takes the
+ * fake model's limits from opencode (the user's global config lists the fake provider too, as
+ * audit reads the global config, not a project's), so every row's usable context is
+ * 8,000 − 2,000 = 6,000 tokens; flags given override them for every session.
  */
 import type { AuditJson, AuditSession } from "../src/audit-types.js";
 import { execFile, spawn } from "node:child_process";
@@ -14,8 +18,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { replayCli, replayExport } from "./replay.js";
-import { createSandbox, type Sandbox } from "./sandbox.js";
-import { MODEL_LIMITS, SUBAGENT_TASK } from "./scenarios.js";
+import { createSandbox, opencodeConfig, type Sandbox } from "./sandbox.js";
+import { MODEL_LIMITS, SUBAGENT_TASK, USABLE_TOKENS } from "./scenarios.js";
 
 const LIMIT_FLAGS = ["--context-limit", String(MODEL_LIMITS.context), "--output-limit", String(MODEL_LIMITS.output)];
 
@@ -71,6 +75,12 @@ beforeAll(async () => {
   await git("init", "-q");
   await git("commit", "-q", "--allow-empty", "-m", "start");
   runs.subagent = await runScenario({ scenario: "subagent", guard: false, sandbox });
+  // The user's global config (XDG_CONFIG_HOME/opencode) lists the fake provider and its model
+  // limits too, as a user's usually does: audit asks opencode outside any project.
+  await writeFile(
+    join(sandbox.xdg.config, "opencode", "opencode.json"),
+    JSON.stringify(opencodeConfig({ baseURL: "http://127.0.0.1:9/v1" })),
+  );
 }, 170_000);
 
 afterAll(async () => {
@@ -98,9 +108,17 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
   });
 
   it("lists exactly the sessions with compactions, each with replay's first deny; totals count all four; --json and the table", async () => {
-    const { stdout, stderr, ms } = await auditCli(["--json", "--opencode", sandbox.opencodeBin, ...LIMIT_FLAGS]);
-    expect(stderr).toBe("");
+    // No limit flag: opencode gives the fake model's limits, so each row and each chart of the page has the usable context.
+    const page = join(sandbox.root, "audit.html");
+    const { stdout, stderr, ms } = await auditCli(["--json", "--html", page, "--opencode", sandbox.opencodeBin]);
+    expect(stderr).toBe(`HTML report written to ${page}\n`);
     const audit = JSON.parse(stdout) as AuditJson;
+    expect(audit.sessions.map((s) => s.usable)).toEqual([USABLE_TOKENS, USABLE_TOKENS, USABLE_TOKENS]);
+    expect(USABLE_TOKENS).toBe(6000);
+    const html = await readFile(page, "utf8");
+    for (const row of audit.sessions) expect(html).toContain(row.sessionID);
+    expect(html.match(/<line class="usable"/g)).toHaveLength(3);
+    expect(html.match(/usable context 6,000 tokens/g)).toHaveLength(3);
     const parent = runs.subagent.sessionID!;
     const child = audit.sessions.find((s) => s.parentID === parent);
     expect(child, "the subagent's session").toBeDefined();
@@ -110,11 +128,12 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     const projects = new Set([runs.loop, runs.healthy, runs.subagent].map((r) => (r.export!.info as { projectID?: string }).projectID));
     expect(projects.size).toBe(2);
 
-    // Each session's export, replayed by the replay command with the same limits, and audited from the file.
+    // Each session's export, replayed by the replay command with the fake model's limits as flags, and audited from the file.
     const files: Record<string, string> = {};
     for (const id of [runs.loop.sessionID!, runs.healthy.sessionID!, parent, child!.sessionID]) files[id] = await exportToFile(id);
+    const replays: Record<string, Awaited<ReturnType<typeof replayExport>>> = {};
     for (const row of audit.sessions) {
-      const replay = await replayExport(files[row.sessionID]!);
+      const replay = (replays[row.sessionID] = await replayExport(files[row.sessionID]!));
       expect([row.compactions, row.firstDeny, row.rule], row.sessionID).toEqual([
         replay.compactions.length,
         replay.firstDeny,
@@ -127,10 +146,14 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     // The known figures.
     const loop = audit.sessions.find((s) => s.sessionID === runs.loop.sessionID)!;
     const compactions = runs.loop.metrics.compactionCycles;
-    expect(loop).toMatchObject({ compactions, firstDeny: 2, rule: "no-progress", parentID: null });
-    // Every continue turn from the second on came after the first deny's summary.
-    expect(loop.continuesSaved).toBe(runs.loop.metrics.continueTurns - 1);
-    expect(loop.tokensAfterDeny).toBeGreaterThan(7000 * (compactions - 2));
+    const loopReplay = replays[loop.sessionID]!;
+    // Where the fixed point is denied (no-progress at 2, or earlier by a rule that uses the limits) is replay's to say.
+    expect(loopReplay.firstDeny).not.toBeNull();
+    const firstDeny = loopReplay.firstDeny!;
+    expect(loop).toMatchObject({ compactions, firstDeny, rule: loopReplay.compactions[firstDeny - 1]!.rule, parentID: null });
+    // Every continue turn from the first denied one on came after the first deny's summary.
+    expect(loop.continuesSaved).toBe(runs.loop.metrics.continueTurns - (firstDeny - 1));
+    expect(loop.tokensAfterDeny).toBeGreaterThan(7000 * (compactions - firstDeny));
     expect(loop.secondsAfterDeny).toBeGreaterThan(0);
     const healthy = audit.sessions.find((s) => s.sessionID === runs.healthy.sessionID)!;
     expect(healthy).toMatchObject({
@@ -149,19 +172,15 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     });
     expect(audit.totals).toEqual({ sessions: 4, looping: 1, continuesSaved: loop.continuesSaved, tokensAfterDeny: loop.tokensAfterDeny });
 
-    // audit over the exported files decides the same (one code path), source aside.
+    // audit over the exported files with the limits as flags decides the same (one code path), source aside: usable included.
     const fromFiles = JSON.parse((await auditCli([exportsDir, "--json", ...LIMIT_FLAGS])).stdout) as AuditJson;
     const strip = (rows: readonly AuditSession[]) =>
       rows.map(({ source: _source, ...rest }) => rest).sort((a, b) => (a.sessionID < b.sessionID ? -1 : 1));
     expect(strip(fromFiles.sessions)).toEqual(strip(audit.sessions));
     expect(fromFiles.totals).toEqual(audit.totals);
 
-    // The table: three rows, the subagent's labelled with its parent.
-    const page = join(sandbox.root, "audit.html");
-    const table = (await auditCli(["--opencode", sandbox.opencodeBin, "--html", page, ...LIMIT_FLAGS])).stdout.trimEnd().split("\n");
-    expect(table.pop()).toBe(`HTML report written to ${page}`);
-    const html = await readFile(page, "utf8");
-    for (const row of audit.sessions) expect(html).toContain(row.sessionID);
+    // The table (the limits as flags: opencode's providers are not asked): three rows, the subagent's labelled with its parent.
+    const table = (await auditCli(["--opencode", sandbox.opencodeBin, ...LIMIT_FLAGS])).stdout.trimEnd().split("\n");
     expect(table).toHaveLength(5);
     expect(table.find((l) => l.startsWith(child!.sessionID))).toContain(`↳ subagent of ${parent}: `);
     expect(table.at(-1)).toBe(
@@ -178,8 +197,24 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     const before = new Date(
       Math.min(...Object.values(runs).map((r) => (r.export!.info as unknown as { time: { created: number } }).time.created)) - 1000,
     ).toISOString();
-    const all = JSON.parse((await auditCli(["--json", "--opencode", sandbox.opencodeBin, "--since", before])).stdout) as AuditJson;
+    // The limit flags override opencode's limits, for every session: 20,000 − 4,000.
+    const all = JSON.parse(
+      (
+        await auditCli([
+          "--json",
+          "--opencode",
+          sandbox.opencodeBin,
+          "--since",
+          before,
+          "--context-limit",
+          "20000",
+          "--output-limit",
+          "4000",
+        ])
+      ).stdout,
+    ) as AuditJson;
     expect(all.totals.sessions).toBe(4);
+    expect(all.sessions.map((s) => s.usable)).toEqual([16_000, 16_000, 16_000]);
     // No opencode serve left running from this sandbox.
     const { stdout: ps } = await promisify(execFile)("ps", ["-eo", "args"]);
     expect(ps.split("\n").filter((l) => l.includes(sandbox.opencodeBin) && l.includes(" serve "))).toEqual([]);

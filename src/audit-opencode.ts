@@ -6,6 +6,17 @@
  * and reads each session's messages (`GET /session/{id}/message`) one at a time. The server
  * is always stopped (on error and on Ctrl-C too).
  *
+ * Unless the command line gives them, it also reads what opencode knows to decide a session:
+ * `compaction.reserved` from `GET /config`, and the limits of the model that set off each
+ * session's compactions (see audit-limits.ts) from `GET /config/providers` (the connected
+ * providers, a few KB), then, only for a model not found there, once from `GET /provider`
+ * (`all`: the whole models.dev catalogue as well, about 6 MB, 1–2 s). The server runs in a
+ * temporary directory, so both come from the user's global config (`~/.config/opencode`,
+ * `OPENCODE_CONFIG` …), not from a session's project: a provider, model limit or
+ * `compaction.reserved` set only in a project's `opencode.json` is not seen (asking per
+ * project would make opencode load each project, its plugins and MCP servers, to read
+ * stored data).
+ *
  * `@opencode-ai/sdk` is imported lazily, here only: the plugin entry never loads it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -14,7 +25,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./audit-limits.js";
 import type { SessionData } from "./audit.js";
+import type { ModelLimits } from "./limits.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */
 export class OpencodeError extends Error {
@@ -37,7 +50,12 @@ interface ListedSession {
 
 /** A session read through opencode, or one that could not be read (one line why). */
 export type OpencodeItem =
-  | { readonly kind: "session"; readonly session: SessionData }
+  | {
+      readonly kind: "session";
+      readonly session: SessionData;
+      /** What opencode knows to decide it (limits null when not looked up, see {@link OpenOptions}). */
+      readonly known: KnownLimits;
+    }
   | { readonly kind: "skipped"; readonly line: string };
 
 /** An open connection to the user's opencode: its sessions (newest activity first), then `close()`. */
@@ -50,8 +68,23 @@ export interface OpencodeSessions {
    * @throws OpencodeError when opencode stops answering.
    */
   items(): AsyncGenerator<OpencodeItem>;
+  /**
+   * `warning: …` lines (no newline) for what opencode could not say, e.g. its model limits;
+   * filled while the sessions are read. The sessions concerned are decided without it.
+   */
+  readonly warnings: readonly string[];
   /** Stops the server (idempotent). */
   close(): Promise<void>;
+}
+
+/** What {@link openOpencode} reads besides the sessions. */
+export interface OpenOptions {
+  /** Keep sessions whose last activity (`time.updated`) is at or after this (ms since the epoch). */
+  readonly since?: number | null;
+  /** Look up each session's model limits (false: the command line gives them for every session). Default true. */
+  readonly limits?: boolean;
+  /** Read `compaction.reserved` from opencode's config (false: `--reserved` gives it). Default true. */
+  readonly reserved?: boolean;
 }
 
 /** A free TCP port on 127.0.0.1, from the OS. */
@@ -111,15 +144,16 @@ function stopGroup(child: ChildProcess): Promise<void> {
  * Starts `<bin> serve` and lists the user's sessions.
  * @param bin the opencode executable (a name looked up on PATH, or a path).
  * @param env the environment opencode runs with (the user's: XDG_DATA_HOME etc.).
- * @param since keep sessions whose last activity (`time.updated`) is at or after this (ms since the epoch).
+ * @param options `since`, and which of the model limits and `compaction.reserved` to read.
  * @throws OpencodeError one line: the binary is missing, opencode exited or did not start
  *   within {@link SERVE_START_TIMEOUT_MS}, or its session list could not be read. The server
- *   is stopped before the error is thrown.
+ *   is stopped before the error is thrown. opencode failing to give its config or model
+ *   limits is not an error: a warning, and the sessions are decided without them.
  */
 export async function openOpencode(
   bin: string,
   env: Readonly<Record<string, string | undefined>>,
-  options: { since?: number | null } = {},
+  options: OpenOptions = {},
 ): Promise<OpencodeSessions> {
   const port = await freePort();
   const password = randomBytes(18).toString("base64url");
@@ -241,6 +275,23 @@ export async function openOpencode(
       cursor = next;
     }
 
+    // opencode loads its providers (the models.dev catalogue among them) on the first request
+    // about them, 1–3 s: ask now, while the sessions are read. Nothing listed: nothing to decide.
+    const warnings: string[] = [];
+    const lookUp = options.limits !== false && listed.length > 0 ? modelLimits(client, warnings) : null;
+    const config =
+      options.reserved !== false && listed.length > 0
+        ? await client.config
+            .get()
+            .catch((error: unknown) => ({ response: undefined, data: undefined, error: { message: oneLine(error) } }))
+        : null;
+    let reserved: number | undefined;
+    if (config) {
+      if (!result200(config))
+        warnings.push(`warning: opencode's config could not be read (${answer(config)}); compaction.reserved unknown`);
+      else reserved = configReserved(config.data);
+    }
+
     async function* items(): AsyncGenerator<OpencodeItem> {
       for (const session of listed) {
         // No `directory`: opencode finds a session by its id alone, and a directory would make the
@@ -255,15 +306,55 @@ export async function openOpencode(
           yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
           continue;
         }
-        yield { kind: "session", session: { info: session as unknown as SessionData["info"], messages: result.data } };
+        const model = lookUp ? compactionModel(result.data) : null;
+        const limits = model && lookUp ? await lookUp(modelKey(model)) : null;
+        yield {
+          kind: "session",
+          session: { info: session as unknown as SessionData["info"], messages: result.data },
+          known: { model, limits, reserved },
+        };
       }
     }
-    return { total: listed.length, items, close };
+    return { total: listed.length, items, warnings, close };
   } catch (error) {
     await close();
     if (error instanceof OpencodeError) throw error;
     throw new OpencodeError(`cannot read opencode's sessions: ${oneLine(error)}`);
   }
+}
+
+type Client = ReturnType<(typeof import("@opencode-ai/sdk/v2/client"))["createOpencodeClient"]>;
+
+/** An answer with a 200 and a JSON body. */
+const result200 = (result: { response?: Response | undefined; data?: unknown }): boolean =>
+  result.response?.status === 200 && typeof result.data === "object" && result.data !== null;
+
+/**
+ * Looks models up in opencode's providers: the connected ones first (`GET /config/providers`,
+ * asked at once), then, on the first model not found there, every provider opencode knows
+ * (`GET /provider`, read once). A failed request adds one warning and counts as an empty
+ * table (never throws).
+ * @returns the lookup: `"<providerID>/<modelID>"` → limits (tokens), or null when unknown.
+ */
+function modelLimits(client: Client, warnings: string[]): (key: string) => Promise<ModelLimits | null> {
+  let all: Promise<LimitsTable> | undefined;
+  const read = async (what: string, request: () => Promise<{ response?: Response | undefined; data?: unknown; error?: unknown }>) => {
+    try {
+      const result = await request();
+      if (result200(result)) return limitsTable(result.data);
+      warnings.push(`warning: opencode's ${what} could not be read (${answer(result)}); their model limits unknown`);
+    } catch (error) {
+      warnings.push(`warning: opencode's ${what} could not be read (${oneLine(error)}); their model limits unknown`);
+    }
+    return new Map() as LimitsTable;
+  };
+  const connected = read("connected providers (GET /config/providers)", () => client.config.providers());
+  return async (key) => {
+    const found = (await connected).get(key);
+    if (found) return found;
+    all ??= read("providers (GET /provider)", () => client.provider.list());
+    return (await all).get(key) ?? null;
+  };
 }
 
 /** What opencode answered instead of data, for an error line: `HTTP 500: <message>`, or `no answer: <why>`. */

@@ -29,6 +29,11 @@ export interface AuditSession {
   readonly tokensAfterDeny: number;
   /** Wall time (s) from the first deny's summary to the session's last message; 0 when never denied. */
   readonly secondsAfterDeny: number;
+  /**
+   * opencode's usable context (tokens) the session was decided with: from the limit flags, or
+   * (audit with no path) from the limits opencode lists for the session's model; null when unknown.
+   */
+  readonly usable: number | null;
 }
 
 /** The totals line of an audit. */

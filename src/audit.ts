@@ -8,7 +8,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AuditSession, AuditTotals } from "./audit-types.js";
 import { buildTimeline, compactionEnd, contextTokens } from "./history.js";
-import type { ModelLimits } from "./limits.js";
+import { usableContext, type ModelLimits } from "./limits.js";
 import { replayMessages, type ReplayRow } from "./replay.js";
 import type { GuardSettings } from "./settings.js";
 
@@ -124,6 +124,7 @@ export function auditSession(session: SessionData, source: string, options: Audi
     firstDeny: first?.compaction.index ?? null,
     rule: first?.rule ?? null,
     ...(first ? afterDeny(session.messages, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
+    usable: usableContext(options.limits, options.reserved),
   };
   return { row, replay };
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { auditSession, auditTotals, parseSince } from "../src/audit.js";
+import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/audit-limits.js";
 import { formatSeconds } from "../src/cli/audit.js";
 import { main } from "../src/cli.js";
 import { cli } from "./support/cli.js";
@@ -100,7 +101,10 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       "secondsAfterDeny",
       "parentID",
       "created",
+      "usable",
     ]);
+    // No limit flags: the usable context is unknown for every file.
+    expect(audit.sessions.every((s) => s.usable === null)).toBe(true);
   });
 
   it("-r / --recursive: the sub-folders too, subagent sessions labelled; every non-export listed as skipped, one line each", async () => {
@@ -123,7 +127,10 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
     const flags = ["--min-reduction", "0", "--threshold", "4", "--context-limit", "8000", "--output-limit", "2000"];
     const { code, stdout } = await cli(["audit", FIXTURES, "--json", ...flags]);
     expect(code).toBe(0);
-    await expectAgreesWithReplay(JSON.parse(stdout) as AuditJson, exportFiles(false), flags);
+    const audit = JSON.parse(stdout) as AuditJson;
+    await expectAgreesWithReplay(audit, exportFiles(false), flags);
+    // 8,000 − min(2,000, 32,000) for every file.
+    expect(new Set(audit.sessions.map((s) => s.usable))).toEqual(new Set([6000]));
   });
 
   it("files given one by one, and a missing path, are read in order; the missing one is skipped", async () => {
@@ -228,6 +235,7 @@ describe("what the first deny would have saved, on a hand-made export", () => {
         secondsAfterDeny: 29.5,
         parentID: null,
         created: T0,
+        usable: null,
       },
     ]);
     expect(audit.totals).toEqual({ sessions: 1, looping: 1, continuesSaved: 2, tokensAfterDeny: 14_370 });
@@ -267,6 +275,150 @@ describe("what the first deny would have saved, on a hand-made export", () => {
     expect(lines[3]).toBe(
       "totals: 3 sessions read, 2 with automatic compactions (listed), 1 without; 2 looping; the guard would have saved 4 synthetic continue turns and 28,740 tokens",
     );
+  });
+});
+
+/**
+ * Part of opencode 1.18.33's `GET /provider` answer (`{ all, default, connected }`), read from the
+ * real binary: the e2e config's fake model verbatim, and three models of its models.dev catalogue
+ * as listed there (a provider's `key`/`options` can hold an API key: made up here).
+ */
+const PROVIDER_ANSWER = {
+  all: [
+    {
+      id: "fake",
+      name: "Fake",
+      source: "config",
+      env: [],
+      options: { baseURL: "http://127.0.0.1:40000/v1", apiKey: "x" },
+      models: {
+        fakemodel: {
+          id: "fakemodel",
+          providerID: "fake",
+          api: { id: "fakemodel", url: "", npm: "@ai-sdk/openai-compatible" },
+          name: "Fake model",
+          family: "",
+          capabilities: { temperature: false, reasoning: false, attachment: false, toolcall: true },
+          cost: { input: 0, output: 0, cache: { read: 0, write: 0 } },
+          limit: { context: 8000, output: 2000 },
+          status: "active",
+          options: {},
+          headers: {},
+          release_date: "",
+          variants: {},
+        },
+      },
+    },
+    {
+      id: "openai",
+      name: "OpenAI",
+      source: "env",
+      env: ["OPENAI_API_KEY"],
+      key: "sk-made-up",
+      options: {},
+      models: { "gpt-5": { id: "gpt-5", providerID: "openai", limit: { context: 400_000, input: 272_000, output: 128_000 } } },
+    },
+    {
+      id: "anthropic",
+      name: "Anthropic",
+      source: "env",
+      env: ["ANTHROPIC_API_KEY"],
+      options: {},
+      models: { "claude-sonnet-4-5": { id: "claude-sonnet-4-5", providerID: "anthropic", limit: { context: 1_000_000, output: 64_000 } } },
+    },
+    {
+      id: "perplexity-agent",
+      name: "Perplexity Agent",
+      source: "custom",
+      env: [],
+      options: {},
+      models: {
+        "openai/gpt-5.1": {
+          id: "openai/gpt-5.1",
+          providerID: "perplexity-agent",
+          limit: { context: 400_000, input: 272_000, output: 128_000 },
+        },
+      },
+    },
+  ],
+  default: { fake: "fakemodel", openai: "gpt-5.3-chat-latest" },
+  connected: ["fake"],
+};
+
+describe("the limits a session read through opencode is decided with (audit-limits.ts, pure)", () => {
+  it("limitsTable: every model of GET /provider (all) or GET /config/providers (providers), by provider/model; limits only", () => {
+    const table = limitsTable(PROVIDER_ANSWER);
+    expect([...table]).toEqual([
+      ["fake/fakemodel", { context: 8000, output: 2000 }],
+      ["openai/gpt-5", { context: 400_000, output: 128_000, input: 272_000 }],
+      ["anthropic/claude-sonnet-4-5", { context: 1_000_000, output: 64_000 }],
+      ["perplexity-agent/openai/gpt-5.1", { context: 400_000, output: 128_000, input: 272_000 }],
+    ]);
+    expect(JSON.stringify([...table])).not.toContain("sk-made-up");
+    // GET /config/providers: `{ providers, default }`, the connected ones.
+    expect([...limitsTable({ providers: PROVIDER_ANSWER.all.slice(0, 1), default: {} })]).toEqual([
+      ["fake/fakemodel", { context: 8000, output: 2000 }],
+    ]);
+    // A model without a context limit (opencode never compacts it), and answers that are not providers.
+    const odd = [{ id: "p", models: { zero: { limit: { context: 0, output: 100 } }, none: {}, text: { limit: { context: "8000" } } } }];
+    for (const answer of [odd, null, "x", { all: "x" }, [null, { id: "", models: {} }]]) expect(limitsTable(answer).size).toBe(0);
+  });
+
+  it("compactionModel: the step that set off the last automatic compaction; summaries' and later steps' models do not count", () => {
+    const loop = JSON.parse(readFileSync(join(FIXTURES, "opencode-1.18.33-loop-bash.json"), "utf8")) as { messages: unknown[] };
+    expect(compactionModel(loop.messages)).toEqual({ providerID: "fake", modelID: "fakemodel" });
+    const step = (providerID: string, modelID: string, extra: Record<string, unknown> = {}) => ({
+      info: { id: `m${Math.random()}`, role: "assistant", providerID, modelID, ...extra },
+      parts: [],
+    });
+    const compaction = (auto: boolean) => ({ info: { id: "c", role: "user" }, parts: [{ type: "compaction", auto }] });
+    const summary = step("cheap", "summariser", { summary: true, mode: "compaction", agent: "compaction" });
+    const a = step("openai", "gpt-5");
+    const b = step("anthropic", "claude-sonnet-4-5");
+    // Looped under gpt-5 (its summaries by another model), then the user switched to Claude: gpt-5's limits decided.
+    expect(compactionModel([a, compaction(true), summary, a, compaction(true), summary, b])).toEqual({
+      providerID: "openai",
+      modelID: "gpt-5",
+    });
+    // No step before the compaction: the last step's. No automatic compaction (a manual one is the user's): nothing to decide.
+    expect(compactionModel([compaction(true), summary, b])).toEqual({ providerID: "anthropic", modelID: "claude-sonnet-4-5" });
+    expect(compactionModel([a, compaction(false), summary, b])).toBeNull();
+    expect(compactionModel([a, b])).toBeNull();
+    expect(compactionModel([compaction(true), summary])).toBeNull();
+    expect(compactionModel([{ info: { role: "assistant", providerID: "openai" } }, "junk", null])).toBeNull();
+  });
+
+  it("configReserved: compaction.reserved of GET /config, whole tokens", () => {
+    expect(configReserved({ $schema: "https://opencode.ai/config.json", compaction: { reserved: 500 } })).toBe(500);
+    expect(configReserved({ compaction: { reserved: 0 } })).toBe(0);
+    for (const config of [{}, { compaction: {} }, { compaction: { reserved: "500" } }, { compaction: { reserved: -1 } }, null]) {
+      expect(configReserved(config)).toBeUndefined();
+    }
+  });
+
+  it("sessionDecision: the model's limits and the config's reserved, unless the flags give them (for every session)", () => {
+    const table = limitsTable(PROVIDER_ANSWER);
+    const known = (key: string, reserved?: number): KnownLimits => ({ model: null, limits: table.get(key) ?? null, reserved });
+    const noFlags = { settings: DEFAULT_SETTINGS, limits: {}, reserved: undefined };
+    const usable = (flags: typeof noFlags | Parameters<typeof sessionDecision>[0], k: KnownLimits) =>
+      auditSession(handMade(), "opencode", sessionDecision(flags, k)).row.usable;
+    // fake: 8,000 − 2,000. gpt-5 has an input limit: 272,000 − reserved (default min(20,000, min(128,000, 32,000)), or the config's).
+    expect(usable(noFlags, known("fake/fakemodel"))).toBe(6000);
+    expect(usable(noFlags, known("openai/gpt-5"))).toBe(252_000);
+    expect(usable(noFlags, known("openai/gpt-5", 50_000))).toBe(222_000);
+    expect(usable(noFlags, known("anthropic/claude-sonnet-4-5", 50_000))).toBe(968_000); // no input limit: reserved moves nothing
+    expect(usable(noFlags, known("unknown/model", 50_000))).toBeNull();
+    // The limit flags replace the model's limits as a whole (its input limit too), also for an unknown model; --reserved the config's.
+    const flags = { settings: DEFAULT_SETTINGS, limits: { context: 300_000, output: 8000 }, reserved: undefined };
+    expect(usable(flags, known("openai/gpt-5", 50_000))).toBe(292_000);
+    expect(usable(flags, known("unknown/model"))).toBe(292_000);
+    expect(usable({ ...noFlags, reserved: 10_000 }, known("openai/gpt-5", 50_000))).toBe(262_000);
+    expect(sessionDecision({ ...noFlags, reserved: 0 }, known("openai/gpt-5", 50_000)).reserved).toBe(0);
+    // Known limits decide as the same limits given as flags (replay's): same row.
+    const viaOpencode = auditSession(handMade(), "opencode", sessionDecision(noFlags, known("fake/fakemodel"))).row;
+    const viaFlags = auditSession(handMade(), "opencode", { settings: DEFAULT_SETTINGS, limits: { context: 8000, output: 2000 } }).row;
+    expect(viaOpencode).toEqual(viaFlags);
+    expect(viaOpencode.firstDeny).not.toBeNull();
   });
 });
 

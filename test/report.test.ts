@@ -135,6 +135,7 @@ function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditS
     continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
     tokensAfterDeny: deny ? 44_100 : 0,
     secondsAfterDeny: deny ? 95 : 0,
+    usable: series.usable,
     ...over,
   };
 }

@@ -12,6 +12,7 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
+import { sessionDecision, type KnownLimits } from "../audit-limits.js";
 import type { AuditReport, AuditSession, AuditTotals, SessionSeries } from "../audit-types.js";
 import {
   addToTotals,
@@ -27,7 +28,6 @@ import {
 } from "../audit.js";
 import { ExportError, readExport } from "../export.js";
 import { buildTimeline } from "../history.js";
-import { usableContext } from "../limits.js";
 import { VERSION } from "../version.js";
 import { DECISION_FLAGS, DECISION_OPTIONS, decisionInputs, fmt, LIMIT_FLAGS, reportError, SETTINGS_USAGE, UsageError } from "./common.js";
 
@@ -68,7 +68,12 @@ const USAGE = [
   "With paths: every `opencode export` file given or found in the folders (files that are not",
   "exports are listed as skipped). With no path: every session of your own opencode (all",
   "projects, subagents' sessions too), read through `opencode serve` on 127.0.0.1 with your",
-  "environment (XDG_DATA_HOME …), stopped afterwards.",
+  "environment (XDG_DATA_HOME …), stopped afterwards. Each session is decided with what your",
+  "opencode knows outside any project: the limits it lists for the model that set off the",
+  "session's compactions, and compaction.reserved of your global config (a provider or setting",
+  "only in a project's opencode.json is not seen; a model opencode does not list leaves the",
+  "limits unknown). The limit flags and --reserved, when given, override these for every",
+  "session (with paths, they are the only source of limits).",
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
@@ -87,11 +92,15 @@ export interface AuditResult {
 
 type AuditedReplay = ReturnType<typeof auditSession>["replay"];
 /** Makes a listed session's chart series (for `--html`), from its messages and replay's rows. */
-type SeriesMaker = (session: SessionData, replay: AuditedReplay) => SessionSeries;
+type SeriesMaker = (session: SessionData, replay: AuditedReplay, usable: number | null) => SessionSeries;
 
-/** A session to audit, or an input that was skipped (one line why; `counted`: it is one of the source's `total`). */
+/**
+ * A session to audit, or an input that was skipped (one line why; `counted`: it is one of the
+ * source's `total`). `known`: what opencode knows to decide the session (read through opencode
+ * only; the flags still win, see {@link sessionDecision}).
+ */
 type Item =
-  | { readonly kind: "session"; readonly session: SessionData; readonly source: string }
+  | { readonly kind: "session"; readonly session: SessionData; readonly source: string; readonly known?: KnownLimits }
   | { readonly kind: "skipped"; readonly line: string; readonly counted: boolean };
 
 /** A sequence of sessions to audit, with how many there are (for the progress bar). */
@@ -100,6 +109,8 @@ interface Source {
   /** What `total` counts, for the progress bar: "files" or "sessions". */
   readonly unit: string;
   items(): AsyncGenerator<Item>;
+  /** `warning: …` lines (no newline) about what the source could not read, once its items are read. */
+  warnings(): readonly string[];
   close(): Promise<void>;
 }
 
@@ -122,26 +133,43 @@ async function exportFiles(paths: readonly string[], recursive: boolean): Promis
       }
     }
   }
-  return { total: files.length, unit: "files", items, close: async () => undefined };
+  return { total: files.length, unit: "files", items, warnings: () => [], close: async () => undefined };
 }
 
-/** The sessions of the user's opencode, read through `<bin> serve` (audit-opencode.ts, loaded only here). */
-async function opencodeSessions(bin: string, env: Readonly<Record<string, string | undefined>>, since: number | null): Promise<Source> {
+/**
+ * The sessions of the user's opencode, read through `<bin> serve` (audit-opencode.ts, loaded
+ * only here), each with what opencode knows to decide it: its model's limits unless the
+ * command line gives limits, `compaction.reserved` unless it gives `--reserved`.
+ */
+async function opencodeSessions(
+  bin: string,
+  env: Readonly<Record<string, string | undefined>>,
+  since: number | null,
+  flags: AuditDecisionOptions,
+): Promise<Source> {
   const { openOpencode } = await import("../audit-opencode.js");
-  const opened = await openOpencode(bin, env, { since });
+  const opened = await openOpencode(bin, env, {
+    since,
+    limits: flags.limits?.context === undefined,
+    reserved: flags.reserved === undefined,
+  });
   async function* items(): AsyncGenerator<Item> {
     for await (const item of opened.items()) {
-      yield item.kind === "session" ? { kind: "session", session: item.session, source: "opencode" } : { ...item, counted: true };
+      yield item.kind === "session"
+        ? { kind: "session", session: item.session, source: "opencode", known: item.known }
+        : { ...item, counted: true };
     }
   }
-  return { total: opened.total, unit: "sessions", items, close: () => opened.close() };
+  return { total: opened.total, unit: "sessions", items, warnings: () => opened.warnings, close: () => opened.close() };
 }
 
 /** Whether an error is opencode failing to start or answer (exit 2, one line). */
 const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === "OpencodeError";
 
 /**
- * Audits every session of a source: one at a time, decided as `replay` decides it.
+ * Audits every session of a source: one at a time, decided as `replay` decides it, with
+ * `options` (the command line's), or for a session read through opencode with its own model's
+ * limits and opencode's `compaction.reserved` where the command line gives none.
  * @param onSession called after each session is read (for the progress bar).
  */
 async function audit(
@@ -165,9 +193,10 @@ async function audit(
       const updated = sessionUpdated(item.session.info);
       if (updated === null || updated < since) continue;
     }
-    const { row, replay } = auditSession(item.session, item.source, options);
+    const decision = item.known ? sessionDecision(options, item.known) : options;
+    const { row, replay } = auditSession(item.session, item.source, decision);
     totals = addToTotals(totals, row);
-    if (isListed(row)) listed.push({ row, series: makeSeries ? makeSeries(item.session, replay) : null });
+    if (isListed(row)) listed.push({ row, series: makeSeries ? makeSeries(item.session, replay, row.usable) : null });
   }
   listed.sort((a, b) => byCreated(a.row, b.row));
   const series = listed.flatMap((l) => (l.series ? [l.series] : []));
@@ -240,7 +269,11 @@ export function auditTable(result: AuditResult): string {
   return [...lines, totalsLine(result.totals, result.rows.length)].join("\n");
 }
 
-/** `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus parentID and created). */
+/**
+ * `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus `parentID`,
+ * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
+ * was decided with, tokens, or null when its model's limits are unknown).
+ */
 export function auditJson(result: AuditResult): string {
   return JSON.stringify({
     sessions: result.rows.map((r) => ({
@@ -255,6 +288,7 @@ export function auditJson(result: AuditResult): string {
       secondsAfterDeny: r.secondsAfterDeny,
       parentID: r.parentID,
       created: r.created,
+      usable: r.usable,
     })),
     totals: {
       sessions: result.totals.sessions,
@@ -303,7 +337,10 @@ export async function runAudit(
     if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
     const inputs = decisionInputs(values, env, err);
 
-    source = paths.length > 0 ? await exportFiles(paths, values.recursive === true) : await opencodeSessions(bin ?? "opencode", env, since);
+    source =
+      paths.length > 0
+        ? await exportFiles(paths, values.recursive === true)
+        : await opencodeSessions(bin ?? "opencode", env, since, inputs);
     if (progress.isTTY && source.total > 1) {
       bar = new cliProgress.SingleBar(
         { stream: progress, format: `audit {bar} {value}/{total} ${source.unit}`, clearOnComplete: true, hideCursor: true },
@@ -314,8 +351,7 @@ export async function runAudit(
     let makeSeries: SeriesMaker | undefined;
     if (html !== undefined) {
       const { sessionSeries } = await import("../series.js");
-      const usable = usableContext(inputs.limits, inputs.reserved);
-      makeSeries = (session, replay) =>
+      makeSeries = (session, replay, usable) =>
         sessionSeries(buildTimeline(session.messages), replay, usable, {
           id: session.info.id,
           title: typeof session.info.title === "string" ? session.info.title : "",
@@ -324,9 +360,11 @@ export async function runAudit(
     const result = await audit(source, inputs, since, () => bar?.increment(), makeSeries);
     bar?.stop();
     bar = undefined;
+    const warnings = source.warnings();
     await source.close();
     source = undefined;
 
+    for (const line of warnings) err(`${line}\n`);
     for (const line of result.skipped) err(`skipped ${line}\n`);
     if (paths.length > 0 && result.totals.sessions === 0 && result.skipped.length > 0) {
       throw new UsageError(`no opencode session export among the ${result.skipped.length === 1 ? "file" : "files"} given`);
