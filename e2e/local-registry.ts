@@ -94,13 +94,26 @@ export async function packFolder(folder: string, dest: string): Promise<PackResu
   };
 }
 
-/** Pack this project (as `npm publish` would) and each of its runtime dependencies from node_modules. */
+/**
+ * The installed folders (`node_modules/…`, nested ones too) of every package a production
+ * install needs: the lockfile's entries that are not dev-only, i.e. the runtime
+ * dependencies and theirs.
+ */
+export async function runtimeDependencyFolders(): Promise<string[]> {
+  const lock = JSON.parse(await readFile(join(PROJECT_ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+  };
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && entry.dev !== true && entry.devOptional !== true)
+    .map(([path]) => path)
+    .sort();
+}
+
+/** Pack this project (as `npm publish` would) and every package of its runtime dependency tree from node_modules. */
 export async function packProjectAndDependencies(dest: string): Promise<{ project: PackResult; dependencies: PackResult[] }> {
-  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   const project = await packFolder(PROJECT_ROOT, dest);
   const dependencies: PackResult[] = [];
-  for (const name of Object.keys(pkg.dependencies ?? {}))
-    dependencies.push(await packFolder(join(PROJECT_ROOT, "node_modules", name), dest));
+  for (const folder of await runtimeDependencyFolders()) dependencies.push(await packFolder(join(PROJECT_ROOT, folder), dest));
   return { project, dependencies };
 }
 
