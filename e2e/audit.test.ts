@@ -185,7 +185,7 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     expect(table.find((l) => l.startsWith(child!.sessionID))).toContain(`↳ subagent of ${parent}: `);
     expect(table.at(-1)).toBe(
       `totals: 4 sessions read, 3 with automatic compactions (listed), 1 without; 1 looping; the guard would have saved ` +
-        `${loop.continuesSaved} synthetic continue turn${loop.continuesSaved === 1 ? "" : "s"} and ${loop.tokensAfterDeny.toLocaleString("en-US")} tokens`,
+        `${loop.continuesSaved} synthetic continue turn${loop.continuesSaved === 1 ? "" : "s"} and ${(loop.tokensAfterDeny ?? 0).toLocaleString("en-US")} tokens`,
     );
     console.log(`audit through opencode serve: ${Math.round(ms)} ms for 4 sessions`);
   });

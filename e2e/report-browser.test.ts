@@ -156,6 +156,30 @@ describe("the audit's HTML report in Chromium", () => {
     );
     expect(await page.locator("tbody tr").count()).toBe(SESSIONS.length);
 
+    // The table fits from 1,000 px up: no sideways scrolling, each session id on one line, no header over two.
+    for (const width of [1000, 1200]) {
+      await page.setViewportSize({ width, height: 900 });
+      const layout = await page.evaluate(() => {
+        const scroll = document.querySelector(".scroll")!;
+        const lines = (cells: Element[]) =>
+          cells.map((cell) => {
+            const style = getComputedStyle(cell);
+            const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.45;
+            const box = cell.getBoundingClientRect();
+            return Math.round((box.height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom)) / line);
+          });
+        return {
+          overflow: scroll.scrollWidth - scroll.clientWidth,
+          ids: lines([...document.querySelectorAll(".sid")]),
+          headers: lines([...document.querySelectorAll("th")]),
+        };
+      });
+      expect(layout.overflow, `${width} px: sideways overflow`).toBeLessThanOrEqual(0);
+      expect(new Set(layout.ids), `${width} px: lines per id`).toEqual(new Set([1]));
+      expect(Math.max(...layout.headers), `${width} px: lines per header`).toBeLessThanOrEqual(2);
+    }
+    await page.setViewportSize({ width: 1200, height: 900 });
+
     // The screenshot: 1,200 px wide, and what it shows is the charts, not a blank page.
     const shot = await page.screenshot({ fullPage: true, type: "png" });
     const size = pngSize(shot);

@@ -3,8 +3,9 @@
  * itself. Starts `<bin> serve` on 127.0.0.1 (a free port, a one-off password) with the
  * user's environment, so opencode reads its usual XDG directories, lists every session of
  * every project (`GET /experimental/session`, archived ones and subagents' included, paged)
- * and reads each session's messages (`GET /session/{id}/message`) one at a time. The server
- * is always stopped (on error and on Ctrl-C too).
+ * and reads each session's messages (`GET /session/{id}/message`) one at a time, each request
+ * given {@link REQUEST_TIMEOUT_MS}. The server is always stopped (on error and on Ctrl-C too,
+ * when its temporary working folder is removed as well).
  *
  * Unless the command line gives them, it also reads what opencode knows to decide a session:
  * `compaction.reserved` from `GET /config`, and the limits of the model that set off each
@@ -21,6 +22,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,11 +38,15 @@ export class OpencodeError extends Error {
 
 /** How long opencode may take to print its listening line, ms. */
 export const SERVE_START_TIMEOUT_MS = 60_000;
+/** How long opencode may take to answer one request for a session's messages, ms. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 /** Sessions asked for per page of the session list. */
 const PAGE = 1000;
+/** The most sessions asked for in one page, when more than a page share one `time.updated` ms. */
+const MAX_PAGE = 64_000;
 
 /** One session as opencode lists it (the fields read here; `GlobalSession` in the SDK's v2 types). */
-interface ListedSession {
+export interface ListedSession {
   readonly id: string;
   readonly parentID?: string;
   readonly directory?: string;
@@ -65,7 +71,9 @@ export interface OpencodeSessions {
   /**
    * Reads each listed session's messages, one session at a time. A session whose messages
    * opencode refuses is yielded as skipped (one line).
-   * @throws OpencodeError when opencode stops answering.
+   * @throws OpencodeError when opencode stops answering, or does not answer one session's
+   *   messages within `requestTimeoutMs` (default {@link REQUEST_TIMEOUT_MS}, 60 s); the caller
+   *   then closes it (the server is stopped).
    */
   items(): AsyncGenerator<OpencodeItem>;
   /**
@@ -85,6 +93,77 @@ export interface OpenOptions {
   readonly limits?: boolean;
   /** Read `compaction.reserved` from opencode's config (false: `--reserved` gives it). Default true. */
   readonly reserved?: boolean;
+  /** How long one request for a session's messages may take, ms (default {@link REQUEST_TIMEOUT_MS}). */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Called first on Ctrl-C (SIGINT) or SIGTERM while opencode is open, before the server is
+   * stopped, its working folder removed and the process exits (130 / 143): e.g. to stop a
+   * progress bar. Must be synchronous.
+   */
+  readonly beforeExit?: () => void;
+}
+
+/** One page of `GET /experimental/session` as the SDK returns it. */
+export interface SessionPage {
+  readonly data?: unknown;
+  readonly response?: Response | undefined;
+  readonly error?: unknown;
+}
+
+/** Asks for one page of the session list (`client.experimental.session.list`). */
+export type ListPage = (query: { archived: true; limit: number; start?: number; cursor?: number }) => Promise<SessionPage>;
+
+/**
+ * Every session of opencode's session list (`GET /experimental/session`), page by page.
+ *
+ * opencode 1.18.33 returns at most `limit` sessions, newest `time.updated` first, and, when
+ * there are more, an `x-next-cursor` header: the last one's `time.updated` (ms). Its `cursor`
+ * query keeps sessions updated strictly *before* the cursor (and a cursor of 0 is no cursor),
+ * so the next page is asked with `cursor + 1` (updated at or before the last one: sessions
+ * that share that ms are not lost), and sessions seen already are dropped by id. The list
+ * ends when the header is missing or empty (the last page), or a page adds no new session;
+ * when the boundary does not move (more than a page share one ms), the page is asked again
+ * twice as long (up to {@link MAX_PAGE}).
+ * @param since keep sessions whose `time.updated` (else `time.created`) is at or after it (ms), or null.
+ * @throws OpencodeError when a page is not a list.
+ */
+export async function listAllSessions(list: ListPage, since: number | null, page = PAGE): Promise<ListedSession[]> {
+  const listed: ListedSession[] = [];
+  const seen = new Set<string>();
+  let cursor: number | undefined;
+  let limit = page;
+  for (;;) {
+    const result = await list({
+      archived: true,
+      limit,
+      ...(since !== null ? { start: since } : {}),
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
+    if (!Array.isArray(result.data)) {
+      throw new OpencodeError(`opencode's session list could not be read (${answer(result)})`);
+    }
+    let added = 0;
+    for (const session of result.data as ListedSession[]) {
+      if (typeof session?.id !== "string" || seen.has(session.id)) continue;
+      seen.add(session.id);
+      added += 1;
+      const updated = session.time?.updated ?? session.time?.created;
+      if (since !== null && !(typeof updated === "number" && updated >= since)) continue;
+      listed.push(session);
+    }
+    const header = result.response?.headers.get("x-next-cursor")?.trim();
+    const next = header ? Number(header) : Number.NaN;
+    if (!Number.isFinite(next) || next <= 0 || result.data.length === 0) break;
+    if (next + 1 === cursor) {
+      // The boundary did not move: more than a page share its ms. Ask again, twice as long.
+      if (added === 0 && limit >= MAX_PAGE) break;
+      limit = Math.min(MAX_PAGE, limit * 2);
+      continue;
+    }
+    if (added === 0) break;
+    cursor = next + 1;
+  }
+  return listed;
 }
 
 /** A free TCP port on 127.0.0.1, from the OS. */
@@ -191,14 +270,25 @@ export async function openOpencode(
     await stopGroup(child);
     await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
   };
-  // Ctrl-C: the server runs in its own process group, so stop it ourselves, then exit.
+  // Ctrl-C: the server runs in its own process group, so stop it ourselves, remove its working
+  // folder, then exit (synchronously: nothing after process.exit runs).
   const onSignal = (signal: NodeJS.Signals) => {
+    try {
+      options.beforeExit?.();
+    } catch {
+      // The terminal is the caller's; the server must still be stopped.
+    }
     if (child.pid !== undefined) {
       try {
         process.kill(-child.pid, "SIGKILL");
       } catch {
         // Already gone.
       }
+    }
+    try {
+      rmSync(cwd, { recursive: true, force: true });
+    } catch {
+      // Left for the OS to clean.
     }
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
@@ -250,30 +340,7 @@ export async function openOpencode(
     });
 
     const since = options.since ?? null;
-    const listed: ListedSession[] = [];
-    const seen = new Set<string>();
-    let cursor: number | undefined;
-    for (;;) {
-      const result = await client.experimental.session.list({
-        archived: true,
-        limit: PAGE,
-        ...(since !== null ? { start: since } : {}),
-        ...(cursor !== undefined ? { cursor } : {}),
-      });
-      if (!Array.isArray(result.data)) {
-        throw new OpencodeError(`opencode's session list could not be read (${answer(result)})`);
-      }
-      for (const session of result.data as ListedSession[]) {
-        if (typeof session?.id !== "string" || seen.has(session.id)) continue;
-        const updated = session.time?.updated ?? session.time?.created;
-        if (since !== null && !(typeof updated === "number" && updated >= since)) continue;
-        seen.add(session.id);
-        listed.push(session);
-      }
-      const next = Number(result.response?.headers.get("x-next-cursor"));
-      if (!Number.isFinite(next) || next === cursor || result.data.length === 0) break;
-      cursor = next;
-    }
+    const listed = await listAllSessions((query) => client.experimental.session.list(query), since);
 
     // opencode loads its providers (the models.dev catalogue among them) on the first request
     // about them, 1–3 s: ask now, while the sessions are read. Nothing listed: nothing to decide.
@@ -296,7 +363,15 @@ export async function openOpencode(
       for (const session of listed) {
         // No `directory`: opencode finds a session by its id alone, and a directory would make the
         // server load that project (its plugins, MCP servers) just to read stored messages.
-        const result = await client.session.messages({ sessionID: session.id });
+        const timeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+        const timedOut = () =>
+          new OpencodeError(`opencode did not answer within ${timeout / 1000} s while the messages of ${session.id} were read`);
+        const result = await client.session
+          .messages({ sessionID: session.id }, { signal: AbortSignal.timeout(timeout) })
+          .catch((error: unknown) => {
+            throw (error as Error)?.name === "TimeoutError" ? timedOut() : error;
+          });
+        if (!result.response && (result.error as Error | undefined)?.name === "TimeoutError") throw timedOut();
         if (!result.response) throw new OpencodeError(`opencode stopped answering while ${session.id} was read (${answer(result)})`);
         if (!Array.isArray(result.data)) {
           yield { kind: "skipped", line: `opencode ${session.id}: messages could not be read (${answer(result)})` };

@@ -23,12 +23,24 @@ export interface AuditSession {
   readonly firstDeny: number | null;
   /** The rule of that deny, or null. */
   readonly rule: RuleName | null;
-  /** Synthetic continue turns at or after the first deny (what the deny would have saved). */
+  /**
+   * Synthetic continue turns after the first deny's summary (the denied one included), up to the
+   * user's next real message (work the user asked for is not the guard's to save); 0 when never denied.
+   */
   readonly continuesSaved: number;
-  /** Tokens (`tokens.total`, else input + output + cache) of every assistant message after the first deny's summary; 0 when never denied. */
-  readonly tokensAfterDeny: number;
-  /** Wall time (s) from the first deny's summary to the session's last message; 0 when never denied. */
-  readonly secondsAfterDeny: number;
+  /**
+   * Tokens (`tokens.total`, else input + output + cache) of every assistant message after the
+   * first deny's summary, up to the user's next real message; 0 when never denied, or when
+   * nothing came after the deny; null when assistant messages came after it but none of them
+   * has token data (unknown, not 0; totals count it as 0).
+   */
+  readonly tokensAfterDeny: number | null;
+  /**
+   * Wall time (s, ms precision) from the first deny's summary to the last message before the
+   * user's next real message (else the session's last); 0 when never denied; null when the
+   * export has no times for it (unknown, not 0).
+   */
+  readonly secondsAfterDeny: number | null;
   /**
    * opencode's usable context (tokens) the session was decided with: from the limit flags, or
    * (audit with no path) from the limits opencode lists for the session's model; null when unknown.
@@ -43,6 +55,7 @@ export interface AuditTotals {
   /** Sessions with at least one deny. */
   readonly looping: number;
   readonly continuesSaved: number;
+  /** The sum of the rows' `tokensAfterDeny`, unknown (null) ones counted as 0. */
   readonly tokensAfterDeny: number;
 }
 
@@ -66,6 +79,15 @@ export interface SessionSeries {
   readonly usable: number | null;
   /** Index into `compactions` of the first deny, or null. Steps after it are what the guard would have saved. */
   readonly firstDeny: number | null;
+  /**
+   * Index into `steps` of the first step after the user's first real message that follows the
+   * first deny's summary (it may be `steps.length`: no step after that message), or null when
+   * the user did not step in after the first deny (or there is none; absent: the same). Steps from there on are
+   * work the user asked for: not counted as saved.
+   */
+  readonly userStep?: number | null;
+  /** The parent session's id for a subagent's session, else null (absent: not known). */
+  readonly parentID?: string | null;
 }
 
 /** Everything the HTML report draws. */

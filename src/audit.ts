@@ -4,12 +4,13 @@
  * and the listing of export files in folders. Reading sessions through a running opencode is
  * in `audit-opencode.ts`; the command line in `cli/audit.ts`.
  */
-import { readdir, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AuditSession, AuditTotals } from "./audit-types.js";
 import { buildTimeline, compactionEnd, contextTokens } from "./history.js";
 import { usableContext, type ModelLimits } from "./limits.js";
 import { replayMessages, type ReplayRow } from "./replay.js";
+import { realUserAfter } from "./series.js";
 import type { GuardSettings } from "./settings.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
@@ -65,12 +66,14 @@ export function sessionUpdated(info: SessionData["info"]): number | null {
 /**
  * What the first deny would have saved: everything after the summary of the first denied
  * compaction (the history the synthetic continue turn, had it been denied, would not have
- * led to).
- * - continuesSaved: synthetic continue turns after that summary (the denied one included);
- * - tokensAfterDeny: the sum over every assistant message after it of `tokens.total`, else
- *   input + output + cache.read + cache.write (tokens; summaries included);
+ * led to), up to the user's next real message (`isRealUser`: a person spoke; the work that
+ * follows is what they asked for, which the guard could not have saved).
+ * - continuesSaved: synthetic continue turns in that span (the denied one included);
+ * - tokensAfterDeny: the sum over every assistant message in it of `tokens.total`, else
+ *   input + output + cache.read + cache.write (tokens; summaries included); 0 when no
+ *   assistant message is in it, null when some are but none has token data;
  * - secondsAfterDeny: from that summary's end (`time.completed`, else `time.created`) to the
- *   latest time of any later message (s, ms precision); 0 without times.
+ *   latest time of a message in the span (s, ms precision); null without times.
  */
 function afterDeny(
   messages: readonly unknown[],
@@ -78,23 +81,33 @@ function afterDeny(
 ): Pick<AuditSession, "continuesSaved" | "tokensAfterDeny" | "secondsAfterDeny"> {
   const timeline = buildTimeline(messages);
   const compaction = timeline.compactions.find((c) => c.messageID === firstDeny.compaction.messageID);
-  if (!compaction) return { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 };
+  if (!compaction) return { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: null };
   const end = compactionEnd(compaction);
+  const user = realUserAfter(timeline, end);
+  const stop = user === -1 ? timeline.entries.length : user;
   let continuesSaved = 0;
   let tokensAfterDeny = 0;
+  let assistants = 0;
+  let withTokens = 0;
   const start = messageTime(messages[end]);
   let last = start;
-  for (let i = end + 1; i < timeline.entries.length; i++) {
+  for (let i = end + 1; i < stop; i++) {
     const entry = timeline.entries[i]!;
     if (entry.kind === "user" && entry.role === "continue") continuesSaved += 1;
     const message = messages[i];
-    if (entry.kind === "assistant" && isRecord(message) && isRecord(message.info))
-      tokensAfterDeny += contextTokens(message.info.tokens) ?? 0;
+    if (entry.kind === "assistant" && isRecord(message) && isRecord(message.info)) {
+      assistants += 1;
+      const tokens = contextTokens(message.info.tokens);
+      if (tokens !== null) {
+        withTokens += 1;
+        tokensAfterDeny += tokens;
+      }
+    }
     const time = messageTime(message);
     if (time !== null && (last === null || time > last)) last = time;
   }
-  const secondsAfterDeny = start !== null && last !== null ? Math.max(0, Math.round(last - start)) / 1000 : 0;
-  return { continuesSaved, tokensAfterDeny, secondsAfterDeny };
+  const secondsAfterDeny = start !== null && last !== null ? Math.max(0, Math.round(last - start)) / 1000 : null;
+  return { continuesSaved, tokensAfterDeny: assistants > 0 && withTokens === 0 ? null : tokensAfterDeny, secondsAfterDeny };
 }
 
 /** One audited session: its row, and replay's rows it was made from (for the charts). */
@@ -138,7 +151,7 @@ export function addToTotals(totals: AuditTotals, row: AuditSession): AuditTotals
     sessions: totals.sessions + 1,
     looping: totals.looping + (row.firstDeny !== null ? 1 : 0),
     continuesSaved: totals.continuesSaved + row.continuesSaved,
-    tokensAfterDeny: totals.tokensAfterDeny + row.tokensAfterDeny,
+    tokensAfterDeny: totals.tokensAfterDeny + (row.tokensAfterDeny ?? 0),
   };
 }
 
@@ -157,30 +170,59 @@ export function byCreated(a: AuditSession, b: AuditSession): number {
   return (a.created ?? Number.POSITIVE_INFINITY) - (b.created ?? Number.POSITIVE_INFINITY) || 0;
 }
 
-/** One thing found while listing paths: a file to read, or a path that was skipped and why (one line). */
-export type FoundPath = { readonly kind: "file"; readonly path: string } | { readonly kind: "skipped"; readonly line: string };
+/**
+ * One thing found while listing paths: a file to read; a path that was skipped and why (one
+ * line); or a folder given on the command line in which no file was found (`empty`).
+ */
+export type FoundPath =
+  | { readonly kind: "file"; readonly path: string }
+  | { readonly kind: "skipped"; readonly line: string }
+  | { readonly kind: "empty"; readonly folder: string };
 
 /**
  * The files to audit among `paths`, in order: a file path as given; a folder's files in
  * name order (not hidden ones, not sub-folders unless `recursive`, then depth first).
- * Whether a file is an export is decided when it is read. A missing or unreadable path is
- * yielded as skipped (`<path>: no such file`), never thrown.
+ * Symbolic links are followed, but each folder is read once and each file yielded once (by
+ * their real path), so a link loop or a file reached twice costs nothing. A folder given
+ * in which no file is found is yielded as `empty`. Whether a file is an export is decided
+ * when it is read. A missing or unreadable path is yielded as skipped (`<path>: no such
+ * file or folder`), never thrown.
  */
 export async function* findExports(paths: readonly string[], options: { recursive?: boolean } = {}): AsyncGenerator<FoundPath> {
+  const seen = { folders: new Set<string>(), files: new Set<string>() };
   for (const path of paths) {
     let isDirectory: boolean;
+    let real: string;
     try {
       isDirectory = (await stat(path)).isDirectory();
+      real = await realpath(path);
     } catch (error) {
       yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
       continue;
     }
-    if (isDirectory) yield* folderFiles(path, options.recursive === true);
-    else yield { kind: "file", path };
+    if (isDirectory) {
+      const readBefore = seen.folders.has(real);
+      let found = 0;
+      for await (const item of folderFiles(path, real, options.recursive === true, seen)) {
+        if (item.kind === "file") found += 1;
+        yield item;
+      }
+      if (found === 0 && !readBefore) yield { kind: "empty", folder: path };
+    } else if (!seen.files.has(real)) {
+      seen.files.add(real);
+      yield { kind: "file", path };
+    }
   }
 }
 
-async function* folderFiles(folder: string, recursive: boolean): AsyncGenerator<FoundPath> {
+async function* folderFiles(
+  folder: string,
+  real: string,
+  recursive: boolean,
+  seen: { folders: Set<string>; files: Set<string> },
+): AsyncGenerator<FoundPath> {
+  if (seen.folders.has(real)) return;
+  seen.folders.add(real);
   let entries;
   try {
     entries = await readdir(folder, { withFileTypes: true });
@@ -194,19 +236,24 @@ async function* folderFiles(folder: string, recursive: boolean): AsyncGenerator<
     const path = join(folder, entry.name);
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
+    let target = join(real, entry.name);
     if (entry.isSymbolicLink()) {
       try {
         const info = await stat(path);
         isDirectory = info.isDirectory();
         isFile = info.isFile();
+        target = await realpath(path);
       } catch (error) {
         yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
         continue;
       }
     }
     if (isDirectory) {
-      if (recursive) yield* folderFiles(path, true);
-    } else if (isFile) yield { kind: "file", path };
+      if (recursive) yield* folderFiles(path, target, true, seen);
+    } else if (isFile && !seen.files.has(target)) {
+      seen.files.add(target);
+      yield { kind: "file", path };
+    }
   }
 }
 
@@ -214,6 +261,7 @@ function errorText(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return "no such file or folder";
   if (code === "EACCES") return "permission denied";
+  if (code === "ELOOP") return "a symbolic link loop";
   return `cannot be read (${code ?? (error as Error).message})`;
 }
 

@@ -5,7 +5,7 @@
  */
 import { plot } from "asciichart";
 import type { SessionSeries } from "./audit-types.js";
-import { stepsAfterFirstDeny } from "./series.js";
+import { denySentence, stepsAfterFirstDeny, type SavedFigures } from "./series.js";
 
 /** Options of {@link terminalChart}. */
 export interface TerminalChartOptions {
@@ -13,6 +13,8 @@ export interface TerminalChartOptions {
   readonly width?: number;
   /** Rows of the plot, from 0 tokens to the top (default 10, at least 2). */
   readonly height?: number;
+  /** The audit row's figures for the first deny (continue turns, tokens, wall time), told in the legend as the HTML report tells them. */
+  readonly saved?: SavedFigures;
 }
 
 const num = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -79,7 +81,7 @@ function layout(steps: number, columns: number): { span: number; columnOf: (step
  * x: steps 1–9 (one column each); y: context tokens
  * c compaction (continue allowed)  X first deny  x later deny  . step after it
  * flat line: usable context 6,000 tokens
- * first deny: compaction 2, no-progress; 7 steps after it would have been saved
+ * first deny at compaction 2 (no-progress): the guard would have saved 7 steps
  * ```
  *
  * - The marker row puts `X` under the step that set off the first denied compaction, `x` under
@@ -89,8 +91,13 @@ function layout(steps: number, columns: number): { span: number; columnOf: (step
  *   goes to column `floor(i × columns / n)` and each column plots the largest context size of
  *   its steps (the peaks are what set compactions off); the legend then says how many steps a
  *   column holds.
- * - A step without token data repeats the size before it (the first known size when it comes
- *   first); a session with no token data at all gets a one-line note instead of a plot.
+ * - A step without token data is a gap in the line (its column left blank, the line drawn
+ *   again from the next step with data), and the legend says how many steps have none; a
+ *   session with no token data at all gets a one-line note instead of a plot.
+ * - The marker row's `.` stops at the user's next real message after the first deny
+ *   (`userStep`): what follows is work the user asked for.
+ * - The last legend line is the same sentence as the HTML report's caption ({@link denySentence}),
+ *   with the audit row's figures when `options.saved` gives them.
  * - The y axis runs from 0 tokens (so heights compare) to the largest size or the usable line.
  *
  * @returns lines joined by `\n`, no trailing newline, none longer than `width` (when `width`
@@ -114,25 +121,21 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   const columns = Math.max(2, width - origin - usableLabel.length);
   const { span, columnOf, used } = layout(n, columns);
 
-  // Fill the gaps, then one value per column (the largest of its steps).
-  const first = known[0]!;
-  let last = first;
-  const filled = series.steps.map((t) => (t === null ? last : (last = t)));
-  const values: number[] = [];
+  // One value per column: the largest of its steps with token data; a column without any is a gap.
+  const values: Array<number | undefined> = [];
   for (let i = 0; i < n; i++) {
-    for (let c = columnOf(i); c < columnOf(i) + span && c < used; c++) values[c] = Math.max(values[c] ?? 0, filled[i]!);
+    const t = series.steps[i];
+    if (t === null || t === undefined) continue;
+    for (let c = columnOf(i); c < columnOf(i) + span && c < used; c++) values[c] = Math.max(values[c] ?? 0, t);
   }
+  for (let c = 0; c < used; c++) if (values[c] === undefined) values[c] = undefined;
   // A single step still gets a short flat line.
-  if (values.length === 1) values.push(values[0]!);
+  if (values.length === 1) values.push(values[0]);
+  const gaps = values.some((v) => v === undefined);
+  const plotOptions = { min: 0, height, offset: 3, symbols: SYMBOLS, format: (value: number) => num(value).padStart(labelWidth) };
   // The usable line first, so the context line is drawn over it where they meet.
-  const plotted: number[][] = series.usable === null ? [values] : [values.map(() => series.usable!), values];
-  const chart = plot(plotted, {
-    min: 0,
-    height,
-    offset: 3,
-    symbols: SYMBOLS,
-    format: (value: number) => num(value).padStart(labelWidth),
-  })
+  const usableLine = series.usable === null ? [] : [values.map(() => series.usable!)];
+  const chart = (gaps ? plotWithGaps([...usableLine, values], top, plotOptions) : plot([...usableLine, values as number[]], plotOptions))
     .split("\n")
     .map((row) => row.trimEnd());
   // Name the usable line at its row's end (asciichart puts value v on row height − round(v × height / top)).
@@ -149,7 +152,9 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
     if (strength[mark]! > strength[marks[at]!]!) marks[at] = mark;
   };
   const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
-  if (deny !== undefined) for (let i = deny.afterStep + 1; i < n; i++) for (let c = 0; c < span; c++) put(columnOf(i) + c, ".");
+  // The steps the first deny would have saved: up to the user's next real message.
+  const savedEnd = deny === undefined ? 0 : deny.afterStep + 1 + stepsAfterFirstDeny(series);
+  if (deny !== undefined) for (let i = deny.afterStep + 1; i < savedEnd; i++) for (let c = 0; c < span; c++) put(columnOf(i) + c, ".");
   // A compaction's mark goes under the last column of the step that set it off.
   series.compactions.forEach((c, k) =>
     put(columnOf(Math.max(c.afterStep, 0)) + span - 1, k === series.firstDeny ? "X" : c.decision === "deny" ? "x" : "c"),
@@ -158,19 +163,64 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
 
   const perColumn =
     n > columns ? `~${num(n / values.length)} a column, each its largest` : span === 1 ? "one column each" : `${span} columns each`;
-  const saved = stepsAfterFirstDeny(series);
+  const missing = series.steps.filter((t) => t === null).length;
   const legend = [
-    `x: steps 1–${num(n)} (${perColumn}); y: context tokens`,
+    `x: ${n === 1 ? "step 1" : `steps 1–${num(n)}`} (${perColumn}); y: context tokens`,
     "c compaction (continue allowed)  X first deny  x later deny  . step after it",
+    ...(missing > 0
+      ? [
+          `${missing === 1 ? "1 step has" : `${num(missing)} steps have`} no token data: ${gaps ? "a gap in the line" : "left out of its column"}`,
+        ]
+      : []),
     series.usable === null
       ? "model limits unknown: no usable-context line"
       : `← usable: opencode's usable context, ${num(series.usable)} tokens`,
-    series.compactions.length === 0
-      ? "no automatic compaction"
-      : deny === undefined
-        ? `no deny: ${series.compactions.length === 1 ? "the 1 continue turn" : `all ${num(series.compactions.length)} continue turns`} allowed`
-        : `first deny: compaction ${deny.index}${deny.rule ? `, ${deny.rule}` : ""}; ` +
-          (saved === 0 ? "the session stopped there" : `${num(saved)} step${saved === 1 ? "" : "s"} after it would have been saved`),
+    series.compactions.length === 0 ? "no automatic compaction" : denySentence(series, options.saved),
   ];
   return [...chart, markerRow, ...legend.flatMap((text) => wrap(text, width))].join("\n");
+}
+
+/**
+ * asciichart's `plot` (1.5.25, same rows, columns and symbols) for series with gaps
+ * (`undefined` values, which asciichart cannot draw): a segment is drawn only between two
+ * values; a value after a gap starts with `╶`. The y range is 0 to `top`.
+ */
+function plotWithGaps(
+  series: ReadonlyArray<ReadonlyArray<number | undefined>>,
+  top: number,
+  options: { height: number; offset: number; symbols: readonly string[]; format: (value: number) => string },
+): string {
+  const { height, offset, symbols, format } = options;
+  const ratio = top !== 0 ? height / top : 1;
+  const rows = Math.round(top * ratio);
+  const width = Math.max(...series.map((s) => s.length)) + offset;
+  const result = Array.from({ length: rows + 1 }, () => Array.from({ length: width }, () => " "));
+  for (let y = 0; y <= rows; y++) {
+    const label = format(rows > 0 ? top - (y * top) / rows : y);
+    result[y]![Math.max(offset - label.length, 0)] = label;
+    result[y]![offset - 1] = y === rows ? symbols[0]! : symbols[1]!;
+  }
+  const row = (v: number) => rows - Math.round(v * ratio);
+  for (const values of series) {
+    if (values[0] !== undefined) result[row(values[0])]![offset - 1] = symbols[0]!;
+    for (let x = 0; x < values.length - 1; x++) {
+      const a = values[x];
+      const b = values[x + 1];
+      if (b === undefined) continue;
+      if (a === undefined) {
+        result[row(b)]![x + offset] = symbols[2]!;
+        continue;
+      }
+      const y0 = Math.round(a * ratio);
+      const y1 = Math.round(b * ratio);
+      if (y0 === y1) {
+        result[rows - y0]![x + offset] = symbols[4]!;
+        continue;
+      }
+      result[rows - y1]![x + offset] = y0 > y1 ? symbols[5]! : symbols[6]!;
+      result[rows - y0]![x + offset] = y0 > y1 ? symbols[7]! : symbols[8]!;
+      for (let y = Math.min(y0, y1) + 1; y < Math.max(y0, y1); y++) result[rows - y]![x + offset] = symbols[9]!;
+    }
+  }
+  return result.map((cells) => cells.join("")).join("\n");
 }

@@ -8,7 +8,7 @@
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { replaySession } from "./audit.js";
+import { auditSession, parentOf, replaySession } from "./audit.js";
 import { AUDIT_PARSE_OPTIONS, runAudit } from "./cli/audit.js";
 import {
   DECISION_FLAGS,
@@ -165,8 +165,14 @@ export async function main(
       if (values.chart) {
         const [{ sessionSeries }, { terminalChart }] = await Promise.all([import("./series.js"), import("./chart-text.js")]);
         const title = typeof session.info.title === "string" ? session.info.title : "";
-        const series = sessionSeries(buildTimeline(session.messages), rows, usable, { id: session.info.id, title });
-        out(`\n${terminalChart(series, { width: chartWidth() })}\n`);
+        const series = sessionSeries(buildTimeline(session.messages), rows, usable, {
+          id: session.info.id,
+          title,
+          parentID: parentOf(session.info),
+        });
+        // The legend tells what the first deny would have saved as audit and its HTML report do.
+        const { row } = auditSession(session, file, { settings, limits, reserved });
+        out(`\n${terminalChart(series, { width: chartWidth(), saved: row })}\n`);
       }
     }
     return 0;

@@ -7,14 +7,20 @@
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { line } from "d3-shape";
 import type { AuditReport, AuditSession, SessionSeries } from "./audit-types.js";
-import { stepsAfterFirstDeny } from "./series.js";
+import { terminalSafe } from "./cli/common.js";
+import { denySentence, formatSeconds, num, plural, stepsAfterFirstDeny } from "./series.js";
 
 /** Escapes text for an HTML text node or a double- or single-quoted attribute value. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-const num = (n: number): string => Math.round(n).toLocaleString("en-US");
+/**
+ * Untrusted text (a title, an id, a path) for the page: control and bidi characters made
+ * visible as on the terminal (`\x1b`, `\u202e`), escaped, and isolated in `<bdi>` so a
+ * right-to-left title cannot reorder the text around it.
+ */
+const untrusted = (text: string): string => `<bdi>${escapeHtml(terminalSafe(text))}</bdi>`;
 
 /** `2026-11-30 18:17 UTC`, or `-` without a time. */
 function date(ms: number | null): string {
@@ -23,16 +29,8 @@ function date(ms: number | null): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-/** Seconds as `0 s`, `42 s`, `3 min 12 s`, `2 h 5 min`. */
-export function duration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
-  const minutes = Math.floor((s % 3600) / 60);
-  return `${Math.floor(s / 3600)} h${minutes ? ` ${minutes} min` : ""}`;
-}
-
-const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? "" : "s"}`;
+/** A wall time as the table prints it (one formatter for the table, the page and the charts): `29.5 s`, `1 min 35 s`, `-` when unknown. */
+export const duration = formatSeconds;
 
 /** Chart geometry, px. */
 const WIDTH = 1000;
@@ -123,16 +121,20 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
   // The steps after the first deny: shaded, under everything else.
   const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
   const saved = stepsAfterFirstDeny(series);
+  const userStep = series.userStep ?? null;
   if (deny !== undefined && saved > 0) {
     const from = markX(x, deny.afterStep);
+    // Up to the user's next real message: the steps after it are the user's, not saved.
+    const to = userStep !== null && userStep < n ? markX(x, userStep - 1) : right;
     parts.push(
-      `<rect class="saved" x="${from.toFixed(1)}" y="2" width="${(right - from).toFixed(1)}" height="${bottom - 2}" fill="${COLORS.saved}"/>`,
+      `<rect class="saved" x="${from.toFixed(1)}" y="2" width="${(to - from).toFixed(1)}" height="${bottom - 2}" fill="${COLORS.saved}"/>`,
     );
   }
 
   // Grid and axes.
   const yFormat = y.tickFormat(5, "~s");
-  for (const tick of y.ticks(5)) {
+  // No token data and no usable line: no scale to show (not a made-up 0–1 axis).
+  for (const tick of peak > 0 ? y.ticks(5) : []) {
     const ty = y(tick);
     parts.push(`<line x1="${left}" x2="${right}" y1="${ty.toFixed(1)}" y2="${ty.toFixed(1)}" stroke="${COLORS.grid}"/>`);
     parts.push(label(left - 6, ty + 3.5, tick === 0 ? "0" : yFormat(tick), 'text-anchor="end"'));
@@ -197,7 +199,7 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
     const denyLeft = roomLeft >= denyText.length * CHAR_PX;
     parts.push(label(denyLeft ? dx - 5 : dx + 5, ROW1, denyText, `text-anchor="${denyLeft ? "end" : "start"}" class="deny-label"`));
     if (saved > 0) {
-      const savedText = `would have been saved: ${plural(saved, "step")}`;
+      const savedText = `would have been saved: ${plural(saved, "step")}${userStep !== null ? " (until the user stepped in)" : ""}`;
       const savedFits = roomRight >= savedText.length * CHAR_PX;
       const savedRow = denyLeft && savedFits ? ROW1 : ROW2;
       parts.push(
@@ -227,7 +229,7 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
   const title = `Context tokens per step of ${series.title || series.sessionID}`;
   return (
     `<svg id="${escapeHtml(id)}" class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="${escapeHtml(id)}-title">` +
-    `<title id="${escapeHtml(id)}-title">${escapeHtml(title)}</title>` +
+    `<title id="${escapeHtml(id)}-title">${escapeHtml(terminalSafe(title))}</title>` +
     parts.join("") +
     `</svg>`
   );
@@ -251,9 +253,14 @@ th { background: #f3f4f6; font-weight: 600; vertical-align: bottom; }
 th.n { text-align: right; }
 .scroll { max-width: 100%; overflow-x: auto; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
-td.title { min-width: 8em; max-width: 320px; overflow-wrap: anywhere; }
-td.nowrap, td.deny { white-space: nowrap; }
+td.session { min-width: 14em; max-width: 340px; overflow-wrap: anywhere; }
+td.session a { font-weight: 500; }
+.sid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 11px; color: #6b7280; white-space: nowrap; overflow-wrap: normal; }
+td.date { white-space: nowrap; }
+td.deny .rule { white-space: nowrap; }
+.sub { color: #6b7280; font-size: 12px; }
+.sub .pid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 11px; white-space: nowrap; }
+bdi { unicode-bidi: isolate; }
 tr.loop td.deny { color: ${COLORS.deny}; font-weight: 600; }
 a { color: #1d4ed8; }
 .skipped { color: #6b7280; font-size: 13px; }
@@ -272,25 +279,34 @@ svg.chart .deny-label { fill: ${COLORS.deny}; font-weight: 600; }
 svg.chart .saved-label { fill: #991b1b; }
 `;
 
-/** One table row; every text from the session escaped. */
+/** The subagent label of a session's title (as the terminal table has it), or "". */
+const subagent = (parentID: string | null | undefined): string =>
+  parentID ? `<span class="sub">↳ subagent of <span class="pid">${untrusted(parentID)}</span></span> ` : "";
+
+/**
+ * One table row; every text from the session escaped and isolated. The session cell holds the
+ * title (a link to the chart; the export's path in its tooltip), a subagent's label, and the
+ * session id on a line of its own. Unknown figures are `-`.
+ */
 function tableRow(row: AuditSession, chartID: string): string {
-  const firstDeny = row.firstDeny === null ? "-" : `#${row.firstDeny}${row.rule ? ` ${row.rule}` : ""}`;
+  const denyCell =
+    row.firstDeny === null ? "-" : `#${row.firstDeny}${row.rule ? ` <span class="rule">${escapeHtml(row.rule)}</span>` : ""}`;
   const looped = row.firstDeny !== null;
   return (
     `<tr${looped ? ' class="loop"' : ""}>` +
-    `<td class="id"><a href="#${chartID}" title="${escapeHtml(row.source)}">${escapeHtml(row.sessionID)}</a></td>` +
-    `<td class="title">${escapeHtml(row.title)}</td>` +
-    `<td class="nowrap">${escapeHtml(date(row.created))}</td>` +
+    `<td class="session"><a href="#${chartID}" title="${escapeHtml(terminalSafe(row.source))}">${row.title ? untrusted(row.title) : "(untitled)"}</a>` +
+    `${row.parentID ? `<br>${subagent(row.parentID)}` : ""}<div class="sid">${untrusted(row.sessionID)}</div></td>` +
+    `<td class="date">${escapeHtml(date(row.created).replace(" UTC", ""))}</td>` +
     `<td class="n">${num(row.compactions)}</td>` +
-    `<td class="deny">${escapeHtml(firstDeny)}</td>` +
+    `<td class="deny">${denyCell}</td>` +
     `<td class="n">${looped ? num(row.continuesSaved) : "-"}</td>` +
-    `<td class="n">${looped ? num(row.tokensAfterDeny) : "-"}</td>` +
-    `<td class="n">${looped ? escapeHtml(duration(row.secondsAfterDeny)) : "-"}</td>` +
+    `<td class="n">${looped && row.tokensAfterDeny !== null ? num(row.tokensAfterDeny) : "-"}</td>` +
+    `<td class="n">${looped ? escapeHtml(formatSeconds(row.secondsAfterDeny)) : "-"}</td>` +
     `</tr>`
   );
 }
 
-/** The line above a session's chart. */
+/** The line above a session's chart: title (a subagent's labelled), ids, the facts, and the one sentence about its first deny. */
 function caption(row: AuditSession, series: SessionSeries): string {
   const denied = series.compactions.filter((c) => c.decision === "deny").length;
   const facts = [
@@ -298,19 +314,10 @@ function caption(row: AuditSession, series: SessionSeries): string {
     `${plural(series.compactions.length, "automatic compaction")}${denied ? ` (${num(denied)} denied)` : ""}`,
     series.usable === null ? "model limits unknown" : `usable context ${num(series.usable)} tokens`,
   ];
-  const deny = series.firstDeny === null ? undefined : series.compactions[series.firstDeny];
-  const verdict =
-    deny === undefined
-      ? "no deny: the guard would have let every continue turn through"
-      : `first deny at compaction ${deny.index}${deny.rule ? ` (${deny.rule})` : ""}: ` +
-        (stepsAfterFirstDeny(series) === 0 && row.continuesSaved === 0
-          ? "no step after it, the session stopped there"
-          : `the guard would have saved ${plural(stepsAfterFirstDeny(series), "step")}, ${plural(row.continuesSaved, "continue turn")}, ` +
-            `${num(row.tokensAfterDeny)} tokens and ${duration(row.secondsAfterDeny)}`);
   return (
-    `<span class="t">${escapeHtml(row.title || "(untitled)")}</span> <span class="id">${escapeHtml(row.sessionID)}</span>` +
-    `${row.source && row.source !== "opencode" ? ` <span class="id">${escapeHtml(row.source)}</span>` : ""}<br>` +
-    `${escapeHtml(facts.join(" · "))}<br>${escapeHtml(verdict)}`
+    `${subagent(row.parentID)}<span class="t">${row.title ? untrusted(row.title) : "(untitled)"}</span> <span class="id">${untrusted(row.sessionID)}</span>` +
+    `${row.source && row.source !== "opencode" ? ` <span class="id">${untrusted(row.source)}</span>` : ""}<br>` +
+    `${escapeHtml(facts.join(" · "))}<br>${escapeHtml(denySentence(series, row))}`
   );
 }
 
@@ -335,19 +342,21 @@ export function renderHtmlReport(report: AuditReport): string {
   const table =
     report.sessions.length === 0
       ? `<p>No session had an automatic compaction.</p>`
-      : `<div class="scroll"><table><thead><tr><th>session</th><th>title</th><th>date</th><th class="n">compactions</th><th>first deny</th>` +
-        `<th class="n">continue turns saved</th><th class="n">tokens after first deny</th><th class="n">wall time after it</th></tr></thead>` +
+      : `<div class="scroll"><table><thead><tr><th>session</th><th>date (UTC)</th><th class="n">compactions</th><th>first deny</th>` +
+        `<th class="n">continues saved</th><th class="n">tokens saved</th><th class="n">time saved</th></tr></thead>` +
         `<tbody>${rows.join("\n")}</tbody></table></div>`;
   const skipped =
     report.skipped.length === 0
       ? ""
-      : `<h2>Skipped files (${num(report.skipped.length)})</h2><ul class="skipped">${report.skipped.map((s) => `<li>${escapeHtml(s)}</li>`).join("")}</ul>`;
+      : `<h2>Skipped files (${num(report.skipped.length)})</h2><ul class="skipped">${report.skipped.map((s) => `<li>${untrusted(s)}</li>`).join("")}</ul>`;
   const legend =
     `<div class="legend"><span><i style="border-color:${COLORS.line}"></i>context tokens per step</span>` +
     `<span><i style="border-color:${COLORS.allow};border-top-style:dashed"></i>compaction, continue allowed (its index on top)</span>` +
     `<span><i style="border-color:${COLORS.deny}"></i>compaction the guard denies</span>` +
-    `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>opencode's usable context</span>` +
-    `<span><i class="box"></i>steps after the first deny: would have been saved</span></div>`;
+    (report.sessions.some((s) => s.series.usable !== null)
+      ? `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>opencode's usable context</span>`
+      : "") +
+    `<span><i class="box"></i>steps after the first deny, until the user writes again: would have been saved</span></div>`;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,5 +1,6 @@
 import type { AuditJson, AuditSession } from "../src/audit-types.js";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { join } from "node:path";
@@ -7,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { auditSession, auditTotals, parseSince } from "../src/audit.js";
 import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/audit-limits.js";
+import { listAllSessions, type ListPage } from "../src/audit-opencode.js";
+import { displayWidth } from "../src/cli/common.js";
 import { formatSeconds } from "../src/cli/audit.js";
 import { main } from "../src/cli.js";
 import { cli } from "./support/cli.js";
@@ -36,10 +39,31 @@ function exportFiles(recursive: boolean): string[] {
   return files.filter((f) => !NOT_EXPORTS.some((n) => f.endsWith(`/fixtures/${n}`)));
 }
 
+/**
+ * The files an audit counts: one per session id (the same session in two files is counted
+ * once: the one with more messages, else the later `time.updated`, else the one read later).
+ */
+function keptFiles(files: string[]): string[] {
+  const kept = new Map<string, { file: string; messages: number; updated: number }>();
+  for (const file of files) {
+    const data = JSON.parse(readFileSync(file, "utf8")) as {
+      info: { id: string; time?: { updated?: number; created?: number } };
+      messages: unknown[];
+    };
+    const updated = data.info.time?.updated ?? data.info.time?.created ?? -Infinity;
+    const before = kept.get(data.info.id);
+    const replace =
+      !before || (data.messages.length !== before.messages ? data.messages.length > before.messages : updated >= before.updated);
+    if (replace) kept.set(data.info.id, { file, messages: data.messages.length, updated });
+  }
+  return [...kept.values()].map((k) => k.file);
+}
+
 /** Checks an audit against replay, session by session, and its totals against its rows. */
-async function expectAgreesWithReplay(audit: AuditJson, files: string[], flags: string[] = []) {
+async function expectAgreesWithReplay(audit: AuditJson, allFiles: string[], flags: string[] = []) {
   let looping = 0;
   let listed = 0;
+  const files = keptFiles(allFiles);
   for (const file of files) {
     const r = await replay(file, flags);
     const row = audit.sessions.find((s) => s.source === file);
@@ -63,7 +87,7 @@ async function expectAgreesWithReplay(audit: AuditJson, files: string[], flags: 
     sessions: files.length,
     looping,
     continuesSaved: audit.sessions.reduce((sum, s) => sum + s.continuesSaved, 0),
-    tokensAfterDeny: audit.sessions.reduce((sum, s) => sum + s.tokensAfterDeny, 0),
+    tokensAfterDeny: audit.sessions.reduce((sum, s) => sum + (s.tokensAfterDeny ?? 0), 0),
   });
 }
 
@@ -115,7 +139,17 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const files = exportFiles(true);
       expect(files.length).toBe(25 + 12 + 22);
       await expectAgreesWithReplay(audit, files);
-      const skipped = stderr.trim().split("\n");
+      // The review fixtures are 20 exports of one session id (ses_review), and the judgement and
+      // e2e back-to-back exports share one: counted once each, one line per duplicate.
+      expect(keptFiles(files)).toHaveLength(59 - 19 - 1);
+      expect(audit.totals.sessions).toBe(39);
+      const lines = stderr.trim().split("\n");
+      const duplicates = lines.filter((l) => l.startsWith("duplicate session "));
+      expect(duplicates).toHaveLength(20);
+      expect(duplicates.filter((l) => l.startsWith("duplicate session ses_review in "))).toHaveLength(19);
+      for (const line of duplicates)
+        expect(line).toMatch(/^duplicate session \S+ in \S+ and (\S+): counted once, from \1 \((more messages|the later one)\)$/);
+      const skipped = lines.filter((l) => !l.startsWith("duplicate session "));
       expect(skipped).toHaveLength(NOT_EXPORTS.length);
       expect(skipped.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(NOT_EXPORTS.map((n) => `skipped ${join(FIXTURES, n)}`));
       const child = audit.sessions.find((s) => s.sessionID === "ses_child")!;
@@ -496,18 +530,20 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     expect([code, stdout]).toEqual([2, ""]);
     expect(stderr.split("\n").filter(Boolean)).toEqual([
       `skipped ${join(dir, "notes.txt")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
-      "opencode-compaction-guard: no opencode session export among the file given",
+      "opencode-compaction-guard: no opencode session export in the folder given",
     ]);
   });
 
-  it("an empty folder: nothing read, exit 0", async () => {
+  it("an empty folder: says so, and nothing at all to read is exit 2; beside a folder with exports, a note only", async () => {
     const empty = mkdtempSync(join(tmpdir(), "ocg-audit-empty-"));
     expect(await cli(["audit", empty])).toEqual({
-      code: 0,
-      stdout:
-        "no session with an automatic compaction\ntotals: 0 sessions read, 0 with automatic compactions (listed), 0 without; 0 looping; the guard would have saved 0 synthetic continue turns and 0 tokens\n",
-      stderr: "",
+      code: 2,
+      stdout: "",
+      stderr: `no export files found in ${empty}\nopencode-compaction-guard: no opencode session export in the folder given\n`,
     });
+    const both = await cli(["audit", empty, join(FIXTURES, "e2e-healthy.json"), "--json"]);
+    expect([both.code, both.stderr]).toEqual([0, `no export files found in ${empty}\n`]);
+    expect(JSON.parse(both.stdout).totals.sessions).toBe(1);
   });
 
   it("--help shows audit's usage; replay is untouched", async () => {
@@ -609,5 +645,314 @@ describe("the progress bar", () => {
       } else expect(stream.text).toBe("");
     }
     expect(outputs[0]).toBe(outputs[1]);
+  });
+});
+
+const FAKE_OPENCODE = fileURLToPath(new URL("./support/fake-opencode.mjs", import.meta.url));
+const AUDIT_TTY = fileURLToPath(new URL("./support/audit-tty.ts", import.meta.url));
+
+/** A fake `opencode` list endpoint with opencode 1.18.33's paging (see fake-opencode.mjs), called in-process. */
+function fakeList(updated: number[], maxCalls = 50) {
+  const sessions = updated.map((u, i) => ({ id: `ses_${String(i).padStart(5, "0")}`, time: { created: u, updated: u } }));
+  const calls: Array<{ limit: number; cursor?: number }> = [];
+  const list: ListPage = async (query) => {
+    calls.push({ limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) });
+    if (calls.length > maxCalls) throw new Error(`still paging after ${maxCalls} pages`);
+    const rows = sessions
+      .filter((s) => (!query.start || s.time.updated >= query.start) && (!query.cursor || s.time.updated < query.cursor))
+      .sort((a, b) => b.time.updated - a.time.updated || (a.id < b.id ? 1 : -1))
+      .slice(0, query.limit + 1);
+    const more = rows.length > query.limit;
+    const data = more ? rows.slice(0, query.limit) : rows;
+    const headers = new Headers(more ? { "x-next-cursor": String(data.at(-1)!.time.updated) } : {});
+    return { data, response: new Response(null, { status: 200, headers }) };
+  };
+  return { list, calls, ids: sessions.map((s) => s.id) };
+}
+
+describe("review defects: audit with no path reads every session once, and stops", () => {
+  const T = Date.UTC(2026, 10, 1);
+
+  it("the pager stops on the last page (no x-next-cursor), and keeps sessions sharing the boundary's ms", async () => {
+    // 2,500 sessions, one a second, newest first; 999, 1,000 and 1,001 share one ms (the first page ends at 999).
+    const updated = Array.from({ length: 2500 }, (_, i) => T - i * 1000);
+    for (const i of [1000, 1001]) updated[i] = updated[999]!;
+    const fake = fakeList(updated);
+    const listed = await listAllSessions(fake.list, null);
+    expect(listed.map((s) => s.id).sort()).toEqual(fake.ids);
+    // Three pages: the second asked with the cursor + 1 (updated at or before the boundary), the last with no header.
+    expect(fake.calls).toEqual([{ limit: 1000 }, { limit: 1000, cursor: updated[999]! + 1 }, { limit: 1000, cursor: updated[1998]! + 1 }]);
+  });
+
+  it("the pager: more sessions than a page in one ms are read with a longer page; --since keeps the later ones", async () => {
+    const updated = [T, ...Array.from({ length: 30 }, () => T - 1000), T - 2000, T - 3000];
+    const fake = fakeList(updated);
+    const listed = await listAllSessions(fake.list, null, 10);
+    expect(listed.map((s) => s.id).sort()).toEqual([...fake.ids].sort());
+    expect(fake.calls.map((c) => c.limit)).toEqual([10, 10, 20, 40]);
+    const since = await listAllSessions(fakeList(updated).list, T - 1000, 10);
+    expect(since).toHaveLength(31);
+    // One page, no header: one request.
+    const one = fakeList([T, T - 1]);
+    expect(await listAllSessions(one.list, null)).toHaveLength(2);
+    expect(one.calls).toHaveLength(1);
+  });
+
+  it("audit with no path through a fake opencode with 2,003 sessions: each read once, the run ends", async () => {
+    const log = join(mkdtempSync(join(tmpdir(), "ocg-fake-")), "requests.log");
+    const env = { FAKE_SESSIONS: "2003", FAKE_SAME_UPDATED: "3", FAKE_LOG: log, PATH: process.env.PATH ?? "" };
+    const { code, stdout, stderr } = await cli(["audit", "--opencode", FAKE_OPENCODE, "--json"], env);
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(JSON.parse(stdout).totals.sessions).toBe(2003);
+    const requests = readFileSync(log, "utf8").trim().split("\n");
+    expect(requests.filter((r) => r.includes("/experimental/session"))).toHaveLength(3);
+    expect(new Set(requests.filter((r) => r.endsWith("/message"))).size).toBe(2003);
+  }, 60_000);
+
+  it("a session whose messages never come: one line after the timeout, and the server is stopped", async () => {
+    const { openOpencode } = await import("../src/audit-opencode.js");
+    const opened = await openOpencode(
+      FAKE_OPENCODE,
+      { FAKE_SESSIONS: "2", FAKE_HANG_MESSAGES: "1", PATH: process.env.PATH ?? "" },
+      { requestTimeoutMs: 300 },
+    );
+    expect(opened.total).toBe(2);
+    const started = performance.now();
+    const read = async () => {
+      for await (const _ of opened.items()) void _;
+    };
+    await expect(read()).rejects.toThrow(/^opencode did not answer within 0\.3 s while the messages of ses_000000 were read$/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await opened.close();
+  }, 30_000);
+});
+
+describe("review defects: each session counted once", () => {
+  it("the same session in two files: counted once (the one with more messages, else the later), one line on stderr", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-dup-"));
+    const full = handMade("ses_dup");
+    const short = { ...full, messages: full.messages.slice(0, 8) };
+    writeFileSync(join(dir, "a-full.json"), JSON.stringify(full));
+    writeFileSync(join(dir, "b-short.json"), JSON.stringify(short));
+    writeFileSync(join(dir, "c-other.json"), JSON.stringify(handMade("ses_other")));
+    const { code, stdout, stderr } = await cli(["audit", dir, "--json"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe(
+      `duplicate session ses_dup in ${join(dir, "b-short.json")} and ${join(dir, "a-full.json")}: counted once, from ${join(dir, "a-full.json")} (more messages)\n`,
+    );
+    const audit = JSON.parse(stdout) as AuditJson;
+    expect(audit.sessions.map((s) => s.source)).toEqual([join(dir, "a-full.json"), join(dir, "c-other.json")]);
+    expect(audit.totals).toEqual({ sessions: 2, looping: 2, continuesSaved: 4, tokensAfterDeny: 28_740 });
+    // Same messages: the later time.updated wins, whichever file is read first.
+    const later = { ...full, info: { ...full.info, time: { created: T0, updated: T0 + 99_000 } } };
+    writeFileSync(join(dir, "b-short.json"), JSON.stringify(later));
+    const again = await cli(["audit", join(dir, "b-short.json"), join(dir, "a-full.json"), "--json"]);
+    expect(again.stderr).toMatch(/counted once, from .*b-short\.json \(the later one\)\n$/);
+    expect((JSON.parse(again.stdout) as AuditJson).totals.sessions).toBe(1);
+  });
+
+  it("-r follows symbolic links but reads each folder and file once: no loop, no ELOOP spam", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-links-"));
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "sub", "a.json"), JSON.stringify(handMade("ses_a")));
+    symlinkSync(dir, join(dir, "sub", "up")); // a loop
+    symlinkSync(join(dir, "sub"), join(dir, "again")); // the same folder twice
+    symlinkSync(join(dir, "sub", "a.json"), join(dir, "link.json")); // the same file twice
+    const { code, stdout, stderr } = await cli(["audit", dir, "-r", "--json", join(dir, "sub", "a.json")]);
+    expect([code, stderr]).toEqual([0, ""]);
+    expect((JSON.parse(stdout) as AuditJson).totals.sessions).toBe(1);
+    // A folder with nothing but a link loop: one line for the link, and the folder named right.
+    const lonely = mkdtempSync(join(tmpdir(), "ocg-audit-loop-"));
+    symlinkSync(join(lonely, "self"), join(lonely, "self"));
+    symlinkSync(lonely, join(lonely, "up"));
+    const loop = await cli(["audit", lonely, "-r"]);
+    expect(loop).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `no export files found in ${lonely}\n` +
+        `skipped ${join(lonely, "self")}: a symbolic link loop\n` +
+        "opencode-compaction-guard: no opencode session export in the folder given\n",
+    });
+    const two = await cli(["audit", lonely, join(lonely, "self")]);
+    expect(two.stderr.trim().split("\n").at(-1)).toBe(
+      "opencode-compaction-guard: no opencode session export in the files and folders given",
+    );
+  });
+
+  it("--since says how many sessions it left out for having no time", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-notime-"));
+    const timeless = handMade("ses_timeless");
+    writeFileSync(join(dir, "t.json"), JSON.stringify({ ...timeless, info: { ...timeless.info, time: undefined } }));
+    writeFileSync(join(dir, "n.json"), JSON.stringify(handMade("ses_new")));
+    const { code, stdout, stderr } = await cli(["audit", dir, "--since", "2026-01-01", "--json"]);
+    expect([code, stderr]).toEqual([0, "1 session without a time was left out by --since\n"]);
+    expect((JSON.parse(stdout) as AuditJson).sessions.map((s) => s.sessionID)).toEqual(["ses_new"]);
+  });
+});
+
+describe("review defects: Ctrl-C during the progress bar", () => {
+  /** Starts audit-tty.ts, waits until the bar is drawn, sends `signal`; resolves with what it wrote and its exit. */
+  function interrupt(args: string[], env: Record<string, string>, signal: NodeJS.Signals) {
+    return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", AUDIT_TTY, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      let sent = false;
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`no progress bar within 20 s: ${JSON.stringify(stderr)}`));
+      }, 20_000);
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        if (!sent && stderr.includes("\u001b[?25l") && stderr.includes("audit ")) {
+          sent = true;
+          setTimeout(() => child.kill(signal), 50);
+        }
+      });
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  /** The terminal modes cli-progress changed are back: the cursor shown and line wrap on, after the last hide. */
+  const restored = (stderr: string) => {
+    const hidden = stderr.lastIndexOf("\u001b[?25l");
+    return (
+      hidden !== -1 && stderr.indexOf("\u001b[?25h", hidden) !== -1 && stderr.indexOf("\u001b[?7h", stderr.lastIndexOf("\u001b[?7l")) !== -1
+    );
+  };
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "with paths (%s): the cursor and line wrap come back",
+    async (signal) => {
+      // 3,000 hard links to one long export: seconds of reading, the bar drawn all along.
+      const dir = mkdtempSync(join(tmpdir(), "ocg-audit-sig-"));
+      writeFileSync(join(dir, "0.json"), readFileSync(join(FIXTURES, "review/loop-70-step-cycle-big-model.json")));
+      for (let i = 1; i < 3000; i++) linkSync(join(dir, "0.json"), join(dir, `${i}.json`));
+      const { code, stderr } = await interrupt([dir], {}, signal);
+      expect(code).toBe(signal === "SIGINT" ? 130 : 143);
+      expect(restored(stderr)).toBe(true);
+    },
+    30_000,
+  );
+
+  it("with no path (SIGINT): the cursor comes back, the server is stopped and its working folder removed", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "ocg-audit-tmp-"));
+    const { code, stderr } = await interrupt(
+      ["--opencode", FAKE_OPENCODE],
+      { TMPDIR: tmp, FAKE_SESSIONS: "3", FAKE_HANG_MESSAGES: "1" },
+      "SIGINT",
+    );
+    expect(code).toBe(130);
+    expect(restored(stderr)).toBe(true);
+    expect(readdirSync(tmp).filter((name) => name.startsWith("ocg-audit-"))).toEqual([]);
+    const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    expect(ps.split("\n").filter((l) => l.includes(FAKE_OPENCODE))).toEqual([]);
+  }, 30_000);
+});
+
+describe("review defects: what reaches the terminal", () => {
+  it("--html to a path that cannot be written: exit 2, one line, before any session is read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-htmlbad-"));
+    for (const [target, code] of [
+      [join(dir, "missing", "r.html"), "ENOENT"],
+      [dir, "EISDIR"],
+    ] as const) {
+      const run = await cli(["audit", FIXTURES, "--html", target]);
+      expect(run).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `opencode-compaction-guard: cannot write the HTML report to ${target} (${code})\n`,
+      });
+    }
+  });
+
+  it("control, C1 and bidi characters from files, titles and opencode are shown escaped, never raw", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-ctl-"));
+    writeFileSync(join(dir, "evil\u001b[2J.json"), "not json");
+    const hand = handMade("ses_ctl");
+    writeFileSync(join(dir, "t.json"), JSON.stringify({ ...hand, info: { ...hand.info, title: "a\u009b2Jb\u202ec\u2066d\u0007e\u007f" } }));
+    const { code, stdout, stderr } = await cli(["audit", dir]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`skipped ${join(dir, "evil\\x1b[2J.json")}: `);
+    expect(stdout).toContain("a\\x9b2Jb\\u202ec\\u2066d\\x07e\\x7f");
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    expect(stdout).not.toMatch(raw);
+    expect(stderr).not.toMatch(raw);
+    // A failing opencode's last words.
+    const failing = join(dir, "failing-opencode");
+    writeFileSync(failing, "#!/bin/sh\nprintf 'Error: \\033[31mlocked\\302\\233\\342\\200\\256 x\\n' >&2\nexit 3\n", { mode: 0o755 });
+    const failed = await cli(["audit", "--opencode", failing]);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toBe(
+      `opencode-compaction-guard: opencode serve (${failing}) exited with 3 before listening: Error: locked\\x9b\\u202e x\n`,
+    );
+  });
+
+  it("the table lines up CJK and emoji titles by display width, and never cuts a surrogate pair", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-wide-"));
+    const titles = ["plain ascii", "修复构建脚本的错误", "🙂".repeat(45)];
+    titles.forEach((title, i) => {
+      const hand = handMade(`ses_w${i}`);
+      writeFileSync(join(dir, `${i}.json`), JSON.stringify({ ...hand, info: { ...hand.info, title } }));
+    });
+    const { stdout } = await cli(["audit", dir]);
+    const lines = stdout.split("\n").slice(1, 4);
+    expect(lines).toHaveLength(3);
+    // The date column starts at the same display column on every row.
+    const before = lines.map((l) => displayWidth(l.slice(0, l.indexOf("2026-11-30"))));
+    expect(new Set(before).size).toBe(1);
+    expect(stdout).not.toContain("\ufffd");
+    expect(stdout).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    expect(lines[2]).toContain(`${"🙂".repeat(19)}…`);
+    expect([displayWidth("修复"), displayWidth("🙂"), displayWidth("e\u0301"), displayWidth("👍🏽"), displayWidth("ab")]).toEqual([
+      4, 2, 1, 2, 2,
+    ]);
+  });
+});
+
+describe("review defects: unknown is not 0, and the user's own work is not saved", () => {
+  it("no times and no token data after the deny: secondsAfterDeny and tokensAfterDeny null, '-' in the table", async () => {
+    const hand = handMade("ses_bare");
+    const bare = {
+      info: { id: "ses_bare", title: "bare" },
+      messages: hand.messages.map((m) => {
+        const { info } = m as { info: Record<string, unknown> };
+        const { time: _time, tokens, ...rest } = info;
+        // Token data only before the first deny's summary (the first step).
+        return { ...(m as object), info: info.id === "msg_002" ? { ...rest, tokens } : rest };
+      }),
+    };
+    const dir = mkdtempSync(join(tmpdir(), "ocg-audit-bare-"));
+    writeFileSync(join(dir, "bare.json"), JSON.stringify(bare));
+    const json = JSON.parse((await cli(["audit", dir, "--json"])).stdout) as AuditJson;
+    expect(json.sessions[0]).toMatchObject({ firstDeny: 2, continuesSaved: 2, tokensAfterDeny: null, secondsAfterDeny: null });
+    expect(json.totals.tokensAfterDeny).toBe(0);
+    const table = (await cli(["audit", dir])).stdout.split("\n");
+    expect(table[1]).toMatch(/ 2 +no-new-work +2 +- +-$/);
+  });
+
+  it("the user's reply after the deny ends what it would have saved (fixtures/review/healthy-user-reply-after-overflow-denial.json)", async () => {
+    const file = join(FIXTURES, "review/healthy-user-reply-after-overflow-denial.json");
+    const json = JSON.parse((await cli(["audit", file, "--json"])).stdout) as AuditJson;
+    // Denied at compaction 2; the user wrote right after its summary: the continue turn and the 30,650 + 330 + 14,150 + 15,150 tokens after that are the user's.
+    expect(json.sessions[0]).toMatchObject({ firstDeny: 2, continuesSaved: 0, tokensAfterDeny: 0 });
+    expect(json.totals).toEqual({ sessions: 1, looping: 1, continuesSaved: 0, tokensAfterDeny: 0 });
+    // The hand-made loop with a real message after the deny: only the span before it counts.
+    const hand = handMade("ses_user");
+    const at = hand.messages.findIndex((m) => (m as { info: { id: string } }).info.id === "msg_010"); // the step at 40 s, after compaction 2
+    const user = {
+      info: { id: "msg_user", sessionID: "ses_user", role: "user", time: { created: T0 + 45_000 } },
+      parts: [{ id: "prt_u", type: "text", text: "try another way" }],
+    };
+    const messages = [...hand.messages.slice(0, at + 1), user, ...hand.messages.slice(at + 1)];
+    const row = auditSession({ ...hand, messages }, "x.json", { settings: DEFAULT_SETTINGS }).row;
+    // The continue turn at 33 s and the step at 40 s (7,020 tokens, ends at 41 s): 9 s after the summary's end at 32 s.
+    expect(row).toMatchObject({ firstDeny: 2, continuesSaved: 1, tokensAfterDeny: 7020, secondsAfterDeny: 9 });
   });
 });

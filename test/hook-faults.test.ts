@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createGuard, SERVICE } from "../src/guard.js";
+import { VERSION } from "../src/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 import { syntheticMessages } from "./support/synthetic.js";
@@ -279,7 +280,7 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     expect(messages).toEqual([
       'compaction-guard: setting ignored: plugin option threshold: threshold must be an integer from 2 to 1000, got "three"; using 3',
       "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, enabled); ignored",
-      expect.stringMatching(/^compaction-guard 0\.2\.0 loaded: threshold 3 \(default\), /),
+      `compaction-guard ${VERSION} loaded: threshold 3 (default), window 8 (default), minReduction 0.1 (default), predict false (default), matchOutput true (default), ignore [] (default), notify "toast" (default), mode "enforce" (default)`,
       expect.stringMatching(/^compaction-guard stopped auto-continue/),
     ]);
   });

@@ -148,7 +148,7 @@ function reportOf(series: readonly SessionSeries[], skipped: string[] = []): Aud
       sessions: series.length + 3,
       looping: sessions.filter((s) => s.row.firstDeny !== null).length,
       continuesSaved: sessions.reduce((sum, s) => sum + s.row.continuesSaved, 0),
-      tokensAfterDeny: sessions.reduce((sum, s) => sum + s.row.tokensAfterDeny, 0),
+      tokensAfterDeny: sessions.reduce((sum, s) => sum + (s.row.tokensAfterDeny ?? 0), 0),
     },
     sessions,
     skipped,
@@ -169,16 +169,7 @@ describe("renderHtmlReport", () => {
     expect(count(html, /<\/svg>/g)).toBe(3);
     expect(count(html, /<tbody>/g)).toBe(1);
     expect(count(html, /<tr\b/g)).toBe(1 + 3);
-    for (const header of [
-      "session",
-      "title",
-      "date",
-      "compactions",
-      "first deny",
-      "continue turns saved",
-      "tokens after first deny",
-      "wall time after it",
-    ])
+    for (const header of ["session", "date (UTC)", "compactions", "first deny", "continues saved", "tokens saved", "time saved"])
       expect(html).toContain(`>${header}</th>`);
     // Totals: 6 read, 2 looped, 7 + 0 continue turns, 44,100 tokens.
     expect(html).toMatch(/<b>6<\/b><span>sessions read<\/span>/);
@@ -187,9 +178,9 @@ describe("renderHtmlReport", () => {
     expect(html).toMatch(/<b>88,200<\/b><span>tokens that would have been saved<\/span>/);
     // The unguarded loop's row: first deny #2 no-progress, 7 saved, 1 min 35 s after it.
     expect(html).toContain(
-      `<td class="deny">#2 no-progress</td><td class="n">7</td><td class="n">44,100</td><td class="n">1 min 35 s</td>`,
+      `<td class="deny">#2 <span class="rule">no-progress</span></td><td class="n">7</td><td class="n">44,100</td><td class="n">1 min 35 s</td>`,
     );
-    expect(html).toContain("2026-11-30 09:37 UTC");
+    expect(html).toContain('<td class="date">2026-11-30 09:37</td>');
   });
 
   it("draws the usable-context line only where the limits are known", () => {
@@ -357,7 +348,7 @@ describe("terminalChart", () => {
       "x: steps 1–7 (4 columns each); y: context tokens",
       "c compaction (continue allowed)  X first deny  x later deny  . step after it",
       "← usable: opencode's usable context, 2,500 tokens",
-      "first deny: compaction 2, no-progress; 1 step after it would have been saved",
+      "first deny at compaction 2 (no-progress): the guard would have saved 1 step",
     ]);
   });
 
@@ -387,13 +378,14 @@ describe("terminalChart", () => {
 
   it("the fixed-point loop the guard stopped: c and X under its two steps, nothing after", () => {
     const lines = terminalChart(seriesOf("e2e-fixed-point.json")).split("\n");
-    expect(lines).toHaveLength(11 + 1 + 4);
+    expect(lines).toHaveLength(11 + 1 + 5);
     expect(lines[0]).toBe(" 7,020 ┤───────");
     expect(lines[1]).toBe(" 6,318 ┤─────── ← usable 6,000");
     expect(lines[11]).toBe("          c   X");
-    expect(lines.slice(-2)).toEqual([
+    expect(lines.slice(-3)).toEqual([
       "← usable: opencode's usable context, 6,000 tokens",
-      "first deny: compaction 2, no-progress; the session stopped there",
+      "first deny at compaction 2 (no-progress): nothing came after it, the session",
+      "  stopped there",
     ]);
   });
 
@@ -434,19 +426,126 @@ describe("terminalChart", () => {
     expect(marks.indexOf("X")).toBe(9 + Math.floor((139 * columns) / 500));
     expect(marks.trimEnd().length).toBe(width - 17);
     expect(lines.find((l) => l.endsWith(" ← usable 150,000"))?.length).toBe(width);
-    expect(legend).toContain("first deny: compaction 2, no-new-work; 360 steps after it would have been saved");
+    expect(legend).toContain("first deny at compaction 2 (no-new-work): the guard would have saved 360 steps");
   });
 
-  it("fills steps without token data with the size before them; no data at all gives a note", () => {
+  it("leaves a gap where a step has no token data, and says so in the legend; no data at all gives a note", () => {
     const gaps = terminalChart(
       { ...small, steps: [null, 1_000, null, 3_000], compactions: [], usable: null, firstDeny: null },
       { height: 3 },
     );
-    expect(gaps.split("\n").slice(0, 4)).toEqual([" 3,000 ┤           ╭───", " 2,000 ┤           │", " 1,000 ┤───────────╯", "     0 ┤"]);
+    // Steps 1 and 3 (4 columns each) are blank: no line is drawn through them, none at the size before them.
+    expect(gaps.split("\n").slice(0, 4)).toEqual([" 3,000 ┤           ╶───", " 2,000 ┤", " 1,000 ┤   ╶───", "     0 ┤"]);
+    expect(gaps).toContain("\n2 steps have no token data: a gap in the line\n");
     expect(gaps.split("\n").at(-1)).toBe("no automatic compaction");
+    // With the usable line: it runs on through the gaps; the context line does not.
+    const withUsable = terminalChart({ ...small, steps: [1_000, null, 1_000], compactions: [], firstDeny: null }, { height: 5 }).split(
+      "\n",
+    );
+    expect(withUsable.slice(0, 6)).toEqual([
+      " 2,500 ┤─────────── ← usable 2,500",
+      " 2,000 ┤",
+      " 1,500 ┤",
+      " 1,000 ┤───    ╶───",
+      "   500 ┤",
+      "     0 ┤",
+    ]);
     expect(terminalChart({ ...small, steps: [null, null] })).toBe(
       "context tokens per step: nothing to plot (2 steps, none with token data)",
     );
     expect(terminalChart({ ...small, steps: [] })).toBe("context tokens per step: nothing to plot (no steps)");
+  });
+});
+
+describe("review defects: the report and the charts say what the table says", () => {
+  const unguarded = seriesOf("e2e-fixed-point-unguarded.json");
+
+  it("labels a subagent's session in the HTML table and in its chart's caption, as the terminal table does", () => {
+    const series = { ...unguarded, parentID: "ses_parent" };
+    const report = reportOf([series]);
+    const html = renderHtmlReport({ ...report, sessions: [{ row: { ...report.sessions[0]!.row, parentID: "ses_parent" }, series }] });
+    expect(count(html, /↳ subagent of <span class="pid"><bdi>ses_parent<\/bdi><\/span>/g)).toBe(2);
+    expect(html).toMatch(/<td class="session"><a [^>]*><bdi>[^<]*<\/bdi><\/a><br><span class="sub">↳ subagent of /);
+    expect(html).toMatch(/<figcaption><span class="sub">↳ subagent of /);
+    expect(renderHtmlReport(reportOf([unguarded]))).not.toContain("subagent of");
+  });
+
+  it("unknown tokens and wall time are '-' and 'unknown', never 0", () => {
+    const report = reportOf([unguarded]);
+    const row = { ...report.sessions[0]!.row, tokensAfterDeny: null, secondsAfterDeny: null };
+    const html = renderHtmlReport({ ...report, sessions: [{ row, series: unguarded }] });
+    expect(html).toContain(
+      `<td class="deny">#2 <span class="rule">no-progress</span></td><td class="n">7</td><td class="n">-</td><td class="n">-</td>`,
+    );
+    expect(html).toContain("the guard would have saved 7 steps, 7 continue turns, tokens unknown and wall time unknown");
+    expect(html).not.toMatch(/\b0 tokens|\b0 s\b/);
+  });
+
+  it("a chart with no token data has no made-up axis; the legend lists the usable line only when a chart draws one", () => {
+    const svg = renderChartSvg({ sessionID: "s", title: "t", steps: [null, null], compactions: [], usable: null, firstDeny: null });
+    expect(count(svg, /text-anchor="end"/g)).toBe(0);
+    const noLimits = seriesOf("e2e-healthy.json", "limits unknown");
+    expect(renderHtmlReport(reportOf([noLimits]))).not.toContain("opencode's usable context</span>");
+    expect(renderHtmlReport(reportOf([noLimits, unguarded]))).toContain("opencode's usable context</span>");
+  });
+
+  it("the steps after the user's reply are not 'would have been saved': series, SVG shading and terminal dots stop there", () => {
+    // The review fixture: denied at compaction 2 (after step 4), the user wrote right after its summary; 3 steps followed.
+    const session = fixture("review/healthy-user-reply-after-overflow-denial.json");
+    const rows = replayMessages(session.messages, DEFAULT_SETTINGS, {});
+    const series = sessionSeries(buildTimeline(session.messages), rows, null, { id: session.info.id, title: "" });
+    expect([series.steps.length, series.compactions[series.firstDeny!]!.afterStep, series.userStep]).toEqual([7, 3, 4]);
+    expect(stepsAfterFirstDeny(series)).toBe(0);
+    expect(stepsAfterFirstDeny({ ...series, userStep: null })).toBe(3);
+    expect(renderChartSvg(series)).not.toContain('class="saved"');
+    // Made by hand: 6 steps, deny after step 2 (index 1), the user spoke before step 5 (index 4).
+    const hand: SessionSeries = {
+      sessionID: "s",
+      title: "",
+      steps: [1_000, 2_000, 3_000, 3_000, 1_500, 2_500],
+      compactions: [{ index: 1, afterStep: 1, decision: "deny", rule: "no-progress" }],
+      usable: null,
+      firstDeny: 0,
+      userStep: 4,
+    };
+    expect(stepsAfterFirstDeny(hand)).toBe(2);
+    expect(stepsAfterFirstDeny({ ...hand, userStep: null })).toBe(4);
+    const lines = terminalChart(hand, { height: 3 }).split("\n");
+    expect(lines[4]).toBe("              X........");
+    expect(lines.slice(-2).join(" ").replace(/ {3}/g, " ")).toBe(
+      "first deny at compaction 1 (no-progress): the guard would have saved 2 steps, until the user stepped in",
+    );
+    const rect = /<rect class="saved" x="([\d.]+)" y="2" width="([\d.]+)"/.exec(renderChartSvg(hand))!;
+    const full = /<rect class="saved" x="([\d.]+)" y="2" width="([\d.]+)"/.exec(renderChartSvg({ ...hand, userStep: null }))!;
+    expect(Number(rect[1])).toBe(Number(full[1]));
+    expect(Number(rect[2])).toBeCloseTo(Number(full[2]) / 2, 0);
+  });
+
+  it("replay --chart and the HTML caption tell the first deny in the same words and figures (back-to-back compactions)", async () => {
+    const { cli } = await import("./support/cli.js");
+    const file = new URL("../fixtures/judgement/back-to-back-compactions.json", import.meta.url).pathname;
+    const chart = (await cli(["replay", file, "--chart"])).stdout.split("\n\n")[1]!;
+    const legend = chart.trimEnd().split("\n").slice(-2).join(" ").replace(/ {3}/g, " ");
+    expect(chart).toContain("x: step 1 (");
+    expect(chart).not.toContain("steps 1–1");
+    expect(legend).toBe(
+      "first deny at compaction 3 (back-to-back-compactions): the guard would have saved 0 steps, 2 continue turns, 400 tokens and 0.0 s",
+    );
+    const audit = JSON.parse((await cli(["audit", file, "--json", "--html", "/dev/null"])).stdout) as { sessions: AuditSession[] };
+    const session = fixture("judgement/back-to-back-compactions.json");
+    const rows = replayMessages(session.messages, DEFAULT_SETTINGS, {});
+    const series = sessionSeries(buildTimeline(session.messages), rows, null, { id: session.info.id, title: session.info.title });
+    const html = renderHtmlReport({ ...reportOf([series]), sessions: [{ row: audit.sessions[0]!, series }] });
+    expect(html).toContain(legend.slice(legend.indexOf("first deny")));
+    // One wall-time formatter: the table's.
+    expect(html).toContain('<td class="n">0.0 s</td>');
+  });
+
+  it("isolates untrusted text with <bdi> and shows control characters escaped in the page", () => {
+    const series = { ...unguarded, title: "evil\u202e\u0007title" };
+    const html = renderHtmlReport(reportOf([series], ["x\u202e.json: not an export"]));
+    expect(html).toContain("<bdi>evil\\u202e\\x07title</bdi>");
+    expect(html).toContain("<li><bdi>x\\u202e.json: not an export</bdi></li>");
+    expect(html).not.toMatch(/[\u0000-\u0008\u202a-\u202e]/);
   });
 });

@@ -6,10 +6,16 @@
  * Sessions are read and decided one at a time; only the small rows (and, for `--html`, the
  * small per-step series) are kept, so memory is bounded by the largest session.
  *
- * Exit codes: 0 it ran; 2 bad usage, opencode missing or failing, or nothing but non-exports
- * given (one line on stderr); 1 an internal error (a bug).
+ * Exit codes: 0 it ran; 2 bad usage, an HTML report that cannot be written (checked before
+ * anything is read), opencode missing, failing or not answering, or no export at all among
+ * the paths given (one line on stderr); 1 an internal error (a bug). 130 / 143 on Ctrl-C or
+ * SIGTERM (the progress bar stopped first, so the terminal gets its cursor back).
+ *
+ * Everything untrusted printed to the terminal (file names, titles, what opencode said) goes
+ * through `terminalSafe`; the table pads by display width (`displayWidth`).
  */
-import { writeFile } from "node:fs/promises";
+import { access, constants, stat, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { sessionDecision, type KnownLimits } from "../audit-limits.js";
@@ -21,6 +27,7 @@ import {
   EMPTY_TOTALS,
   findExports,
   isListed,
+  parentOf,
   parseSince,
   sessionUpdated,
   type AuditDecisionOptions,
@@ -29,7 +36,23 @@ import {
 import { ExportError, readExport } from "../export.js";
 import { buildTimeline } from "../history.js";
 import { VERSION } from "../version.js";
-import { DECISION_FLAGS, DECISION_OPTIONS, decisionInputs, fmt, LIMIT_FLAGS, reportError, SETTINGS_USAGE, UsageError } from "./common.js";
+import { formatSeconds } from "../series.js";
+import {
+  cutToWidth,
+  DECISION_FLAGS,
+  DECISION_OPTIONS,
+  decisionInputs,
+  displayWidth,
+  fmt,
+  LIMIT_FLAGS,
+  padToWidth,
+  reportError,
+  SETTINGS_USAGE,
+  terminalSafe,
+  UsageError,
+} from "./common.js";
+
+export { formatSeconds };
 
 /** parseArgs options of `audit` (also used to find which command was asked for). */
 export const AUDIT_PARSE_OPTIONS = {
@@ -63,7 +86,8 @@ const USAGE = [
   "Decides every session exactly as `replay` does, and shows how often your sessions looped",
   "and what the guard would have saved: one row per session with at least one automatic",
   "compaction (first deny, its rule, the synthetic continue turns, tokens and wall time after",
-  "it), then the totals.",
+  "it, up to your next message: what you asked for is not counted; - when unknown), then the",
+  "totals. A session found in two files is counted once.",
   "",
   "With paths: every `opencode export` file given or found in the folders (files that are not",
   "exports are listed as skipped). With no path: every session of your own opencode (all",
@@ -88,6 +112,12 @@ export interface AuditResult {
   readonly series: readonly SessionSeries[];
   readonly totals: AuditTotals;
   readonly skipped: readonly string[];
+  /** One line per session found twice (two export files of the same session): which one was kept. */
+  readonly duplicates: readonly string[];
+  /** Sessions read (exports among the files, before `--since`). */
+  readonly read: number;
+  /** Sessions `--since` left out because they have no time at all. */
+  readonly withoutTime: number;
 }
 
 type AuditedReplay = ReturnType<typeof auditSession>["replay"];
@@ -111,6 +141,8 @@ interface Source {
   items(): AsyncGenerator<Item>;
   /** `warning: …` lines (no newline) about what the source could not read, once its items are read. */
   warnings(): readonly string[];
+  /** Lines (no newline) to say before anything is read, e.g. `no export files found in <folder>`. */
+  readonly notes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -118,8 +150,10 @@ interface Source {
 async function exportFiles(paths: readonly string[], recursive: boolean): Promise<Source> {
   const files: string[] = [];
   const skipped: string[] = [];
+  const notes: string[] = [];
   for await (const found of findExports(paths, { recursive })) {
     if (found.kind === "file") files.push(found.path);
+    else if (found.kind === "empty") notes.push(`no export files found in ${found.folder}`);
     else skipped.push(found.line);
   }
   async function* items(): AsyncGenerator<Item> {
@@ -133,7 +167,7 @@ async function exportFiles(paths: readonly string[], recursive: boolean): Promis
       }
     }
   }
-  return { total: files.length, unit: "files", items, warnings: () => [], close: async () => undefined };
+  return { total: files.length, unit: "files", items, warnings: () => [], notes, close: async () => undefined };
 }
 
 /**
@@ -146,12 +180,14 @@ async function opencodeSessions(
   env: Readonly<Record<string, string | undefined>>,
   since: number | null,
   flags: AuditDecisionOptions,
+  beforeExit: () => void,
 ): Promise<Source> {
   const { openOpencode } = await import("../audit-opencode.js");
   const opened = await openOpencode(bin, env, {
     since,
     limits: flags.limits?.context === undefined,
     reserved: flags.reserved === undefined,
+    beforeExit,
   });
   async function* items(): AsyncGenerator<Item> {
     for await (const item of opened.items()) {
@@ -160,7 +196,14 @@ async function opencodeSessions(
         : { ...item, counted: true };
     }
   }
-  return { total: opened.total, unit: "sessions", items, warnings: () => opened.warnings, close: () => opened.close() };
+  return {
+    total: opened.total,
+    unit: "sessions",
+    items,
+    warnings: () => opened.warnings,
+    notes: [],
+    close: () => opened.close(),
+  };
 }
 
 /** Whether an error is opencode failing to start or answer (exit 2, one line). */
@@ -170,6 +213,10 @@ const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === 
  * Audits every session of a source: one at a time, decided as `replay` decides it, with
  * `options` (the command line's), or for a session read through opencode with its own model's
  * limits and opencode's `compaction.reserved` where the command line gives none.
+ *
+ * A session found twice (the same `sessionID` in two export files) is counted once: the
+ * export with more messages is kept, else the later one (`time.updated`, then the one read
+ * later); one line per duplicate in `duplicates`.
  * @param onSession called after each session is read (for the progress bar).
  */
 async function audit(
@@ -179,9 +226,11 @@ async function audit(
   onSession: () => void,
   makeSeries?: SeriesMaker,
 ): Promise<AuditResult> {
-  const listed: Array<{ row: AuditSession; series: SessionSeries | null }> = [];
+  const kept = new Map<string, { row: AuditSession; series: SessionSeries | null; messages: number; updated: number | null }>();
   const skipped: string[] = [];
-  let totals = EMPTY_TOTALS;
+  const duplicates: string[] = [];
+  let read = 0;
+  let withoutTime = 0;
   for await (const item of source.items()) {
     if (item.kind === "skipped") {
       skipped.push(item.line);
@@ -189,40 +238,49 @@ async function audit(
       continue;
     }
     onSession();
+    read += 1;
+    const updated = sessionUpdated(item.session.info);
     if (since !== null) {
-      const updated = sessionUpdated(item.session.info);
+      if (updated === null) withoutTime += 1;
       if (updated === null || updated < since) continue;
     }
     const decision = item.known ? sessionDecision(options, item.known) : options;
     const { row, replay } = auditSession(item.session, item.source, decision);
-    totals = addToTotals(totals, row);
-    if (isListed(row)) listed.push({ row, series: makeSeries ? makeSeries(item.session, replay, row.usable) : null });
+    const messages = item.session.messages.length;
+    const before = kept.get(row.sessionID);
+    if (before) {
+      const replace = messages !== before.messages ? messages > before.messages : (updated ?? -Infinity) >= (before.updated ?? -Infinity);
+      const [keep, drop] = replace ? [row.source, before.row.source] : [before.row.source, row.source];
+      const why = messages !== before.messages ? "more messages" : "the later one";
+      duplicates.push(`duplicate session ${row.sessionID} in ${drop} and ${keep}: counted once, from ${keep} (${why})`);
+      if (!replace) continue;
+    }
+    kept.set(row.sessionID, {
+      row,
+      series: isListed(row) && makeSeries ? makeSeries(item.session, replay, row.usable) : null,
+      messages,
+      updated,
+    });
   }
+  let totals = EMPTY_TOTALS;
+  for (const { row } of kept.values()) totals = addToTotals(totals, row);
+  const listed = [...kept.values()].filter((k) => isListed(k.row));
   listed.sort((a, b) => byCreated(a.row, b.row));
   const series = listed.flatMap((l) => (l.series ? [l.series] : []));
-  return { rows: listed.map((l) => l.row), series, totals, skipped };
-}
-
-/** A time span for the table: `4.2 s`, `3 min 05 s`, `1 h 02 min`. */
-export function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const whole = Math.round(seconds);
-  if (whole < 3600) return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, "0")} s`;
-  return `${Math.floor(whole / 3600)} h ${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")} min`;
+  return { rows: listed.map((l) => l.row), series, totals, skipped, duplicates, read, withoutTime };
 }
 
 /** A date for the table, UTC: `2026-11-30 18:22`, or "-". */
 const formatDate = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " "));
 
-/** A title for one table cell: control characters out, at most `max` characters. */
+/** A title for one table cell: control and bidi characters made visible (terminalSafe), at most `max` columns. */
 function cell(text: string, max: number): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  return cutToWidth(terminalSafe(text).trim(), max);
 }
 
 /** The title cell: a subagent's session is labelled with its parent. */
 const titleCell = (row: AuditSession): string =>
-  row.parentID === null ? cell(row.title, 40) : `↳ subagent of ${row.parentID}: ${cell(row.title, 30)}`;
+  row.parentID === null ? cell(row.title, 40) : `↳ subagent of ${cell(row.parentID, 40)}: ${cell(row.title, 30)}`;
 
 /** The totals line of the table. */
 export function totalsLine(totals: AuditTotals, listed: number): string {
@@ -248,7 +306,7 @@ export function auditTable(result: AuditResult): string {
     "time after deny",
   ];
   const body = result.rows.map((r) => [
-    r.sessionID,
+    terminalSafe(r.sessionID),
     titleCell(r),
     formatDate(r.created),
     String(r.compactions),
@@ -258,11 +316,11 @@ export function auditTable(result: AuditResult): string {
     fmt(r.tokensAfterDeny),
     r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
   const right = new Set([3, 4, 6, 7, 8]);
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
       .join("  ")
       .trimEnd();
   const lines = result.rows.length > 0 ? [line(header), ...body.map(line)] : ["no session with an automatic compaction"];
@@ -312,6 +370,17 @@ export async function runAudit(
 ): Promise<number> {
   let source: Source | undefined;
   let bar: cliProgress.SingleBar | undefined;
+  /** Ctrl-C or SIGTERM while the bar runs: give the terminal its cursor and line wrap back (cli-progress hid them), then exit. */
+  const stopBar = () => {
+    const drawn = bar;
+    bar = undefined;
+    drawn?.stop();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopBar();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  let pathSignals = false;
   try {
     const { values: parsed, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: AUDIT_PARSE_OPTIONS });
     const values = parsed as Record<string, string | boolean | undefined>;
@@ -336,11 +405,19 @@ export async function runAudit(
     if (bin !== undefined && bin.trim() === "") throw new UsageError("--opencode needs the opencode binary");
     if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
     const inputs = decisionInputs(values, env, err);
+    if (html !== undefined) await checkHtmlTarget(html);
 
+    if (paths.length > 0) {
+      // No-path mode: audit-opencode's own handler stops the server, then calls stopBar.
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      pathSignals = true;
+    }
     source =
       paths.length > 0
         ? await exportFiles(paths, values.recursive === true)
-        : await opencodeSessions(bin ?? "opencode", env, since, inputs);
+        : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
+    for (const line of source.notes) err(`${terminalSafe(line)}\n`);
     if (progress.isTTY && source.total > 1) {
       bar = new cliProgress.SingleBar(
         { stream: progress, format: `audit {bar} {value}/{total} ${source.unit}`, clearOnComplete: true, hideCursor: true },
@@ -355,19 +432,42 @@ export async function runAudit(
         sessionSeries(buildTimeline(session.messages), replay, usable, {
           id: session.info.id,
           title: typeof session.info.title === "string" ? session.info.title : "",
+          parentID: parentOf(session.info),
         });
     }
     const result = await audit(source, inputs, since, () => bar?.increment(), makeSeries);
-    bar?.stop();
-    bar = undefined;
+    stopBar();
     const warnings = source.warnings();
     await source.close();
     source = undefined;
 
-    for (const line of warnings) err(`${line}\n`);
-    for (const line of result.skipped) err(`skipped ${line}\n`);
-    if (paths.length > 0 && result.totals.sessions === 0 && result.skipped.length > 0) {
-      throw new UsageError(`no opencode session export among the ${result.skipped.length === 1 ? "file" : "files"} given`);
+    for (const line of warnings) err(`${terminalSafe(line)}\n`);
+    for (const line of result.skipped) err(`skipped ${terminalSafe(line)}\n`);
+    for (const line of result.duplicates) err(`${terminalSafe(line)}\n`);
+    if (result.withoutTime > 0) {
+      err(
+        `${result.withoutTime === 1 ? "1 session" : `${fmt(result.withoutTime)} sessions`} without a time ${result.withoutTime === 1 ? "was" : "were"} left out by --since\n`,
+      );
+    }
+    if (paths.length > 0 && result.read === 0) {
+      const folders = await Promise.all(
+        paths.map((p) =>
+          stat(p).then(
+            (s) => s.isDirectory(),
+            () => false,
+          ),
+        ),
+      );
+      const given = folders.every(Boolean)
+        ? paths.length === 1
+          ? "the folder given"
+          : "the folders given"
+        : folders.some(Boolean)
+          ? "the files and folders given"
+          : paths.length === 1
+            ? "the file given"
+            : "the files given";
+      throw new UsageError(`no opencode session export ${folders.some(Boolean) ? "in" : "among"} ${given}`);
     }
     out(`${values.json ? auditJson(result) : auditTable(result)}\n`);
     if (html !== undefined) {
@@ -381,15 +481,50 @@ export async function runAudit(
       try {
         await writeFile(html, renderHtmlReport(report));
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new UsageError(`cannot write the HTML report to ${html} (${code ?? (error as Error).message})`);
+        throw htmlError(html, error);
       }
-      (values.json ? err : out)(`HTML report written to ${html}\n`);
+      (values.json ? err : out)(`HTML report written to ${terminalSafe(html)}\n`);
     }
     return 0;
   } catch (error) {
-    bar?.stop();
+    stopBar();
     await source?.close().catch(() => undefined);
     return reportError(error, KNOWN_FLAGS, err, isOpencodeError);
+  } finally {
+    if (pathSignals) {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  }
+}
+
+/** The one line for an HTML report that cannot be written. */
+function htmlError(html: string, error: unknown): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UsageError(`cannot write the HTML report to ${html} (${code ?? (error as Error).message})`);
+}
+
+/**
+ * Checks, before any session is read, that the HTML report can be written to `html`: its
+ * folder exists and is writable, and `html` is not a folder (nor a file that cannot be
+ * written). Nothing is created.
+ * @throws UsageError one line: `cannot write the HTML report to <file> (ENOENT | ENOTDIR | EISDIR | EACCES)`.
+ */
+async function checkHtmlTarget(html: string): Promise<void> {
+  const target = resolve(html);
+  try {
+    const info = await stat(target).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    });
+    if (info?.isDirectory()) throw Object.assign(new Error("a folder"), { code: "EISDIR" });
+    if (info) await access(target, constants.W_OK);
+    else {
+      const folder = await stat(dirname(target));
+      if (!folder.isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
+      await access(dirname(target), constants.W_OK);
+    }
+  } catch (error) {
+    throw htmlError(html, error);
   }
 }
