@@ -26,7 +26,7 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./audit-limits.js";
 import type { SessionData } from "./audit.js";
 import type { ModelLimits } from "./limits.js";
@@ -219,9 +219,13 @@ function stopGroup(child: ChildProcess): Promise<void> {
   });
 }
 
+/** `bin` as spawn must get it from another working directory: a path with a `/` made absolute, a bare name as is (PATH). */
+export const executablePath = (bin: string): string => (bin.includes("/") && !isAbsolute(bin) ? resolve(bin) : bin);
+
 /**
  * Starts `<bin> serve` and lists the user's sessions.
- * @param bin the opencode executable (a name looked up on PATH, or a path).
+ * @param bin the opencode executable: a name looked up on PATH, or a path (a relative one is
+ *   taken from the current directory, not from the server's temporary working directory).
  * @param env the environment opencode runs with (the user's: XDG_DATA_HOME etc.).
  * @param options `since`, and which of the model limits and `compaction.reserved` to read.
  * @throws OpencodeError one line: the binary is missing, opencode exited or did not start
@@ -251,7 +255,7 @@ export async function openOpencode(
   });
   let child: ChildProcess;
   try {
-    child = spawn(bin, ["serve", "--hostname", "127.0.0.1", "--port", String(port)], {
+    child = spawn(executablePath(bin), ["serve", "--hostname", "127.0.0.1", "--port", String(port)], {
       cwd,
       env: childEnv,
       stdio: ["ignore", "pipe", "pipe"],

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { auditSession, auditTotals, parseSince } from "../src/audit.js";
 import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/audit-limits.js";
-import { listAllSessions, type ListPage } from "../src/audit-opencode.js";
+import { executablePath, listAllSessions, type ListPage } from "../src/audit-opencode.js";
 import { displayWidth } from "../src/cli/common.js";
 import { formatSeconds } from "../src/cli/audit.js";
 import { main } from "../src/cli.js";
@@ -954,5 +954,14 @@ describe("review defects: unknown is not 0, and the user's own work is not saved
     const row = auditSession({ ...hand, messages }, "x.json", { settings: DEFAULT_SETTINGS }).row;
     // The continue turn at 33 s and the step at 40 s (7,020 tokens, ends at 41 s): 9 s after the summary's end at 32 s.
     expect(row).toMatchObject({ firstDeny: 2, continuesSaved: 1, tokensAfterDeny: 7020, secondsAfterDeny: 9 });
+  });
+});
+
+describe("--opencode <bin>", () => {
+  it("a relative path is taken from the current directory (the server runs in a temporary one); a bare name stays for PATH", () => {
+    expect(executablePath("./node_modules/.bin/opencode")).toBe(join(process.cwd(), "node_modules/.bin/opencode"));
+    expect(executablePath("bin/opencode")).toBe(join(process.cwd(), "bin/opencode"));
+    expect(executablePath("/usr/local/bin/opencode")).toBe("/usr/local/bin/opencode");
+    expect(executablePath("opencode")).toBe("opencode");
   });
 });

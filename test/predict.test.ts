@@ -204,6 +204,18 @@ describe("cannot-make-room", () => {
     expect(row.rule).not.toBe("cannot-make-room");
   });
 
+  it("leaves a finished answer over the line to turn-finished (housekeeping, no loop alarm), and to the subagent's continue turn", () => {
+    const session = new SessionBuilder("ses_p").user("say hi").say("Hi.", tokens(7_000, 20)).compact();
+    shape(session.messages, 2, 30);
+    const reason = "the step before the compaction ended the turn (turn-finished decides)";
+    const row = at1(session);
+    expect([row.decision, row.rule, row.severity]).toEqual(["deny", "turn-finished", "info"]);
+    expect(row.evidence["cannot-make-room"]).toEqual({ status: "abstain", reason });
+    const inSubagent = replayMessages(session.messages, ON, { limits: LIMITS, subagent: true })[0]!;
+    expect([inSubagent.decision, inSubagent.rule]).toEqual(["allow", null]);
+    expect(inSubagent.evidence["cannot-make-room"]).toEqual({ status: "abstain", reason });
+  });
+
   it("never fires after the first compaction: from compaction 2 on, no-progress measures", () => {
     // Compaction 1 made room (2,000 → a prompt of 2,100 after it); compaction 2's numbers say no room.
     const session = new SessionBuilder("ses_p")

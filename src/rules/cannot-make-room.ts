@@ -10,13 +10,15 @@
  * and the two fixed texts; less a margin from the measured worst overshoot of the prediction
  * (e2e/FINDINGS.md). Only at the session's first compaction: from the second on,
  * no-progress measures what the previous compaction really left, which beats a prediction.
- * Abstains when `predict` is off, when the history may not begin with the session's first
+ * Abstains when `predict` is off, when the step before the compaction ended the turn (a
+ * finished answer is turn-finished's housekeeping, not a loop), when the history may not begin with the session's first
  * message (the hook read its newest 200+ messages and got as many as it asked for), when the
  * model's limits are unknown, and whenever a piece of the prediction has no token data.
  */
 import { usableContext } from "../limits.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
+import { endedTheTurn } from "./turn-finished.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
 export type CannotMakeRoomEvidence =
@@ -43,6 +45,9 @@ export const cannotMakeRoom = defineRule({
     if (!isFirstCompaction(view.timeline, view.compaction, view.start)) {
       return abstain("not the session's first compaction (from the second on, no-progress measures)");
     }
+    // A finished answer over the line is no loop: turn-finished's housekeeping (or, in a
+    // subagent's session, the continue turn that lets it report) decides.
+    if (endedTheTurn(view)) return abstain("the step before the compaction ended the turn (turn-finished decides)");
     const usableTokens = usableContext(limits, reserved);
     if (usableTokens === null) return abstain("the model's limits are unknown");
     const prediction = predictNextPrompt(view.timeline, view.compaction, view.start);

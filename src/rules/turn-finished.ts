@@ -8,7 +8,7 @@
  * answer stands, and the guard says so quietly (an info line, no toast).
  */
 import { isRealUser, type Entry } from "../history.js";
-import { stepBefore } from "../view.js";
+import { stepBefore, type DecisionView } from "../view.js";
 import { defineRule } from "./rule.js";
 
 /** What the rule saw: the last step before compaction k. */
@@ -21,6 +21,22 @@ export interface TurnFinishedEvidence {
   readonly toolParts: number;
   /** A subagent's session: the rule abstains (see below). */
   readonly subagent: boolean;
+}
+
+/**
+ * Did the last step before the compaction end the turn? It finished without error with
+ * `finish: "stop"` and no tool part, and nothing (a user message, another compaction) lies
+ * between it and the compaction. Also read by cannot-make-room, which leaves a finished
+ * answer to this rule: restarting finished work is not a loop.
+ */
+export function endedTheTurn(view: DecisionView): boolean {
+  const { entries } = view.timeline;
+  const last = stepBefore(entries, view.compaction.position, view.start);
+  if (!last) return false;
+  const interrupted = entries
+    .slice(last.position + 1, view.compaction.position)
+    .some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
+  return !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
 }
 
 /**
@@ -43,12 +59,6 @@ export const turnFinished = defineRule({
       toolParts: last?.entry.toolParts ?? 0,
       subagent: subagent === true,
     };
-    if (subagent) return { fired: false, evidence };
-    if (!last) return { fired: false, evidence };
-    const interrupted = entries
-      .slice(last.position + 1, view.compaction.position)
-      .some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
-    const fired = !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
-    return { fired, evidence };
+    return { fired: !subagent && endedTheTurn(view), evidence };
   },
 });
