@@ -129,7 +129,7 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
   }
   const triggerTokens = trigger?.contextTokens ?? null;
   if (trigger !== undefined && trigger.model !== firstStep.model) {
-    return abstain("another model or agent answers now than at the session's first step (another system prompt and tools)");
+    return abstain("the model or agent answering now is not the one of the session's first step (another system prompt and tools)");
   }
 
   let tailTokens = 0;

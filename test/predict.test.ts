@@ -131,7 +131,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect(predictAt(session.messages)).toMatchObject({ firstUserTokens: 18, baseTokens: 7_000 - 18 });
   });
 
-  it("abstains when another model or agent answers now than at the first step (another system prompt, tools, tokenizer)", () => {
+  it("abstains when the model or agent answering now is not the first step's (another system prompt, tools, tokenizer)", () => {
     const session = new SessionBuilder("ses_p")
       .user("run echo hi")
       .step(bash("echo 1"), tokens(7_000, 20))
@@ -142,7 +142,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     Object.assign(session.messages[2]!.info, { providerID: "openai", modelID: "gpt-5", agent: "build" });
     expect(predictAt(session.messages)).toEqual({
       status: "abstain",
-      reason: "another model or agent answers now than at the session's first step (another system prompt and tools)",
+      reason: "the model or agent answering now is not the one of the session's first step (another system prompt and tools)",
     });
     Object.assign(session.messages[2]!.info, { providerID: "anthropic", modelID: "claude-sonnet-4-5", agent: "plan" });
     expect(predictAt(session.messages)).toMatchObject({ status: "abstain" });
