@@ -2,7 +2,7 @@
  * The shapes the audit command, its HTML report and the terminal chart share. Types only:
  * `src/audit.ts` fills them, `src/report-html.ts` and `src/chart-text.ts` draw them.
  */
-import type { RuleName } from "./verdict.js";
+import type { RuleName, Severity } from "./verdict.js";
 
 /**
  * One session as `audit --json` prints it (issue 10's shape), plus the fields the table and
@@ -24,8 +24,19 @@ export interface AuditSession {
   /** The rule of that deny, or null. */
   readonly rule: RuleName | null;
   /**
+   * The severity of that deny: `warning` for a stopped loop, `info` for housekeeping
+   * (turn-finished: the continue turn after a finished answer skipped); null when never denied.
+   */
+  readonly severity: Severity | null;
+  /**
+   * Whether the guard would have stopped a loop in the session: at least one deny of severity
+   * `warning` (not only turn-finished housekeeping). What the totals' `looping` counts.
+   */
+  readonly looped: boolean;
+  /**
    * Synthetic continue turns after the first deny's summary (the denied one included), up to the
-   * user's next real message (work the user asked for is not the guard's to save); 0 when never denied.
+   * user's next real message (work the user asked for is not the guard's to save); 0 when never
+   * denied (here and in `--json`; the table and the HTML report show `-` for all three figures then).
    */
   readonly continuesSaved: number;
   /**
@@ -52,7 +63,7 @@ export interface AuditSession {
 export interface AuditTotals {
   /** Sessions read (with and without compactions; skipped files not counted). */
   readonly sessions: number;
-  /** Sessions with at least one deny. */
+  /** looping: sessions where the guard would have stopped a loop (a warning deny); turn-finished housekeeping not counted. */
   readonly looping: number;
   readonly continuesSaved: number;
   /** The sum of the rows' `tokensAfterDeny`, unknown (null) ones counted as 0. */
@@ -74,6 +85,8 @@ export interface SessionSeries {
     readonly afterStep: number;
     readonly decision: "allow" | "deny";
     readonly rule: RuleName | null;
+    /** The deny's severity: `warning` a stopped loop, `info` housekeeping (turn-finished); null on allow (absent: not known, drawn as a loop). */
+    readonly severity?: Severity | null;
   }>;
   /** opencode's usable context (tokens) when the model limits are known, else null. */
   readonly usable: number | null;

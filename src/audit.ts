@@ -136,6 +136,8 @@ export function auditSession(session: SessionData, source: string, options: Audi
     compactions: replay.length,
     firstDeny: first?.compaction.index ?? null,
     rule: first?.rule ?? null,
+    severity: first?.severity ?? null,
+    looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
     ...(first ? afterDeny(session.messages, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
@@ -149,7 +151,7 @@ export const EMPTY_TOTALS: AuditTotals = Object.freeze({ sessions: 0, looping: 0
 export function addToTotals(totals: AuditTotals, row: AuditSession): AuditTotals {
   return {
     sessions: totals.sessions + 1,
-    looping: totals.looping + (row.firstDeny !== null ? 1 : 0),
+    looping: totals.looping + (row.looped ? 1 : 0),
     continuesSaved: totals.continuesSaved + row.continuesSaved,
     tokensAfterDeny: totals.tokensAfterDeny + (row.tokensAfterDeny ?? 0),
   };

@@ -19,6 +19,7 @@ import {
   reportError,
   SETTINGS_USAGE,
   UsageError,
+  warnPredictWithoutLimits,
 } from "./cli/common.js";
 import { readExport } from "./export.js";
 import { buildTimeline } from "./history.js";
@@ -142,7 +143,9 @@ export async function main(
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
     if (values.chart && values.json) throw new UsageError("--chart draws under the table; it does not go with --json");
 
-    const { settings, limits, reserved } = decisionInputs(values, env, err);
+    const inputs = decisionInputs(values, env, err);
+    warnPredictWithoutLimits(inputs, err);
+    const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
     const rows = replaySession(session, { settings, limits, reserved });
     const firstDeny = rows.find((r) => r.decision === "deny");

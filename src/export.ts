@@ -66,10 +66,48 @@ function sizeProblem(bytes: number, limits: ReadLimits, size = `${mib(bytes)} Mi
   );
 }
 
-function firstIssue(error: z.ZodError): string {
+/** What a JSON value is, in words: `a list`, `an object`, `a string`, `null`… */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  const type = typeof value;
+  return type === "object" ? "an object" : type === "undefined" ? "nothing" : `a ${type}`;
+}
+
+/** What a schema expects, in words: `object`, `list`, `string`. */
+const EXPECTED: Readonly<Record<string, string>> = { object: "object", array: "list", string: "string" };
+
+/** The value at `path` in `json` (undefined when the path leads nowhere). */
+function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+  let value = json;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * The first thing wrong with an export, in plain words (not zod's): `no \`info\` object`,
+ * `\`messages\` is not a list: it is a string`, `\`messages[0].info.id\` is empty`; a
+ * message the schema itself sets (`the export has no messages`) after the field's path.
+ */
+function firstIssue(error: z.ZodError, json: unknown): string {
   const issue = error.issues[0];
   if (!issue) return "not an opencode export";
   const path = issue.path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
+  const value = valueAt(json, issue.path);
+  if (issue.code === "invalid_type") {
+    const expected = EXPECTED[issue.expected] ?? issue.expected;
+    if (path === "") return `the JSON is ${kindOf(value)}, not an object with \`info\` and \`messages\``;
+    if (value === undefined) return `no \`${path}\` ${expected}`;
+    return `\`${path}\` is not ${expected === "object" ? "an object" : `a ${expected}`}: it is ${kindOf(value)}`;
+  }
+  if (issue.code === "too_small" && issue.origin === "string" && value === "") return `\`${path}\` is empty`;
+  if (issue.code === "invalid_value") {
+    const allowed = issue.values.map((v) => String(v)).join(" or ");
+    return `\`${path}\` is ${typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : kindOf(value)}, not ${allowed}`;
+  }
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
@@ -99,7 +137,7 @@ export function isSessionExport(json: unknown): json is SessionExport {
 export function parseExport(json: unknown, name: string): SessionExport {
   if (isSessionExport(json)) return json;
   const result = ExportSchema.safeParse(json);
-  if (!result.success) throw new ExportError(`${name}: not an opencode session export (${firstIssue(result.error)})`);
+  if (!result.success) throw new ExportError(`${name}: not an opencode session export (${firstIssue(result.error, json)})`);
   return result.data;
 }
 

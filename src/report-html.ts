@@ -175,11 +175,13 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
   for (const [afterStep, group] of groups) {
     const cx = markX(x, afterStep);
     const denied = group.some((c) => c.decision === "deny");
+    // Only housekeeping denies here (turn-finished, severity info): a solid grey mark, not a stopped loop's red.
+    const housekeeping = denied && group.every((c) => c.decision !== "deny" || c.severity === "info");
     const first = deny !== undefined && group.includes(deny);
-    const color = denied ? COLORS.deny : COLORS.allow;
+    const color = denied && !housekeeping ? COLORS.deny : COLORS.allow;
     const dash = denied ? "" : ' stroke-dasharray="3 3"';
     parts.push(
-      `<line class="compaction ${denied ? "deny" : "allow"}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${first ? 2 : top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
+      `<line class="compaction ${denied ? "deny" : "allow"}${housekeeping ? " housekeeping" : ""}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${first ? 2 : top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
     );
     const indices = group.length > 3 ? `${group[0]!.index}–${group.at(-1)!.index}` : group.map((c) => c.index).join(",");
     const half = (indices.length * CHAR_PX) / 2 + 3;
@@ -193,11 +195,19 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
   // The first deny and what it would have saved.
   if (deny !== undefined) {
     const dx = markX(x, deny.afterStep);
-    const denyText = `first deny #${deny.index}${deny.rule ? ` ${deny.rule}` : ""}`;
+    const housekeeping = deny.severity === "info";
+    const denyText = `first deny #${deny.index}${deny.rule ? ` ${deny.rule}` : ""}${housekeeping ? " (housekeeping)" : ""}`;
     const roomLeft = dx - 8;
     const roomRight = WIDTH - 8 - dx;
     const denyLeft = roomLeft >= denyText.length * CHAR_PX;
-    parts.push(label(denyLeft ? dx - 5 : dx + 5, ROW1, denyText, `text-anchor="${denyLeft ? "end" : "start"}" class="deny-label"`));
+    parts.push(
+      label(
+        denyLeft ? dx - 5 : dx + 5,
+        ROW1,
+        denyText,
+        `text-anchor="${denyLeft ? "end" : "start"}" class="deny-label${housekeeping ? " housekeeping" : ""}"`,
+      ),
+    );
     if (saved > 0) {
       const savedText = `would have been saved: ${plural(saved, "step")}${userStep !== null ? " (until the user stepped in)" : ""}`;
       const savedFits = roomRight >= savedText.length * CHAR_PX;
@@ -262,6 +272,7 @@ td.deny .rule { white-space: nowrap; }
 .sub .pid { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 11px; white-space: nowrap; }
 bdi { unicode-bidi: isolate; }
 tr.loop td.deny { color: ${COLORS.deny}; font-weight: 600; }
+tr.housekeeping td.deny { color: ${COLORS.allow}; }
 a { color: #1d4ed8; }
 .skipped { color: #6b7280; font-size: 13px; }
 .legend { display: flex; flex-wrap: wrap; gap: 18px; font-size: 13px; color: #374151; margin-bottom: 8px; }
@@ -276,6 +287,7 @@ svg.chart .axis-title { fill: #6b7280; }
 svg.chart .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 svg.chart .mark { font-weight: 600; }
 svg.chart .deny-label { fill: ${COLORS.deny}; font-weight: 600; }
+svg.chart .deny-label.housekeeping { fill: ${COLORS.allow}; }
 svg.chart .saved-label { fill: #991b1b; }
 `;
 
@@ -286,22 +298,28 @@ const subagent = (parentID: string | null | undefined): string =>
 /**
  * One table row; every text from the session escaped and isolated. The session cell holds the
  * title (a link to the chart; the export's path in its tooltip), a subagent's label, and the
- * session id on a line of its own. Unknown figures are `-`.
+ * session id on a line of its own. Unknown figures are `-`, and so are the saved figures of a
+ * session never denied (as in the terminal table). A first deny that is housekeeping
+ * (severity `info`: turn-finished) is grey and says so; a stopped loop is red.
  */
 function tableRow(row: AuditSession, chartID: string): string {
+  const housekeeping = row.severity === "info";
+  const rule = row.rule ? ` <span class="rule">${escapeHtml(row.rule)}</span>` : "";
   const denyCell =
-    row.firstDeny === null ? "-" : `#${row.firstDeny}${row.rule ? ` <span class="rule">${escapeHtml(row.rule)}</span>` : ""}`;
-  const looped = row.firstDeny !== null;
+    row.firstDeny === null ? "-" : `#${row.firstDeny}${rule}${housekeeping ? ' <span class="why">(housekeeping)</span>' : ""}`;
+  const denied = row.firstDeny !== null;
+  // A stopped loop is red; a first deny that is housekeeping (turn-finished) grey.
+  const rowClass = !denied ? "" : housekeeping ? ' class="housekeeping"' : ' class="loop"';
   return (
-    `<tr${looped ? ' class="loop"' : ""}>` +
+    `<tr${rowClass}>` +
     `<td class="session"><a href="#${chartID}" title="${escapeHtml(terminalSafe(row.source))}">${row.title ? untrusted(row.title) : "(untitled)"}</a>` +
     `${row.parentID ? `<br>${subagent(row.parentID)}` : ""}<div class="sid">${untrusted(row.sessionID)}</div></td>` +
     `<td class="date">${escapeHtml(date(row.created).replace(" UTC", ""))}</td>` +
     `<td class="n">${num(row.compactions)}</td>` +
     `<td class="deny">${denyCell}</td>` +
-    `<td class="n">${looped ? num(row.continuesSaved) : "-"}</td>` +
-    `<td class="n">${looped && row.tokensAfterDeny !== null ? num(row.tokensAfterDeny) : "-"}</td>` +
-    `<td class="n">${looped ? escapeHtml(formatSeconds(row.secondsAfterDeny)) : "-"}</td>` +
+    `<td class="n">${denied ? num(row.continuesSaved) : "-"}</td>` +
+    `<td class="n">${denied && row.tokensAfterDeny !== null ? num(row.tokensAfterDeny) : "-"}</td>` +
+    `<td class="n">${denied ? escapeHtml(formatSeconds(row.secondsAfterDeny)) : "-"}</td>` +
     `</tr>`
   );
 }
@@ -352,7 +370,10 @@ export function renderHtmlReport(report: AuditReport): string {
   const legend =
     `<div class="legend"><span><i style="border-color:${COLORS.line}"></i>context tokens per step</span>` +
     `<span><i style="border-color:${COLORS.allow};border-top-style:dashed"></i>compaction, continue allowed (its index on top)</span>` +
-    `<span><i style="border-color:${COLORS.deny}"></i>compaction the guard denies</span>` +
+    `<span><i style="border-color:${COLORS.deny}"></i>compaction the guard denies (a loop stopped)</span>` +
+    (report.sessions.some((s) => s.series.compactions.some((c) => c.decision === "deny" && c.severity === "info"))
+      ? `<span><i style="border-color:${COLORS.allow}"></i>compaction the guard denies as housekeeping (turn-finished)</span>`
+      : "") +
     (report.sessions.some((s) => s.series.usable !== null)
       ? `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>opencode's usable context</span>`
       : "") +

@@ -64,6 +64,7 @@ export function sessionSeries(
       afterStep: stepsBefore[position]! - 1,
       decision: row.decision,
       rule: row.rule,
+      severity: row.severity,
     });
   }
   const deny = compactions.findIndex((c) => c.decision === "deny");

@@ -23,6 +23,9 @@ export type SettingSource = "default" | "option" | "env" | "flag";
 /** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
 const boolText = z.stringbool();
 
+/** What a boolean setting's text may say, for error messages (y/n and enabled/disabled are read too). */
+const BOOL_TEXT = "true or false (or 1/0, yes/no, on/off)";
+
 /** One setting: everything the guard, the replay command and the README say about it. */
 interface SettingSpec<T> {
   /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists). */
@@ -30,6 +33,11 @@ interface SettingSpec<T> {
   readonly default: T;
   /** What the schema accepts, in words, for error messages. */
   readonly expected: string;
+  /**
+   * What text (an environment variable, a flag) may say, when it is more than `expected`
+   * (booleans: the words {@link boolean} reads too); absent: `expected`.
+   */
+  readonly expectedText?: string;
   /** The environment variable (for `enabled`: `…_DISABLED`, which reads inverted). */
   readonly env: string;
   /** The replay flag (without `--`), or null when the setting means nothing to replay. */
@@ -82,6 +90,7 @@ export const SETTINGS = {
     schema: z.boolean(),
     default: false,
     expected: "true or false",
+    expectedText: BOOL_TEXT,
     env: "OPENCODE_COMPACTION_GUARD_PREDICT",
     flag: "predict",
     help: "at the first compaction, deny when compaction cannot get under the usable context (cannot-make-room)",
@@ -91,6 +100,7 @@ export const SETTINGS = {
     schema: z.boolean(),
     default: true,
     expected: "true or false",
+    expectedText: BOOL_TEXT,
     env: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
     flag: "match-output",
     help: "a repeat must have the same output too",
@@ -132,6 +142,7 @@ export const SETTINGS = {
     schema: z.boolean(),
     default: true,
     expected: "true or false",
+    expectedText: BOOL_TEXT,
     env: "OPENCODE_COMPACTION_GUARD_DISABLED",
     flag: null,
     help: "false: the guard does nothing (env: _DISABLED=1)",
@@ -172,15 +183,20 @@ export function showValue(value: unknown): string {
 /**
  * Validates one setting.
  *
+ * @param from `text`: the value was read from an environment variable or a flag (the message
+ *   then names the words text may say, e.g. `yes/no`); `value`: a plugin option (JSON).
  * @returns the value, or the message that says what was wrong (without the default).
  */
 export function checkSetting<K extends Key>(
   key: K,
   value: unknown,
+  from: "value" | "text" = "value",
 ): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
   const result = (SETTINGS[key].schema as z.ZodType<GuardSettings[K]>).safeParse(value);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, problem: `${key} must be ${SETTINGS[key].expected}, got ${showValue(value)}` };
+  const spec: SettingSpec<unknown> = SETTINGS[key];
+  const expected = from === "text" ? (spec.expectedText ?? spec.expected) : spec.expected;
+  return { ok: false, problem: `${key} must be ${expected}, got ${showValue(value)}` };
 }
 
 /** Settings after every layer, with where each came from and what was ignored on the way. */
@@ -226,7 +242,7 @@ export function resolveSettings(
   const sources = Object.fromEntries(KEYS.map((key) => [key, "default"])) as Record<Key, SettingSource>;
   const problems: string[] = [];
   const apply = (key: Key, value: unknown, source: string, kind: SettingSource): void => {
-    const checked = checkSetting(key, value);
+    const checked = checkSetting(key, value, kind === "env" || kind === "flag" ? "text" : "value");
     if (checked.ok) {
       values[key] = checked.value;
       sources[key] = kind;
@@ -255,7 +271,7 @@ export function resolveSettings(
         sources.enabled = "env";
       } else {
         problems.push(
-          `${SETTINGS.enabled.env}: must be true or false (1/0, yes/no, on/off), got ${showValue(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`,
+          `${SETTINGS.enabled.env}: must be ${BOOL_TEXT}, got ${showValue(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`,
         );
       }
       continue;

@@ -155,7 +155,7 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     [
       "an unknown role",
       () => [file("role.json", '{"info":{"id":"ses_1"},"messages":[{"info":{"id":"m","role":"robot"},"parts":[]}]}')],
-      /role\.json: .*messages\[0\]\.info\.role: /,
+      /role\.json: not an opencode session export \(`messages\[0\]\.info\.role` is "robot", not user or assistant\)$/,
     ],
     ["a bad flag value", () => [LOOP, "--threshold", "many"], /--threshold: threshold must be an integer from 2 to 1000, got "many"$/],
     [
@@ -182,12 +182,29 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ],
     ["an output limit alone", () => [LOOP, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
     ["an input limit alone", () => [LOOP, "--input-limit", "6000"], /--input-limit needs --context-limit too$/],
-    ["a flag without its value", () => [LOOP, "--context-limit", "-5"], /Option '--context-limit' argument is ambiguous.* \(try --help\)$/],
     [
-      "an unknown flag",
-      () => [LOOP, "--frobnicate"],
-      /^opencode-compaction-guard: unknown option --frobnicate; did you mean --\S+\? \(try --help\)$/,
+      "a flag without its value (the next word starts with -)",
+      () => [LOOP, "--context-limit", "-5"],
+      /^opencode-compaction-guard: --context-limit needs a value \(e\.g\. --context-limit 200000\); try --help$/,
     ],
+    [
+      "--predict last, without its value",
+      () => [LOOP, "--predict"],
+      /^opencode-compaction-guard: --predict needs a value \(e\.g\. --predict true\); try --help$/,
+    ],
+    [
+      "--predict followed by another flag",
+      () => [LOOP, "--predict", "--json"],
+      /^opencode-compaction-guard: --predict needs a value \(e\.g\. --predict true\); try --help$/,
+    ],
+    [
+      "a bad boolean flag value",
+      () => [LOOP, "--match-output", "maybe"],
+      /^opencode-compaction-guard: --match-output: matchOutput must be true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"$/,
+    ],
+    // Far from every known flag: no guess.
+    ["an unknown flag", () => [LOOP, "--frobnicate"], /^opencode-compaction-guard: unknown option --frobnicate \(try --help\)$/],
+    ["an unknown flag near nothing", () => [LOOP, "--bogus"], /^opencode-compaction-guard: unknown option --bogus \(try --help\)$/],
   ])("%s", async (_, args, message) => {
     const { code, stdout, stderr } = await cli(["replay", ...args()]);
     expect(code).toBe(2);
@@ -225,5 +242,69 @@ describe("the executable", () => {
       code: 2,
       stderr: "opencode-compaction-guard: /nonexistent/x.json: no such file\n",
     });
+  });
+});
+
+describe("newcomer issues: --predict without limits, bad booleans, missing values, unknown flags", () => {
+  const WARNING =
+    "warning: --predict needs the model's limits (--context-limit and --output-limit); cannot-make-room abstains without them\n";
+  const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
+
+  it("replay --predict true without limits: one warning line on stderr, the replay still runs", async () => {
+    const run = await cli(["replay", LOOP, "--predict", "true", "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, WARNING]);
+    expect(JSON.parse(run.stdout).firstDeny).toBe(2);
+    // From the environment too.
+    const env = await cli(["replay", LOOP, "--json"], { OPENCODE_COMPACTION_GUARD_PREDICT: "yes" });
+    expect([env.code, env.stderr]).toEqual([0, WARNING]);
+  });
+
+  it("no warning with the limits, with predict off, or for audit with no path", async () => {
+    const limits = ["--context-limit", "8000", "--output-limit", "2000"];
+    expect(await cli(["replay", LOOP, "--predict", "true", ...limits, "--json"])).toMatchObject({ code: 0, stderr: "" });
+    expect(await cli(["replay", LOOP, "--predict", "false", "--json"])).toMatchObject({ code: 0, stderr: "" });
+    expect(await cli(["replay", LOOP, "--json"])).toMatchObject({ code: 0, stderr: "" });
+    // audit with no path: opencode lists each session's limits; a missing opencode is the only line.
+    const noPath = await cli(["audit", "--predict", "true", "--opencode", "/nonexistent/bin/opencode"]);
+    expect(noPath.code).toBe(2);
+    expect(noPath.stderr).not.toContain("warning: --predict");
+  });
+
+  it("audit <paths> --predict true without limits: the same one warning line", async () => {
+    const run = await cli(["audit", join(FIXTURES, "e2e-healthy.json"), "--predict", "true", "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, WARNING]);
+    expect(JSON.parse(run.stdout).totals.sessions).toBe(1);
+  });
+
+  it("a bad boolean in the environment names the words it may be, and the value that stands", async () => {
+    const run = await cli(["replay", LOOP, "--json"], { OPENCODE_COMPACTION_GUARD_PREDICT: "maybe" });
+    expect([run.code, run.stderr]).toEqual([
+      0,
+      'warning: OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using false\n',
+    ]);
+  });
+
+  it.each([
+    [["--predict"], "--predict needs a value (e.g. --predict true); try --help"],
+    [["--since"], "--since needs a value (e.g. --since 2026-11-01); try --help"],
+    [["--html", "--json"], "--html needs a value (e.g. --html report.html); try --help"],
+    [["--bogus"], "unknown option --bogus (try --help)"],
+    [["--jsn"], "unknown option --jsn; did you mean --json? (try --help)"],
+    [["--recursiv"], "unknown option --recursiv; did you mean --recursive? (try --help)"],
+  ])("audit %j: one clear line, exit 2", async (args, line) => {
+    expect(await cli(["audit", FIXTURES, ...args])).toEqual({ code: 2, stdout: "", stderr: `opencode-compaction-guard: ${line}\n` });
+  });
+
+  it("nearestFlag: a guess only when few edits away or a start of the flag", async () => {
+    const { nearestFlag } = await import("../src/cli/common.js");
+    const known = ["--json", "--threshold", "--context-limit", "--match-output", "--version"];
+    expect(nearestFlag("--jsn", known)).toBe("--json");
+    expect(nearestFlag("--treshold", known)).toBe("--threshold");
+    expect(nearestFlag("--context", known)).toBe("--context-limit");
+    expect(nearestFlag("--match", known)).toBe("--match-output");
+    expect(nearestFlag("--bogus", known)).toBeNull();
+    expect(nearestFlag("--foo", known)).toBeNull();
+    expect(nearestFlag("--verbose", known)).toBeNull();
+    expect(nearestFlag("--x", known)).toBeNull();
   });
 });

@@ -264,7 +264,7 @@ describe("the predict setting", () => {
   it("an invalid value is reported and ignored", () => {
     expect(resolveSettings({ predict: "sometimes" }, { OPENCODE_COMPACTION_GUARD_PREDICT: "maybe" }).problems).toEqual([
       'plugin option predict: predict must be true or false, got "sometimes"; using false',
-      'OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false, got "maybe"; using false',
+      'OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using false',
     ]);
   });
 });

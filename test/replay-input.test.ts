@@ -103,21 +103,17 @@ describe("files that cannot be read: exit 2, one line", () => {
 
 describe("exports of the wrong shape: exit 2, one line naming the field", () => {
   it.each([
-    ["messages is an object", { info: { id: "ses_1" }, messages: { 0: {} } }, "messages: Invalid input: expected array, received object"],
-    ["messages is a string", { info: { id: "ses_1" }, messages: "[]" }, "messages: Invalid input: expected array, received string"],
-    ["messages holds null", { info: { id: "ses_1" }, messages: [null] }, "messages[0]: Invalid input: expected object, received null"],
-    [
-      "a message without parts",
-      { info: { id: "ses_1" }, messages: [{ info: { id: "m", role: "user" } }] },
-      "messages[0].parts: Invalid input: expected array, received undefined",
-    ],
+    ["messages is an object", { info: { id: "ses_1" }, messages: { 0: {} } }, "`messages` is not a list: it is an object"],
+    ["messages is a string", { info: { id: "ses_1" }, messages: "[]" }, "`messages` is not a list: it is a string"],
+    ["messages holds null", { info: { id: "ses_1" }, messages: [null] }, "`messages[0]` is not an object: it is null"],
+    ["a message without parts", { info: { id: "ses_1" }, messages: [{ info: { id: "m", role: "user" } }] }, "no `messages[0].parts` list"],
     [
       "a message with an empty id",
       { info: { id: "ses_1" }, messages: [{ info: { id: "", role: "user" }, parts: [] }] },
-      "messages[0].info.id: Too small: expected string to have >=1 characters",
+      "`messages[0].info.id` is empty",
     ],
-    ["no session info", { messages: loopExport().messages }, "info: Invalid input: expected object, received undefined"],
-    ["a bare message list", loopExport().messages, "Invalid input: expected object, received array"],
+    ["no session info", { messages: loopExport().messages }, "no `info` object"],
+    ["a bare message list", loopExport().messages, "the JSON is a list, not an object with `info` and `messages`"],
   ])("%s", async (name, content, message) => {
     const path = file(`${name.replace(/\W+/g, "-")}.json`, JSON.stringify(content));
     const { code, stdout, stderr } = await cli(path);

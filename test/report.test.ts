@@ -69,8 +69,8 @@ describe("sessionSeries", () => {
     expect(series.title).toBe("Fake title");
     expect(series.steps).toEqual(raw.steps);
     expect(series.compactions).toEqual([
-      { index: 1, afterStep: 0, decision: "allow", rule: null },
-      { index: 2, afterStep: 1, decision: "deny", rule: "no-progress" },
+      { index: 1, afterStep: 0, decision: "allow", rule: null, severity: null },
+      { index: 2, afterStep: 1, decision: "deny", rule: "no-progress", severity: "warning" },
     ]);
     expect(series.usable).toBe(6_000);
     expect(series.firstDeny).toBe(1);
@@ -132,6 +132,8 @@ function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditS
     compactions: series.compactions.length,
     firstDeny: deny?.index ?? null,
     rule: deny?.rule ?? null,
+    severity: deny ? (deny.rule === "turn-finished" ? "info" : "warning") : null,
+    looped: deny !== undefined && deny.rule !== "turn-finished",
     continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
     tokensAfterDeny: deny ? 44_100 : 0,
     secondsAfterDeny: deny ? 95 : 0,
@@ -146,7 +148,7 @@ function reportOf(series: readonly SessionSeries[], skipped: string[] = []): Aud
     generatedAt: "2026-11-30T19:00:00.000Z",
     totals: {
       sessions: series.length + 3,
-      looping: sessions.filter((s) => s.row.firstDeny !== null).length,
+      looping: sessions.filter((s) => s.row.looped).length,
       continuesSaved: sessions.reduce((sum, s) => sum + s.row.continuesSaved, 0),
       tokensAfterDeny: sessions.reduce((sum, s) => sum + (s.row.tokensAfterDeny ?? 0), 0),
     },

@@ -95,7 +95,7 @@ describe("resolveSettings", () => {
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
       "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
-      'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
+      'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (or 1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);
   });
 

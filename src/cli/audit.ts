@@ -50,6 +50,7 @@ import {
   SETTINGS_USAGE,
   terminalSafe,
   UsageError,
+  warnPredictWithoutLimits,
 } from "./common.js";
 
 export { formatSeconds };
@@ -86,8 +87,11 @@ const USAGE = [
   "Decides every session exactly as `replay` does, and shows how often your sessions looped",
   "and what the guard would have saved: one row per session with at least one automatic",
   "compaction (first deny, its rule, the synthetic continue turns, tokens and wall time after",
-  "it, up to your next message: what you asked for is not counted; - when unknown), then the",
-  "totals. A session found in two files is counted once.",
+  "it, up to your next message: what you asked for is not counted; - when unknown or never",
+  "denied), then the totals: looping counts the sessions where the guard would have stopped a",
+  "loop (turn-finished, which only skips the continue turn after a finished answer, is",
+  "housekeeping, not a loop; what it saves is still counted). A session found in two files is",
+  "counted once.",
   "",
   "With paths: every `opencode export` file given or found in the folders (files that are not",
   "exports are listed as skipped). With no path: every session of your own opencode (all",
@@ -302,8 +306,8 @@ export function auditTable(result: AuditResult): string {
     "first deny",
     "rule",
     "continues saved",
-    "tokens after deny",
-    "time after deny",
+    "tokens saved",
+    "time saved",
   ];
   const body = result.rows.map((r) => [
     terminalSafe(r.sessionID),
@@ -312,8 +316,9 @@ export function auditTable(result: AuditResult): string {
     String(r.compactions),
     r.firstDeny === null ? "-" : String(r.firstDeny),
     r.rule ?? "-",
-    String(r.continuesSaved),
-    fmt(r.tokensAfterDeny),
+    // Never denied: nothing to save, `-` in all three (as in the HTML report; --json has 0).
+    r.firstDeny === null ? "-" : String(r.continuesSaved),
+    r.firstDeny === null ? "-" : fmt(r.tokensAfterDeny),
     r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
@@ -405,6 +410,8 @@ export async function runAudit(
     if (bin !== undefined && bin.trim() === "") throw new UsageError("--opencode needs the opencode binary");
     if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
     const inputs = decisionInputs(values, env, err);
+    // With paths the flags are the only source of limits; with no path opencode lists each session's model's own.
+    if (paths.length > 0) warnPredictWithoutLimits(inputs, err);
     if (html !== undefined) await checkHtmlTarget(html);
 
     if (paths.length > 0) {

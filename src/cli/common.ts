@@ -3,7 +3,7 @@
  * `compaction.reserved`) that `replay` and `audit` both take, and how a usage problem or a
  * parse error becomes one line and exit code 2.
  */
-import { closest } from "fastest-levenshtein";
+import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../export.js";
 import type { ModelLimits } from "../limits.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../settings.js";
@@ -116,7 +116,7 @@ export function decisionInputs(
     const flag = SETTINGS[key].flag!;
     const text = values[flag] as string | undefined;
     if (text === undefined) continue;
-    const checked = checkSetting(key, parseSettingText(key, text));
+    const checked = checkSetting(key, parseSettingText(key, text), "text");
     if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
     settings[key] = checked.value;
   }
@@ -125,10 +125,63 @@ export function decisionInputs(
   return { settings: settings as unknown as GuardSettings, limits, reserved };
 }
 
-/** The known flag nearest to a mistyped one: one it begins (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`). */
-export function nearestFlag(flag: string, known: readonly string[]): string {
+/** The line `--predict` without model limits gets (cannot-make-room needs opencode's usable context). */
+export const PREDICT_WITHOUT_LIMITS =
+  "warning: --predict needs the model's limits (--context-limit and --output-limit); cannot-make-room abstains without them";
+
+/**
+ * Warns (one line on `err`) when predict is on (flag or `OPENCODE_COMPACTION_GUARD_PREDICT`)
+ * but the command line gives no model limits: cannot-make-room would silently abstain.
+ */
+export function warnPredictWithoutLimits(inputs: DecisionInputs, err: (text: string) => void): void {
+  if (inputs.settings.predict && (inputs.limits.context === undefined || inputs.limits.output === undefined)) {
+    err(`${PREDICT_WITHOUT_LIMITS}\n`);
+  }
+}
+
+/**
+ * The known flag a mistyped one most likely meant, or null when none is near: one it begins
+ * (`--context` → `--context-limit`), else the closest (`--jsn` → `--json`) when few edits
+ * away: at most a third of the name's length (at least 1, at most 3). `--bogus` is near nothing.
+ */
+export function nearestFlag(flag: string, known: readonly string[]): string | null {
   const long = flag.startsWith("--") ? flag : `-${flag}`;
-  return known.find((k) => k.startsWith(long)) ?? closest(long, [...known]);
+  const prefixed = known.find((k) => k.startsWith(long));
+  if (prefixed !== undefined) return prefixed;
+  if (known.length === 0) return null;
+  const best = closest(long, [...known]);
+  const name = long.replace(/^-+/, "");
+  const most = Math.max(1, Math.min(3, Math.floor(name.length / 3)));
+  return distance(long, best) <= most ? best : null;
+}
+
+/** An example value for each string flag, for `--<flag> needs a value (e.g. …)`. */
+const FLAG_EXAMPLES: Readonly<Record<string, string>> = {
+  threshold: "3",
+  window: "8",
+  "min-reduction": "0.1",
+  predict: "true",
+  "match-output": "false",
+  ignore: "todowrite",
+  "context-limit": "200000",
+  "output-limit": "32000",
+  "input-limit": "180000",
+  reserved: "20000",
+  html: "report.html",
+  since: "2026-11-01",
+  opencode: "/usr/local/bin/opencode",
+};
+
+/**
+ * The one line for a string flag given without its value (parseArgs' ERR_PARSE_ARGS_INVALID_OPTION_VALUE:
+ * `argument missing`, or `argument is ambiguous` when the next word starts with `-`):
+ * `--predict needs a value (e.g. --predict true); try --help`. Null when `message` names no flag.
+ */
+export function missingValueLine(message: string): string | null {
+  const flag = /'(?:-[^',\s]+, )?(--[^'\s<=]+)/.exec(message)?.[1];
+  if (flag === undefined) return null;
+  const example = FLAG_EXAMPLES[flag.slice(2)];
+  return `${flag} needs a value${example !== undefined ? ` (e.g. ${flag} ${example})` : ""}; try --help`;
 }
 
 /**
@@ -149,8 +202,18 @@ export function reportError(
   const code = (error as { code?: string }).code;
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
     const flag = /'(-{1,2}[^'=]+)/.exec((error as Error).message)?.[1] ?? "";
-    err(`opencode-compaction-guard: unknown option ${terminalSafe(flag)}; did you mean ${nearestFlag(flag, knownFlags)}? (try --help)\n`);
+    const nearest = nearestFlag(flag, knownFlags);
+    err(
+      `opencode-compaction-guard: unknown option ${terminalSafe(flag)}${nearest === null ? " (try --help)" : `; did you mean ${nearest}? (try --help)`}\n`,
+    );
     return 2;
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const line = missingValueLine((error as Error).message);
+    if (line !== null) {
+      err(`opencode-compaction-guard: ${terminalSafe(line)}\n`);
+      return 2;
+    }
   }
   if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
     err(`opencode-compaction-guard: ${terminalSafe((error as Error).message.replace(/\s+/g, " ").trim())} (try --help)\n`);
