@@ -59,7 +59,7 @@ async function buildReport(): Promise<AuditReport> {
     generatedAt: "2026-11-30T19:00:00.000Z",
     totals: auditTotals(sessions.map((s) => s.row)),
     sessions: sessions.filter((s) => isListed(s.row)),
-    skipped: ["fixtures/expect.json: not an opencode export (info: expected object, received undefined)"],
+    skipped: ["fixtures/expect.json: not an opencode session export (no `info` object)"],
   };
 }
 
