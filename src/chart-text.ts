@@ -4,6 +4,7 @@
  * stable and fits a log or a test.
  */
 import { plot } from "asciichart";
+import { scaleLinear } from "d3-scale";
 import type { SessionSeries } from "./audit-types.js";
 import { denySentence, stepsAfterFirstDeny, type SavedFigures } from "./series.js";
 
@@ -69,6 +70,23 @@ function layout(steps: number, columns: number): { span: number; columnOf: (step
 }
 
 /**
+ * The y axis: from 0 to a round `top` in `rows` equal steps of a round size (1, 2 or 5 × 10ⁿ,
+ * d3-scale's ticks), at most `height` rows, so every label is a round number and a round
+ * usable context (6,000) sits on its own row.
+ */
+function yAxis(largest: number, height: number): { top: number; rows: number } {
+  if (largest <= 0) return { top: 1, rows: Math.min(height, 1) };
+  for (let count = height; count >= 1; count--) {
+    const ticks = scaleLinear().domain([0, largest]).nice(count).ticks(count);
+    const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : largest;
+    const top = ticks[ticks.length - 1]! < largest ? ticks[ticks.length - 1]! + step : ticks[ticks.length - 1]!;
+    const rows = Math.round(top / step);
+    if (rows <= height) return { top, rows };
+  }
+  return { top: largest, rows: height };
+}
+
+/**
  * Plots a session's context size (tokens) per step, with the usable context as a flat second
  * line when known, then a marker row aligned under the plot's columns and a legend:
  *
@@ -113,7 +131,10 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
     return wrap(`context tokens per step: nothing to plot (${why})`, width).join("\n");
   }
 
-  const top = known.reduce((most, t) => Math.max(most, t), series.usable ?? 0);
+  const { top, rows } = yAxis(
+    known.reduce((most, t) => Math.max(most, t), series.usable ?? 0),
+    height,
+  );
   const labelWidth = Math.max(num(top).length, 1) + 1;
   // asciichart draws `label ┤` then point i at column `labelWidth + 1 + i` (point 0 on the axis).
   const origin = labelWidth + 1;
@@ -132,15 +153,22 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   // A single step still gets a short flat line.
   if (values.length === 1) values.push(values[0]);
   const gaps = values.some((v) => v === undefined);
-  const plotOptions = { min: 0, height, offset: 3, symbols: SYMBOLS, format: (value: number) => num(value).padStart(labelWidth) };
+  const plotOptions = {
+    min: 0,
+    max: top,
+    height: rows,
+    offset: 3,
+    symbols: SYMBOLS,
+    format: (value: number) => num(value).padStart(labelWidth),
+  };
   // The usable line first, so the context line is drawn over it where they meet.
   const usableLine = series.usable === null ? [] : [values.map(() => series.usable!)];
   const chart = (gaps ? plotWithGaps([...usableLine, values], top, plotOptions) : plot([...usableLine, values as number[]], plotOptions))
     .split("\n")
     .map((row) => row.trimEnd());
-  // Name the usable line at its row's end (asciichart puts value v on row height − round(v × height / top)).
+  // Name the usable line at its row's end (asciichart puts value v on row rows − round(v × rows / top)).
   if (series.usable !== null && top > 0) {
-    const row = height - Math.round((series.usable * height) / top);
+    const row = rows - Math.round((series.usable * rows) / top);
     if (chart[row] !== undefined) chart[row] = `${chart[row]!.padEnd(origin + values.length)}${usableLabel}`;
   }
 

@@ -374,16 +374,23 @@ describe("terminalChart", () => {
       { height: 4 },
     );
     expect(text).toContain("model limits unknown: no usable-context line");
-    expect(text.split("\n")[5]).toBe("                  c           X...x");
+    // Round rows: 0 to 3,000 in 3 steps of 1,000 (not 4 rows of 750), then the marker row.
+    expect(
+      text
+        .split("\n")
+        .slice(0, 4)
+        .map((l) => l.slice(0, 8)),
+    ).toEqual([" 3,000 ┤", " 2,000 ┤", " 1,000 ┤", "     0 ┤"]);
+    expect(text.split("\n")[4]).toBe("                  c           X...x");
     expect(text).not.toContain("2,500");
   });
 
   it("the fixed-point loop the guard stopped: c and X under its two steps, nothing after", () => {
     const lines = terminalChart(seriesOf("e2e-fixed-point.json")).split("\n");
-    expect(lines).toHaveLength(11 + 1 + 5);
-    expect(lines[0]).toBe(" 7,020 ┤───────");
-    expect(lines[1]).toBe(" 6,318 ┤─────── ← usable 6,000");
-    expect(lines[11]).toBe("          c   X");
+    // 0 to 8,000 in round steps of 1,000: the 7,020-token steps on the 7,000 row, the usable line on its own.
+    expect(lines).toHaveLength(9 + 1 + 5);
+    expect(lines.slice(0, 3)).toEqual([" 8,000 ┤", " 7,000 ┤───────", " 6,000 ┤─────── ← usable 6,000"]);
+    expect(lines[9]).toBe("          c   X");
     expect(lines.slice(-3)).toEqual([
       "← usable: opencode's usable context, 6,000 tokens",
       "first deny at compaction 2 (no-progress): nothing came after it, the session",
