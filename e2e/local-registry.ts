@@ -6,10 +6,10 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "../src/audit-opencode.js";
 import { PROJECT_ROOT } from "./sandbox.js";
 
 const run = promisify(execFile);
@@ -36,19 +36,6 @@ export interface PackResult {
   unpackedSize: number;
   /** Paths inside the package, sorted. */
   files: string[];
-}
-
-/** A free TCP port on 127.0.0.1 (closed again before it is returned). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** npm with a private user config, so the caller's ~/.npmrc plays no part. */

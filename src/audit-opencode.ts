@@ -166,8 +166,8 @@ export async function listAllSessions(list: ListPage, since: number | null, page
   return listed;
 }
 
-/** A free TCP port on 127.0.0.1, from the OS. */
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1, from the OS (closed again before it is returned). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -12,6 +12,7 @@ import { auditSession, parentOf, replaySession } from "./audit.js";
 import { AUDIT_PARSE_OPTIONS, runAudit } from "./cli/audit.js";
 import {
   DECISION_FLAGS,
+  answeredHelpOrVersion,
   DECISION_OPTIONS,
   decisionInputs,
   fmt,
@@ -25,7 +26,6 @@ import { readExport } from "./export.js";
 import { buildTimeline } from "./history.js";
 import { usableContext } from "./limits.js";
 import { describeEvidence } from "./notice.js";
-import { VERSION } from "./version.js";
 import type { ReplayRow } from "./replay.js";
 
 /** The flags that are not settings, with their help. */
@@ -128,14 +128,7 @@ export async function main(
       },
     });
     const values = parsed as Record<string, string | boolean | undefined>;
-    if (values.help) {
-      out(USAGE);
-      return 0;
-    }
-    if (values.version) {
-      out(`${VERSION}\n`);
-      return 0;
-    }
+    if (answeredHelpOrVersion(values, USAGE, out)) return 0;
     const [command, file, ...extra] = positionals;
     if (command !== "replay")
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");

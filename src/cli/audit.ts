@@ -35,12 +35,12 @@ import {
 } from "../audit.js";
 import { ExportError, readExport } from "../export.js";
 import { buildTimeline } from "../history.js";
-import { VERSION } from "../version.js";
 import { formatSeconds } from "../series.js";
 import {
   cutToWidth,
   DECISION_FLAGS,
   DECISION_OPTIONS,
+  answeredHelpOrVersion,
   decisionInputs,
   displayWidth,
   fmt,
@@ -389,14 +389,7 @@ export async function runAudit(
   try {
     const { values: parsed, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: AUDIT_PARSE_OPTIONS });
     const values = parsed as Record<string, string | boolean | undefined>;
-    if (values.help) {
-      out(USAGE);
-      return 0;
-    }
-    if (values.version) {
-      out(`${VERSION}\n`);
-      return 0;
-    }
+    if (answeredHelpOrVersion(values, USAGE, out)) return 0;
     const paths = positionals.slice(1);
     const sinceText = values.since as string | undefined;
     const since = sinceText === undefined ? null : parseSince(sinceText);

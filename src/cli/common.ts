@@ -7,6 +7,7 @@ import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../export.js";
 import type { ModelLimits } from "../limits.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../settings.js";
+import { VERSION } from "../version.js";
 
 /** The settings replay and audit take as flags (the others mean nothing to a replay). */
 export const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);
@@ -286,4 +287,15 @@ export function cutToWidth(text: string, max: number): string {
 export function padToWidth(text: string, width: number, side: "end" | "start" = "end"): string {
   const pad = " ".repeat(Math.max(0, width - displayWidth(text)));
   return side === "end" ? text + pad : pad + text;
+}
+
+/**
+ * Answers `--help` (the usage) or `--version` when either flag is set.
+ * @returns true when it answered (the command then exits 0).
+ */
+export function answeredHelpOrVersion(values: Record<string, unknown>, usage: string, out: (text: string) => void): boolean {
+  if (values.help) out(usage);
+  else if (values.version) out(`${VERSION}\n`);
+  else return false;
+  return true;
 }
