@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { formatInt, formatTable } from "../e2e/table.js";
-import { main } from "../src/cli.js";
+import { main } from "../src/cli/main.js";
 import { writeSyntheticExport } from "../test/support/synthetic.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -20,10 +20,10 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
-import { readExport } from "../src/export.js";
-import { createGuard } from "../src/guard.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { replayMessages } from "../src/replay.js";
+import { readExport } from "../src/sessions/export.js";
+import { createGuard } from "../src/plugin/guard.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { replayMessages } from "../src/decide/replay.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -10,7 +10,7 @@
  * audit reads the global config, not a project's), so every row's usable context is
  * 8,000 − 2,000 = 6,000 tokens; flags given override them for every session.
  */
-import type { AuditJson, AuditSession } from "../src/audit-types.js";
+import type { AuditJson, AuditSession } from "../src/audit/types.js";
 import { execFile, spawn } from "node:child_process";
 import { mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -5,7 +5,7 @@
  * mode stops it) and one at each later compaction.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { VERSION } from "../src/version.js";
+import { VERSION } from "../src/shared/version.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { TITLE_TEXT } from "./scenarios.js";
 

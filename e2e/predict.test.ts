@@ -8,8 +8,8 @@
  * and scripted, reaches its final answer with no denial.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildTimeline } from "../src/history.js";
-import { predictionMargin, predictNextPrompt } from "../src/predict.js";
+import { buildTimeline } from "../src/decide/history.js";
+import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
 import { expectHealthyRun, expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";

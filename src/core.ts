@@ -12,19 +12,19 @@ export {
   type Timeline,
   type ToolCall,
   type UserEntry,
-} from "./history.js";
-export type { NoProgressEvidence, CompactionSizes } from "./rules/no-progress.js";
-export type { RepeatedToolCallEvidence } from "./rules/repeated-tool-call.js";
-export type { NoNewWorkEvidence } from "./rules/no-new-work.js";
-export type { BackToBackEvidence } from "./rules/back-to-back-compactions.js";
-export type { TurnFinishedEvidence } from "./rules/turn-finished.js";
-export type { CannotMakeRoomEvidence } from "./rules/cannot-make-room.js";
-export { predictNextPrompt, predictionMargin, type PredictedPrompt, type Prediction } from "./predict.js";
-export { RULES } from "./rules/index.js";
-export { replayMessages, type ReplayRow } from "./replay.js";
-export { usableContext, type ModelLimits } from "./limits.js";
-export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./settings.js";
-export { canonicalJson, toolCallSignature } from "./signature.js";
+} from "./decide/history.js";
+export type { NoProgressEvidence, CompactionSizes } from "./decide/rules/no-progress.js";
+export type { RepeatedToolCallEvidence } from "./decide/rules/repeated-tool-call.js";
+export type { NoNewWorkEvidence } from "./decide/rules/no-new-work.js";
+export type { BackToBackEvidence } from "./decide/rules/back-to-back-compactions.js";
+export type { TurnFinishedEvidence } from "./decide/rules/turn-finished.js";
+export type { CannotMakeRoomEvidence } from "./decide/rules/cannot-make-room.js";
+export { predictNextPrompt, predictionMargin, type PredictedPrompt, type Prediction } from "./decide/predict.js";
+export { RULES } from "./decide/rules/index.js";
+export { replayMessages, type ReplayRow } from "./decide/replay.js";
+export { usableContext, type ModelLimits } from "./decide/opencode-facts.js";
+export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./decide/settings.js";
+export { canonicalJson, toolCallSignature } from "./decide/signature.js";
 export {
   decide,
   findDecisionPoint,
@@ -34,5 +34,5 @@ export {
   type RuleName,
   type Severity,
   type Verdict,
-} from "./verdict.js";
-export { readExport, type SessionExport } from "./export.js";
+} from "./decide/verdict.js";
+export { readExport, type SessionExport } from "./sessions/export.js";

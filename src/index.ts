@@ -4,7 +4,7 @@
  * The hook's logic is in ./guard.ts.
  */
 import type { PluginModule } from "@opencode-ai/plugin";
-import { server } from "./guard.js";
+import { server } from "./plugin/guard.js";
 
 /** The module shape opencode 1.18.33 loads; a path-loaded plugin must export `id`. */
 const plugin: PluginModule = { id: "compaction-guard", server };

@@ -1,4 +1,4 @@
-import type { AuditJson, AuditSession } from "../src/audit-types.js";
+import type { AuditJson, AuditSession } from "../src/audit/types.js";
 import { execFileSync, spawn } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,14 +6,14 @@ import { Writable } from "node:stream";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { auditSession, auditTotals, parseSince } from "../src/audit.js";
-import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/audit-limits.js";
-import { executablePath, listAllSessions, type ListPage } from "../src/audit-opencode.js";
+import { auditSession, auditTotals, parseSince } from "../src/audit/audit.js";
+import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/sessions/opencode-limits.js";
+import { executablePath, listAllSessions, type ListPage } from "../src/sessions/opencode.js";
 import { displayWidth } from "../src/cli/common.js";
 import { formatSeconds } from "../src/cli/audit.js";
-import { main } from "../src/cli.js";
+import { main } from "../src/cli/main.js";
 import { cli } from "./support/cli.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
 
@@ -712,7 +712,7 @@ describe("review defects: audit with no path reads every session once, and stops
   }, 60_000);
 
   it("a session whose messages never come: one line after the timeout, and the server is stopped", async () => {
-    const { openOpencode } = await import("../src/audit-opencode.js");
+    const { openOpencode } = await import("../src/sessions/opencode.js");
     const opened = await openOpencode(
       FAKE_OPENCODE,
       { FAKE_SESSIONS: "2", FAKE_HANG_MESSAGES: "1", PATH: process.env.PATH ?? "" },

@@ -13,9 +13,9 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../src/export.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { replayMessages } from "../src/replay.js";
+import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../src/sessions/export.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { replayMessages } from "../src/decide/replay.js";
 import { syntheticExport, writeSyntheticExport } from "./support/synthetic.js";
 
 const MiB = 2 ** 20;

@@ -4,14 +4,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExportSchema, isSessionExport, parseExport } from "../src/export.js";
-import { buildTimeline, type AssistantEntry, type Compaction, type Entry, type Timeline, type UserEntry } from "../src/history.js";
-import { createGuard } from "../src/guard.js";
-import type { ModelLimits } from "../src/limits.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
-import { replayMessages } from "../src/replay.js";
-import { RULES } from "../src/rules/index.js";
-import { decide, historyLimit } from "../src/verdict.js";
+import { ExportSchema, isSessionExport, parseExport } from "../src/sessions/export.js";
+import { buildTimeline, type AssistantEntry, type Compaction, type Entry, type Timeline, type UserEntry } from "../src/decide/history.js";
+import { createGuard } from "../src/plugin/guard.js";
+import type { ModelLimits } from "../src/decide/opencode-facts.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
+import { replayMessages } from "../src/decide/replay.js";
+import { RULES } from "../src/decide/rules/index.js";
+import { decide, historyLimit } from "../src/decide/verdict.js";
 import {
   guardSettings,
   history,

@@ -6,8 +6,8 @@
  * it denied. Timeouts run on fake timers: the bounds are checked exactly, not by wall clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createGuard, SERVICE } from "../src/guard.js";
-import { VERSION } from "../src/version.js";
+import { createGuard, SERVICE } from "../src/plugin/guard.js";
+import { VERSION } from "../src/shared/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 import { syntheticMessages } from "./support/synthetic.js";

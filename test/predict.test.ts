@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../src/guard.js";
-import { buildTimeline } from "../src/history.js";
-import { describeEvidence } from "../src/notice.js";
-import { predictionMargin, predictNextPrompt } from "../src/predict.js";
-import { replayMessages } from "../src/replay.js";
-import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../src/settings.js";
+import { createGuard } from "../src/plugin/guard.js";
+import { buildTimeline } from "../src/decide/history.js";
+import { describeEvidence } from "../src/plugin/notice.js";
+import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
+import { replayMessages } from "../src/decide/replay.js";
+import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../src/decide/settings.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

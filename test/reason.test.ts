@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createGuard, DecisionRegistry } from "../src/guard.js";
-import { buildTimeline } from "../src/history.js";
-import { denialRecord, describeEvidence, nextSteps, sessionLabel } from "../src/notice.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { decide, findDecisionPoint } from "../src/verdict.js";
+import { createGuard, DecisionRegistry } from "../src/plugin/guard.js";
+import { buildTimeline } from "../src/decide/history.js";
+import { denialRecord, describeEvidence, nextSteps, sessionLabel } from "../src/plugin/notice.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { decide, findDecisionPoint } from "../src/decide/verdict.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

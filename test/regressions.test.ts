@@ -6,10 +6,10 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli } from "./support/cli.js";
-import { createGuard } from "../src/guard.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
-import { previewCall } from "../src/preview.js";
-import { replayMessages } from "../src/replay.js";
+import { createGuard } from "../src/plugin/guard.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { previewCall } from "../src/redact/preview.js";
+import { replayMessages } from "../src/decide/replay.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

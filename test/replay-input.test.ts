@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { main } from "../src/cli.js";
-import { readExport } from "../src/export.js";
+import { main } from "../src/cli/main.js";
+import { readExport } from "../src/sessions/export.js";
 import { bash, SessionBuilder } from "./support/session.js";
 
 // readFile stays the real one unless a test makes it fail (root reads any file, so a

@@ -4,14 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AuditReport, AuditSession, SessionSeries } from "../src/audit-types.js";
-import { terminalChart } from "../src/chart-text.js";
-import { buildTimeline } from "../src/history.js";
-import { usableContext } from "../src/limits.js";
-import { replayMessages } from "../src/replay.js";
-import { escapeHtml, renderChartSvg, renderHtmlReport } from "../src/report-html.js";
-import { sessionSeries, stepsAfterFirstDeny } from "../src/series.js";
-import { DEFAULT_SETTINGS } from "../src/settings.js";
+import type { AuditReport, AuditSession, SessionSeries } from "../src/audit/types.js";
+import { terminalChart } from "../src/report/chart.js";
+import { buildTimeline } from "../src/decide/history.js";
+import { usableContext } from "../src/decide/opencode-facts.js";
+import { replayMessages } from "../src/decide/replay.js";
+import { escapeHtml, renderChartSvg, renderHtmlReport } from "../src/report/html.js";
+import { sessionSeries, stepsAfterFirstDeny } from "../src/audit/series.js";
+import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 
 interface RawMessage {
   info: {

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../src/cli.js";
-import { createGuard } from "../src/guard.js";
-import { previewCall } from "../src/preview.js";
-import { PREVIEW_MAX } from "../src/redact.js";
+import { main } from "../src/cli/main.js";
+import { createGuard } from "../src/plugin/guard.js";
+import { previewCall } from "../src/redact/preview.js";
+import { PREVIEW_MAX } from "../src/redact/secrets.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";
 

@@ -5,12 +5,12 @@
  * command's own flags.
  */
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli.js";
-import { createGuard, DecisionRegistry } from "../src/guard.js";
-import { describeEvidence } from "../src/notice.js";
-import { replayMessages } from "../src/replay.js";
-import { DEFAULT_SETTINGS, resolveSettings } from "../src/settings.js";
-import { VERSION } from "../src/version.js";
+import { main } from "../src/cli/main.js";
+import { createGuard, DecisionRegistry } from "../src/plugin/guard.js";
+import { describeEvidence } from "../src/plugin/notice.js";
+import { replayMessages } from "../src/decide/replay.js";
+import { DEFAULT_SETTINGS, resolveSettings } from "../src/decide/settings.js";
+import { VERSION } from "../src/shared/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/settings.js";
-import { replayMessages, type ReplayRow } from "../src/replay.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
+import { replayMessages, type ReplayRow } from "../src/decide/replay.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const fixture = (name: string) =>

@@ -18,8 +18,8 @@ import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { sessionDecision, type KnownLimits } from "../audit-limits.js";
-import type { AuditReport, AuditSession, AuditTotals, SessionSeries } from "../audit-types.js";
+import { sessionDecision, type KnownLimits } from "../sessions/opencode-limits.js";
+import type { AuditReport, AuditSession, AuditTotals, SessionSeries } from "../audit/types.js";
 import {
   addToTotals,
   auditSession,
@@ -32,10 +32,10 @@ import {
   sessionUpdated,
   type AuditDecisionOptions,
   type SessionData,
-} from "../audit.js";
-import { ExportError, readExport } from "../export.js";
-import { buildTimeline } from "../history.js";
-import { formatSeconds } from "../series.js";
+} from "../audit/audit.js";
+import { ExportError, readExport } from "../sessions/export.js";
+import { buildTimeline } from "../decide/history.js";
+import { formatSeconds } from "../audit/series.js";
 import {
   cutToWidth,
   DECISION_FLAGS,
@@ -186,7 +186,7 @@ async function opencodeSessions(
   flags: AuditDecisionOptions,
   beforeExit: () => void,
 ): Promise<Source> {
-  const { openOpencode } = await import("../audit-opencode.js");
+  const { openOpencode } = await import("../sessions/opencode.js");
   const opened = await openOpencode(bin, env, {
     since,
     limits: flags.limits?.context === undefined,
@@ -427,7 +427,7 @@ export async function runAudit(
     }
     let makeSeries: SeriesMaker | undefined;
     if (html !== undefined) {
-      const { sessionSeries } = await import("../series.js");
+      const { sessionSeries } = await import("../audit/series.js");
       makeSeries = (session, replay, usable) =>
         sessionSeries(buildTimeline(session.messages), replay, usable, {
           id: session.info.id,
@@ -471,7 +471,7 @@ export async function runAudit(
     }
     out(`${values.json ? auditJson(result) : auditTable(result)}\n`);
     if (html !== undefined) {
-      const { renderHtmlReport } = await import("../report-html.js");
+      const { renderHtmlReport } = await import("../report/html.js");
       const report: AuditReport = {
         generatedAt: new Date().toISOString(),
         totals: result.totals,

@@ -4,10 +4,10 @@
  * parse error becomes one line and exit code 2.
  */
 import { closest, distance } from "fastest-levenshtein";
-import { ExportError } from "../export.js";
-import type { ModelLimits } from "../limits.js";
-import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../settings.js";
-import { VERSION } from "../version.js";
+import { ExportError } from "../sessions/export.js";
+import type { ModelLimits } from "../decide/opencode-facts.js";
+import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
+import { VERSION } from "../shared/version.js";
 
 /** The settings replay and audit take as flags (the others mean nothing to a replay). */
 export const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);

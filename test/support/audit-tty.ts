@@ -3,7 +3,7 @@
  * the progress bar is drawn on it), for the Ctrl-C tests of test/audit.test.ts. Arguments
  * after the script are audit's.
  */
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/main.js";
 
 const progress = Object.assign(process.stderr, { isTTY: true });
 process.exitCode = await main(

@@ -1,5 +1,5 @@
 /** Runs the CLI in-process and gathers what it printed. */
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/main.js";
 
 /** What one CLI run printed and returned. */
 export interface CliRun {

@@ -13,7 +13,7 @@
  */
 import { homedir } from "node:os";
 import nodePath from "node:path";
-import { PREVIEW_MAX, redactSecrets } from "./redact.js";
+import { PREVIEW_MAX, redactSecrets } from "./secrets.js";
 
 /** Longest command text scanned; the rest is elided (the preview is 60 characters anyway). */
 const MAX_SCAN = 16_384;

@@ -8,8 +8,8 @@
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { auditSession, parentOf, replaySession } from "./audit.js";
-import { AUDIT_PARSE_OPTIONS, runAudit } from "./cli/audit.js";
+import { auditSession, parentOf, replaySession } from "../audit/audit.js";
+import { AUDIT_PARSE_OPTIONS, runAudit } from "./audit.js";
 import {
   DECISION_FLAGS,
   answeredHelpOrVersion,
@@ -21,12 +21,12 @@ import {
   SETTINGS_USAGE,
   UsageError,
   warnPredictWithoutLimits,
-} from "./cli/common.js";
-import { readExport } from "./export.js";
-import { buildTimeline } from "./history.js";
-import { usableContext } from "./limits.js";
-import { describeEvidence } from "./notice.js";
-import type { ReplayRow } from "./replay.js";
+} from "./common.js";
+import { readExport } from "../sessions/export.js";
+import { buildTimeline } from "../decide/history.js";
+import { usableContext } from "../decide/opencode-facts.js";
+import { describeEvidence } from "../plugin/notice.js";
+import type { ReplayRow } from "../decide/replay.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -159,7 +159,7 @@ export async function main(
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny)}\n`);
       if (values.chart) {
-        const [{ sessionSeries }, { terminalChart }] = await Promise.all([import("./series.js"), import("./chart-text.js")]);
+        const [{ sessionSeries }, { terminalChart }] = await Promise.all([import("../audit/series.js"), import("../report/chart.js")]);
         const title = typeof session.info.title === "string" ? session.info.title : "";
         const series = sessionSeries(buildTimeline(session.messages), rows, usable, {
           id: session.info.id,

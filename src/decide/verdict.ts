@@ -3,7 +3,7 @@
  * history in, verdict out, nothing else.
  */
 import { compactionEnd, type Compaction, type Timeline } from "./history.js";
-import type { ModelLimits } from "./limits.js";
+import type { ModelLimits } from "./opencode-facts.js";
 import { RULES, type Evidence, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
 import { buildView } from "./view.js";

@@ -8,12 +8,12 @@
  * on any failure the guard logs one warning and leaves `output.enabled` as it was.
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
-import { buildTimeline } from "./history.js";
+import { buildTimeline } from "../decide/history.js";
 import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
-import { redactSecrets } from "./redact.js";
-import { describeSettings, resolveSettings, SETTINGS } from "./settings.js";
-import { VERSION } from "./version.js";
-import { decide, findDecisionPoint, historyLimit } from "./verdict.js";
+import { redactSecrets } from "../redact/secrets.js";
+import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.js";
+import { VERSION } from "../shared/version.js";
+import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";

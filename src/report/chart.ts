@@ -5,8 +5,8 @@
  */
 import { plot } from "asciichart";
 import { scaleLinear } from "d3-scale";
-import type { SessionSeries } from "./audit-types.js";
-import { denySentence, stepsAfterFirstDeny, type SavedFigures } from "./series.js";
+import type { SessionSeries } from "../audit/types.js";
+import { denySentence, stepsAfterFirstDeny, type SavedFigures } from "../audit/series.js";
 
 /** Options of {@link terminalChart}. */
 export interface TerminalChartOptions {

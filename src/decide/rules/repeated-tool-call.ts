@@ -17,7 +17,7 @@
  * a compaction is weak: a user-requested poll looks the same as a stuck call until the
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
-import { previewCall } from "../preview.js";
+import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type Action } from "../view.js";
 import { defineRule } from "./rule.js";
 

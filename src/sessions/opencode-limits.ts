@@ -4,8 +4,8 @@
  * lists for each model, and how the command line's flags take precedence. Pure; the requests
  * are in `audit-opencode.ts`.
  */
-import type { AuditDecisionOptions } from "./audit.js";
-import type { ModelLimits } from "./limits.js";
+import type { AuditDecisionOptions } from "../audit/audit.js";
+import type { ModelLimits } from "../decide/opencode-facts.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */
 export interface ModelRef {

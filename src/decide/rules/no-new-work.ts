@@ -10,7 +10,7 @@
  * model does again what it did before it (anthropics/claude-code#86291).
  */
 import { defineRule } from "./rule.js";
-import { previewCall } from "../preview.js";
+import { previewCall } from "../../redact/preview.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =

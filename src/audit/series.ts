@@ -2,9 +2,9 @@
  * A session's context size per step, with replay's decisions placed on it: what the HTML
  * report's SVG charts and `replay --chart`'s terminal chart draw. Pure.
  */
-import { compactionEnd, isRealUser, isStep, type Timeline } from "./history.js";
-import type { ReplayRow } from "./replay.js";
-import type { AuditSession, SessionSeries } from "./audit-types.js";
+import { compactionEnd, isRealUser, isStep, type Timeline } from "../decide/history.js";
+import type { ReplayRow } from "../decide/replay.js";
+import type { AuditSession, SessionSeries } from "./types.js";
 
 /**
  * Position in `timeline.entries` of the first real user message (a person spoke, see

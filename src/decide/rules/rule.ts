@@ -3,7 +3,7 @@
  * view. Adding a rule is one new file in src/rules/ plus one line in ./index.ts.
  */
 import type { GuardSettings } from "../settings.js";
-import type { ModelLimits } from "../limits.js";
+import type { ModelLimits } from "../opencode-facts.js";
 import type { DecisionView } from "../view.js";
 
 /**

@@ -6,12 +6,12 @@
  */
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { AuditSession, AuditTotals } from "./audit-types.js";
-import { buildTimeline, compactionEnd, contextTokens } from "./history.js";
-import { usableContext, type ModelLimits } from "./limits.js";
-import { replayMessages, type ReplayRow } from "./replay.js";
+import type { AuditSession, AuditTotals } from "./types.js";
+import { buildTimeline, compactionEnd, contextTokens } from "../decide/history.js";
+import { usableContext, type ModelLimits } from "../decide/opencode-facts.js";
+import { replayMessages, type ReplayRow } from "../decide/replay.js";
 import { realUserAfter } from "./series.js";
-import type { GuardSettings } from "./settings.js";
+import type { GuardSettings } from "../decide/settings.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
 export interface SessionData {

@@ -15,7 +15,7 @@
  * message (the hook read its newest 200+ messages and got as many as it asked for), when the
  * model's limits are unknown, and whenever a piece of the prediction has no token data.
  */
-import { usableContext } from "../limits.js";
+import { usableContext } from "../opencode-facts.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
 import { endedTheTurn } from "./turn-finished.js";

@@ -13,7 +13,7 @@
  * failed to remove.
  */
 import { compactionEnd, isStep, type AssistantEntry, type Compaction, type Entry } from "../history.js";
-import { usableContext } from "../limits.js";
+import { usableContext } from "../opencode-facts.js";
 import { stepBefore } from "../view.js";
 import { defineRule } from "./rule.js";
 

@@ -2,7 +2,7 @@
  * The shapes the audit command, its HTML report and the terminal chart share. Types only:
  * `src/audit.ts` fills them, `src/report-html.ts` and `src/chart-text.ts` draw them.
  */
-import type { RuleName, Severity } from "./verdict.js";
+import type { RuleName, Severity } from "../decide/verdict.js";
 
 /**
  * One session as `audit --json` prints it (issue 10's shape), plus the fields the table and

@@ -6,7 +6,7 @@
  *
  * {@link WORDS} is keyed by every rule name: a rule without words does not compile.
  */
-import type { Evidence, RuleName, Verdict } from "./verdict.js";
+import type { Evidence, RuleName, Verdict } from "../decide/verdict.js";
 
 const tokens = (n: number | null): string => (n === null ? "?" : `${n.toLocaleString("en-US")} tokens`);
 const percent = (fraction: number | null): string => (fraction === null ? "?" : `${Math.round(fraction * 100)}%`);

@@ -6,9 +6,9 @@
  */
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { line } from "d3-shape";
-import type { AuditReport, AuditSession, SessionSeries } from "./audit-types.js";
-import { terminalSafe } from "./cli/common.js";
-import { denySentence, formatSeconds, num, plural, stepsAfterFirstDeny } from "./series.js";
+import type { AuditReport, AuditSession, SessionSeries } from "../audit/types.js";
+import { terminalSafe } from "../cli/common.js";
+import { denySentence, formatSeconds, num, plural, stepsAfterFirstDeny } from "../audit/series.js";
 
 /** Escapes text for an HTML text node or a double- or single-quoted attribute value. */
 export function escapeHtml(text: string): string {
