@@ -7,8 +7,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isTokenLike, previewCall } from "../src/redact/preview.js";
-import { PREVIEW_MAX } from "../src/redact/secrets.js";
+import { isTokenLike, previewCall } from "../../src/redact/preview.js";
+import { PREVIEW_MAX } from "../../src/redact/secrets.js";
 
 const bash = (command: unknown) => previewCall("bash", { command, description: "run it" });
 

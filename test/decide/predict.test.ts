@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../src/plugin/guard.js";
-import { buildTimeline } from "../src/decide/history.js";
-import { describeEvidence } from "../src/plugin/notice.js";
-import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
-import { replayMessages } from "../src/decide/replay.js";
-import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../src/decide/settings.js";
-import { fakeClient, newestMessages } from "./support/client.js";
-import { bash, SessionBuilder, type Message } from "./support/session.js";
+import { createGuard } from "../../src/plugin/guard.js";
+import { buildTimeline } from "../../src/decide/history.js";
+import { describeEvidence } from "../../src/plugin/notice.js";
+import { predictionMargin, predictNextPrompt } from "../../src/decide/predict.js";
+import { replayMessages } from "../../src/decide/replay.js";
+import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../../src/decide/settings.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
 
 const LIMITS = { context: 8_000, output: 2_000 }; // usable 6,000
 const ON: GuardSettings = { ...DEFAULT_SETTINGS, predict: true };

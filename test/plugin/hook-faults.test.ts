@@ -6,11 +6,11 @@
  * it denied. Timeouts run on fake timers: the bounds are checked exactly, not by wall clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createGuard, SERVICE } from "../src/plugin/guard.js";
-import { VERSION } from "../src/shared/version.js";
-import { fakeClient, newestMessages } from "./support/client.js";
-import { bash, SessionBuilder, type Message } from "./support/session.js";
-import { syntheticMessages } from "./support/synthetic.js";
+import { createGuard, SERVICE } from "../../src/plugin/guard.js";
+import { VERSION } from "../../src/shared/version.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
+import { syntheticMessages } from "../support/synthetic.js";
 
 const MESSAGES_MS = 500;
 const NOTIFY_MS = 100;

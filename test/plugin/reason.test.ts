@@ -6,15 +6,15 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createGuard, DecisionRegistry } from "../src/plugin/guard.js";
-import { buildTimeline } from "../src/decide/history.js";
-import { denialRecord, describeEvidence, nextSteps, sessionLabel } from "../src/plugin/notice.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { decide, findDecisionPoint } from "../src/decide/verdict.js";
-import { fakeClient, newestMessages } from "./support/client.js";
-import { bash, SessionBuilder, type Message } from "./support/session.js";
+import { createGuard, DecisionRegistry } from "../../src/plugin/guard.js";
+import { buildTimeline } from "../../src/decide/history.js";
+import { denialRecord, describeEvidence, nextSteps, sessionLabel } from "../../src/plugin/notice.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { decide, findDecisionPoint } from "../../src/decide/verdict.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
 
-const loop = JSON.parse(readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
+const loop = JSON.parse(readFileSync(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
   info: { id: string };
   messages: Message[];
 };

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { replayMessages, type ReplayRow } from "../src/decide/replay.js";
-import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
+import { replayMessages, type ReplayRow } from "../../src/decide/replay.js";
+import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const fixture = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8")) as { messages: unknown[] };
+  JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8")) as { messages: unknown[] };
 
 const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });
 const LIMITS_65K = { context: 65_536, output: 16_384 };

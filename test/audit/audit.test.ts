@@ -1,4 +1,4 @@
-import type { AuditJson, AuditSession } from "../src/audit/types.js";
+import type { AuditJson, AuditSession } from "../../src/audit/types.js";
 import { execFileSync, spawn } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,16 +6,16 @@ import { Writable } from "node:stream";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { auditSession, auditTotals, parseSince } from "../src/audit/audit.js";
-import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../src/sessions/opencode-limits.js";
-import { executablePath, listAllSessions, type ListPage } from "../src/sessions/opencode.js";
-import { displayWidth } from "../src/cli/common.js";
-import { formatSeconds } from "../src/cli/audit.js";
-import { main } from "../src/cli/main.js";
-import { cli } from "./support/cli.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { auditSession, auditTotals, parseSince } from "../../src/audit/audit.js";
+import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../../src/sessions/opencode-limits.js";
+import { executablePath, listAllSessions, type ListPage } from "../../src/sessions/opencode.js";
+import { displayWidth } from "../../src/cli/common.js";
+import { formatSeconds } from "../../src/cli/audit.js";
+import { main } from "../../src/cli/main.js";
+import { cli } from "../support/cli.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 
-const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
 
 /** `replay <file> --json`, through the same main(). */
 async function replay(path: string, flags: string[] = []) {
@@ -650,8 +650,8 @@ describe("the progress bar", () => {
   });
 });
 
-const FAKE_OPENCODE = fileURLToPath(new URL("./support/fake-opencode.mjs", import.meta.url));
-const AUDIT_TTY = fileURLToPath(new URL("./support/audit-tty.ts", import.meta.url));
+const FAKE_OPENCODE = fileURLToPath(new URL("../support/fake-opencode.mjs", import.meta.url));
+const AUDIT_TTY = fileURLToPath(new URL("../support/audit-tty.ts", import.meta.url));
 
 /** A fake `opencode` list endpoint with opencode 1.18.33's paging (see fake-opencode.mjs), called in-process. */
 function fakeList(updated: number[], maxCalls = 50) {
@@ -712,7 +712,7 @@ describe("review defects: audit with no path reads every session once, and stops
   }, 60_000);
 
   it("a session whose messages never come: one line after the timeout, and the server is stopped", async () => {
-    const { openOpencode } = await import("../src/sessions/opencode.js");
+    const { openOpencode } = await import("../../src/sessions/opencode.js");
     const opened = await openOpencode(
       FAKE_OPENCODE,
       { FAKE_SESSIONS: "2", FAKE_HANG_MESSAGES: "1", PATH: process.env.PATH ?? "" },

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import plugin from "../src/index.js";
-import { createGuard, SERVICE } from "../src/plugin/guard.js";
-import { bash, SessionBuilder, type Message } from "./support/session.js";
-import { fakeClient } from "./support/client.js";
+import plugin from "../../src/index.js";
+import { createGuard, SERVICE } from "../../src/plugin/guard.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
+import { fakeClient } from "../support/client.js";
 
-const loop = JSON.parse(readFileSync(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
+const loop = JSON.parse(readFileSync(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
   info: { id: string };
   messages: Message[];
 };
@@ -40,7 +40,7 @@ async function run(messages: Message[], options?: unknown, env: Record<string, s
 describe("the plugin module", () => {
   it("has the shape opencode 1.18.33 loads, and exports nothing else", async () => {
     expect(plugin.id).toBe("compaction-guard");
-    expect(Object.keys(await import("../src/index.js"))).toEqual(["default"]);
+    expect(Object.keys(await import("../../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
     expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { cli } from "./support/cli.js";
+import { cli } from "../support/cli.js";
 
-const LOOP = fileURLToPath(new URL("../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url));
+const LOOP = fileURLToPath(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url));
 
 describe("replay --json", () => {
   it("prints exactly one object with firstDeny 2 for the shared loop export", async () => {
@@ -231,7 +231,7 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
 
 describe("the executable", () => {
   const run = promisify(execFile);
-  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+  const bin = fileURLToPath(new URL("../../src/bin.ts", import.meta.url));
 
   it("reads an export from standard input and sets the exit code", async () => {
     const child = run(process.execPath, ["--import", "tsx", bin, "replay", "-", "--json"]);
@@ -248,7 +248,7 @@ describe("the executable", () => {
 describe("newcomer issues: --predict without limits, bad booleans, missing values, unknown flags", () => {
   const WARNING =
     "warning: --predict needs the model's limits (--context-limit and --output-limit); cannot-make-room abstains without them\n";
-  const FIXTURES = fileURLToPath(new URL("../fixtures", import.meta.url));
+  const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
 
   it("replay --predict true without limits: one warning line on stderr, the replay still runs", async () => {
     const run = await cli(["replay", LOOP, "--predict", "true", "--json"]);
@@ -296,7 +296,7 @@ describe("newcomer issues: --predict without limits, bad booleans, missing value
   });
 
   it("nearestFlag: a guess only when few edits away or a start of the flag", async () => {
-    const { nearestFlag } = await import("../src/cli/common.js");
+    const { nearestFlag } = await import("../../src/cli/common.js");
     const known = ["--json", "--threshold", "--context-limit", "--match-output", "--version"];
     expect(nearestFlag("--jsn", known)).toBe("--json");
     expect(nearestFlag("--treshold", known)).toBe("--threshold");

@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { main } from "../src/cli/main.js";
-import { readExport } from "../src/sessions/export.js";
-import { bash, SessionBuilder } from "./support/session.js";
+import { main } from "../../src/cli/main.js";
+import { readExport } from "../../src/sessions/export.js";
+import { bash, SessionBuilder } from "../support/session.js";
 
 // readFile stays the real one unless a test makes it fail (root reads any file, so a
 // permission error cannot be staged with chmod).
@@ -160,7 +160,7 @@ describe("absurd but parseable content", () => {
 });
 
 describe("the executable", () => {
-  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+  const bin = fileURLToPath(new URL("../../src/bin.ts", import.meta.url));
 
   it("exits quietly when the reader of its output goes away (replay … | head)", async () => {
     const path = file("loop.json", JSON.stringify(loopExport()));

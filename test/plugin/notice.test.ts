@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { allowLogMessage, denialLogMessage, denialToast, describeEvidence, nextSteps } from "../src/plugin/notice.js";
-import { RULES } from "../src/decide/rules/index.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { replayMessages, type ReplayRow } from "../src/decide/replay.js";
-import type { RuleName } from "../src/decide/verdict.js";
-import { bash, SessionBuilder } from "./support/session.js";
+import { allowLogMessage, denialLogMessage, denialToast, describeEvidence, nextSteps } from "../../src/plugin/notice.js";
+import { RULES } from "../../src/decide/rules/index.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { replayMessages, type ReplayRow } from "../../src/decide/replay.js";
+import type { RuleName } from "../../src/decide/verdict.js";
+import { bash, SessionBuilder } from "../support/session.js";
 
 /** Two automatic compactions; the first step after compaction 1 has `after` tokens (its prompt). */
 function stalled(after: number, limits?: { context: number; output: number }) {

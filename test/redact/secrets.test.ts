@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "../src/redact/secrets.js";
+import { redactSecrets } from "../../src/redact/secrets.js";
 
 describe("redactSecrets", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, normalizeOutput, toolCallSignature } from "../src/decide/signature.js";
+import { canonicalJson, normalizeOutput, toolCallSignature } from "../../src/decide/signature.js";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../src/decide/settings.js";
+import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../../src/decide/settings.js";
 
 describe("resolveSettings", () => {
   it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled, nothing ignored", () => {
@@ -176,7 +176,7 @@ describe("resolveSettings", () => {
 describe("opencode.json.example", () => {
   it("names every setting, each with its default, and resolves without a problem", async () => {
     const { readFileSync } = await import("node:fs");
-    const example = JSON.parse(readFileSync(new URL("../opencode.json.example", import.meta.url), "utf8")) as {
+    const example = JSON.parse(readFileSync(new URL("../../opencode.json.example", import.meta.url), "utf8")) as {
       plugin: [[string, Record<string, unknown>]];
     };
     const [[name, options]] = example.plugin;

@@ -4,14 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { AuditReport, AuditSession, SessionSeries } from "../src/audit/types.js";
-import { terminalChart } from "../src/report/chart.js";
-import { buildTimeline } from "../src/decide/history.js";
-import { usableContext } from "../src/decide/opencode-facts.js";
-import { replayMessages } from "../src/decide/replay.js";
-import { escapeHtml, renderChartSvg, renderHtmlReport } from "../src/report/html.js";
-import { sessionSeries, stepsAfterFirstDeny } from "../src/audit/series.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import type { AuditReport, AuditSession, SessionSeries } from "../../src/audit/types.js";
+import { terminalChart } from "../../src/report/chart.js";
+import { buildTimeline } from "../../src/decide/history.js";
+import { usableContext } from "../../src/decide/opencode-facts.js";
+import { replayMessages } from "../../src/decide/replay.js";
+import { escapeHtml, renderChartSvg, renderHtmlReport } from "../../src/report/html.js";
+import { sessionSeries, stepsAfterFirstDeny } from "../../src/audit/series.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 
 interface RawMessage {
   info: {
@@ -27,7 +27,8 @@ interface RawExport {
   messages: RawMessage[];
 }
 
-const fixture = (name: string): RawExport => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8")) as RawExport;
+const fixture = (name: string): RawExport =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), "utf8")) as RawExport;
 
 /** The e2e fixtures were recorded with a model of 8,000 tokens of context and 2,000 of output. */
 const LIMITS = { context: 8_000, output: 2_000 };
@@ -531,8 +532,8 @@ describe("review defects: the report and the charts say what the table says", ()
   });
 
   it("replay --chart and the HTML caption tell the first deny in the same words and figures (back-to-back compactions)", async () => {
-    const { cli } = await import("./support/cli.js");
-    const file = new URL("../fixtures/judgement/back-to-back-compactions.json", import.meta.url).pathname;
+    const { cli } = await import("../support/cli.js");
+    const file = new URL("../../fixtures/judgement/back-to-back-compactions.json", import.meta.url).pathname;
     const chart = (await cli(["replay", file, "--chart"])).stdout.split("\n\n")[1]!;
     const legend = chart.trimEnd().split("\n").slice(-2).join(" ").replace(/ {3}/g, " ");
     expect(chart).toContain("x: step 1 (");

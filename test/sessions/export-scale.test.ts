@@ -13,10 +13,10 @@ import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../src/sessions/export.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { replayMessages } from "../src/decide/replay.js";
-import { syntheticExport, writeSyntheticExport } from "./support/synthetic.js";
+import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../../src/sessions/export.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { replayMessages } from "../../src/decide/replay.js";
+import { syntheticExport, writeSyntheticExport } from "../support/synthetic.js";
 
 const MiB = 2 ** 20;
 const dir = mkdtempSync(join(tmpdir(), "ocg-scale-"));
@@ -85,7 +85,7 @@ describe("readExport limits", () => {
 
 describe("the executable under a small heap", () => {
   const run = promisify(execFile);
-  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+  const bin = fileURLToPath(new URL("../../src/bin.ts", import.meta.url));
 
   it("refuses a 30 MB export in one line instead of aborting out of memory", async () => {
     const file = join(dir, "synthetic-12000.json");
