@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildTimeline } from "../src/decide/history.js";
 import { predictNextPrompt } from "../src/decide/predict.js";
-import { compactionSizes } from "../src/decide/rules/no-progress.js";
+import { compactionSizes } from "../src/decide/timeline.js";
 import { runScenario } from "./harness.js";
 import { PROJECT_ROOT } from "./sandbox.js";
 import { COUNTED_SCENARIOS, type ScenarioName } from "./scenarios.js";

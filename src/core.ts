@@ -13,7 +13,8 @@ export {
   type ToolCall,
   type UserEntry,
 } from "./decide/history.js";
-export type { NoProgressEvidence, CompactionSizes } from "./decide/rules/no-progress.js";
+export type { NoProgressEvidence } from "./decide/rules/no-progress.js";
+export type { CompactionSizes } from "./decide/timeline.js";
 export type { RepeatedToolCallEvidence } from "./decide/rules/repeated-tool-call.js";
 export type { NoNewWorkEvidence } from "./decide/rules/no-new-work.js";
 export type { BackToBackEvidence } from "./decide/rules/back-to-back-compactions.js";

@@ -10,7 +10,7 @@ import type { AuditSession, AuditTotals } from "./types.js";
 import { buildTimeline, compactionEnd, contextTokens } from "../decide/history.js";
 import { usableContext, type ModelLimits } from "../decide/opencode-facts.js";
 import { replayMessages, type ReplayRow } from "../decide/replay.js";
-import { realUserAfter } from "./series.js";
+import { realUserAfter } from "../decide/timeline.js";
 import type { GuardSettings } from "../decide/settings.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */

@@ -2,19 +2,10 @@
  * A session's context size per step, with replay's decisions placed on it: what the HTML
  * report's SVG charts and `replay --chart`'s terminal chart draw. Pure.
  */
-import { compactionEnd, isRealUser, isStep, type Timeline } from "../decide/history.js";
+import { compactionEnd, isStep, type Timeline } from "../decide/history.js";
+import { realUserAfter } from "../decide/timeline.js";
 import type { ReplayRow } from "../decide/replay.js";
 import type { AuditSession, SessionSeries } from "./types.js";
-
-/**
- * Position in `timeline.entries` of the first real user message (a person spoke, see
- * `isRealUser`) after `position`, or −1. After the first deny, that is where what the guard
- * could have saved ends: the user asked for the work that follows.
- */
-export function realUserAfter(timeline: Timeline, position: number): number {
-  for (let i = position + 1; i < timeline.entries.length; i++) if (isRealUser(timeline.entries[i])) return i;
-  return -1;
-}
 
 /**
  * Builds the chart data of one session.

@@ -6,9 +6,7 @@
  * defensively: a message the guard cannot understand becomes an `other` entry and is
  * otherwise ignored, so that no shape of history makes the guard throw.
  */
-
-/** The text opencode 1.18.33 puts in the synthetic continue turn (session/compaction.ts). */
-export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
+import { CONTINUE_TEXT_PREFIX } from "./opencode-facts.js";
 
 /**
  * A finished tool part (completed or errored) as the rules need it: raw input and output are

@@ -1,7 +1,18 @@
 /**
- * opencode's overflow line, recomputed from a model's limits and `compaction.reserved`
- * (session/overflow.ts, 1.18.33).
+ * Every fact copied from opencode 1.18.33, in one file so that the next opencode change is a
+ * one-file edit: the overflow line recomputed from a model's limits and `compaction.reserved`
+ * (session/overflow.ts), the output cap, the continue text, and what is sent after a
+ * compaction besides the summary.
  */
+
+/** The text opencode 1.18.33 puts in the synthetic continue turn (session/compaction.ts). */
+export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
+/** opencode 1.18.33's continue text (session/compaction.ts). */
+export const CONTINUE_TEXT = `${CONTINUE_TEXT_PREFIX}, or stop and ask for clarification if you are unsure how to proceed.`;
+/** The text opencode sends for the compaction message after a compaction (message-v2.ts). */
+export const COMPACTION_QUESTION = "What did we do so far?";
+/** opencode's own token estimate: characters / 4 (util/token.ts `Token.estimate`). */
+export const CHARS_PER_TOKEN = 4;
 
 /** A model's token limits as opencode's models.dev data carries them (`model.limit`). */
 export interface ModelLimits {

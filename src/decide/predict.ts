@@ -29,15 +29,9 @@
  *
  * Pure; never throws on a timeline from buildTimeline.
  */
-import { CONTINUE_TEXT_PREFIX, isStep, type AssistantEntry, type Compaction, type Timeline } from "./history.js";
+import { isStep, type AssistantEntry, type Compaction, type Timeline } from "./history.js";
+import { CHARS_PER_TOKEN, COMPACTION_QUESTION, CONTINUE_TEXT } from "./opencode-facts.js";
 import { compactionBetween } from "./view.js";
-
-/** The text opencode sends for the compaction message after a compaction (message-v2.ts). */
-export const COMPACTION_QUESTION = "What did we do so far?";
-/** opencode 1.18.33's continue text (session/compaction.ts). */
-export const CONTINUE_TEXT = `${CONTINUE_TEXT_PREFIX}, or stop and ask for clarification if you are unsure how to proceed.`;
-/** opencode's own token estimate: characters / 4 (util/token.ts `Token.estimate`). */
-export const CHARS_PER_TOKEN = 4;
 
 /**
  * The margin taken off a prediction before it is compared with the usable context, in tokens:

@@ -3,7 +3,7 @@
  * hook would have made it, plus each compaction's own sizes for the table.
  */
 import { buildTimeline } from "./history.js";
-import { compactionSizes } from "./rules/no-progress.js";
+import { compactionSizes } from "./timeline.js";
 import type { GuardSettings } from "./settings.js";
 import { decide, type DecideOptions, type Verdict } from "./verdict.js";
 

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
-import { CONTINUE_TEXT_PREFIX } from "../../src/decide/history.js";
+import { CONTINUE_TEXT_PREFIX } from "../../src/decide/opencode-facts.js";
 import type { ModelLimits } from "../../src/decide/opencode-facts.js";
 
 /** Any token field opencode could (or should never) write. */

@@ -12,22 +12,10 @@
  * that step's total: output and reasoning tokens are new work, not context the compaction
  * failed to remove.
  */
-import { compactionEnd, isStep, type AssistantEntry, type Compaction, type Entry } from "../history.js";
+import { compactionEnd, isStep, type AssistantEntry } from "../history.js";
 import { usableContext } from "../opencode-facts.js";
-import { stepBefore } from "../view.js";
+import { compactionSizes, type CompactionSizes } from "../timeline.js";
 import { defineRule } from "./rule.js";
-
-/** The step that triggered a compaction, and the first step after its summary. */
-export interface CompactionSizes {
-  /** Context size (tokens, opencode's overflow measure) of the last step before the compaction message. */
-  readonly triggerTokens: number | null;
-  /** Id of that step, or null when there is none in view. */
-  readonly triggerMessageID: string | null;
-  /** Prompt size (tokens: input + cache) of the first step after the summary. */
-  readonly afterTokens: number | null;
-  /** Id of that step, or null when there is none in view. */
-  readonly afterMessageID: string | null;
-}
 
 /** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
 export type NoProgressEvidence =
@@ -51,31 +39,6 @@ export type NoProgressEvidence =
       /** Which test failed, or null when the compaction made progress. */
       readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
     } & CompactionSizes);
-
-/**
- * Measures one compaction in `entries[start..end]`.
- * @returns trigger size (tokens, opencode's overflow measure) and after size (tokens, the
- *   prompt of the first step after the summary); null where no step or no token data exists.
- */
-export function compactionSizes(
-  entries: readonly Entry[],
-  compaction: Compaction,
-  end: number = entries.length - 1,
-  start = 0,
-): CompactionSizes {
-  const trigger = stepBefore(entries, compaction.position, start)?.entry;
-  let after: AssistantEntry | undefined;
-  for (let position = compactionEnd(compaction) + 1; position <= end && !after; position++) {
-    const entry = entries[position];
-    if (isStep(entry)) after = entry;
-  }
-  return {
-    triggerTokens: trigger?.contextTokens ?? null,
-    triggerMessageID: trigger?.id ?? null,
-    afterTokens: after?.promptTokens ?? null,
-    afterMessageID: after?.id ?? null,
-  };
-}
 
 /**
  * Fires at compaction k when, for k−1 (the previous automatic compaction), the compaction

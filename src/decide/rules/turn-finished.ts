@@ -7,8 +7,8 @@
  * (opencode#15533, #18941). Skipping that turn is housekeeping, not a stopped loop: the
  * answer stands, and the guard says so quietly (an info line, no toast).
  */
-import { isRealUser, type Entry } from "../history.js";
-import { stepBefore, type DecisionView } from "../view.js";
+import { endedTheTurn } from "../timeline.js";
+import { stepBefore } from "../view.js";
 import { defineRule } from "./rule.js";
 
 /** What the rule saw: the last step before compaction k. */
@@ -21,22 +21,6 @@ export interface TurnFinishedEvidence {
   readonly toolParts: number;
   /** A subagent's session: the rule abstains (see below). */
   readonly subagent: boolean;
-}
-
-/**
- * Did the last step before the compaction end the turn? It finished without error with
- * `finish: "stop"` and no tool part, and nothing (a user message, another compaction) lies
- * between it and the compaction. Also read by cannot-make-room, which leaves a finished
- * answer to this rule: restarting finished work is not a loop.
- */
-export function endedTheTurn(view: DecisionView): boolean {
-  const { entries } = view.timeline;
-  const last = stepBefore(entries, view.compaction.position, view.start);
-  if (!last) return false;
-  const interrupted = entries
-    .slice(last.position + 1, view.compaction.position)
-    .some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
-  return !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
 }
 
 /**
