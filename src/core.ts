@@ -3,6 +3,8 @@
  * "opencode-compaction-guard/core"`): the pure decision and its types, plus `readExport`
  * (the one function here that does I/O) to load an `opencode export` file.
  */
+import type { Evidence, RuleName } from "./decide/rules/index.js";
+
 export {
   buildTimeline,
   contextTokens,
@@ -13,15 +15,18 @@ export {
   type ToolCall,
   type UserEntry,
 } from "./decide/history.js";
-export type { NoProgressEvidence } from "./decide/rules/no-progress.js";
 export type { CompactionSizes } from "./decide/timeline.js";
-export type { RepeatedToolCallEvidence } from "./decide/rules/repeated-tool-call.js";
-export type { NoNewWorkEvidence } from "./decide/rules/no-new-work.js";
-export type { BackToBackEvidence } from "./decide/rules/back-to-back-compactions.js";
-export type { TurnFinishedEvidence } from "./decide/rules/turn-finished.js";
-export type { CannotMakeRoomEvidence } from "./decide/rules/cannot-make-room.js";
 export { predictNextPrompt, predictionMargin, type PredictedPrompt, type Prediction } from "./decide/predict.js";
 export { RULES } from "./decide/rules/index.js";
+/** One rule's evidence, derived from RULES (`EvidenceOf<"no-progress">`): a new rule needs nothing here. */
+export type EvidenceOf<R extends RuleName> = Evidence[R];
+/** The names the evidence types had in 0.3.0, kept for programs that import them: `Evidence[<rule name>]`. */
+export type NoProgressEvidence = Evidence["no-progress"];
+export type CannotMakeRoomEvidence = Evidence["cannot-make-room"];
+export type BackToBackEvidence = Evidence["back-to-back-compactions"];
+export type RepeatedToolCallEvidence = Evidence["repeated-tool-call"];
+export type NoNewWorkEvidence = Evidence["no-new-work"];
+export type TurnFinishedEvidence = Evidence["turn-finished"];
 export { replayMessages, type ReplayRow } from "./decide/replay.js";
 export { usableContext, type ModelLimits } from "./decide/opencode-facts.js";
 export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./decide/settings.js";

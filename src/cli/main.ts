@@ -25,7 +25,7 @@ import {
 import { readExport } from "../sessions/export.js";
 import { buildTimeline } from "../decide/history.js";
 import { usableContext } from "../decide/opencode-facts.js";
-import { describeEvidence } from "../plugin/notice.js";
+import { describeEvidence } from "../decide/explain.js";
 import type { ReplayRow } from "../decide/replay.js";
 
 /** The flags that are not settings, with their help. */

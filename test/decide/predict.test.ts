@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
 import { buildTimeline } from "../../src/decide/history.js";
-import { describeEvidence } from "../../src/plugin/notice.js";
+import { describeEvidence } from "../../src/decide/explain.js";
 import { predictionMargin, predictNextPrompt } from "../../src/decide/predict.js";
 import { replayMessages } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../../src/decide/settings.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allowLogMessage, denialLogMessage, denialToast, describeEvidence, nextSteps } from "../../src/plugin/notice.js";
+import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
+import { allowLogMessage, denialLogMessage, denialToast } from "../../src/plugin/notice.js";
 import { RULES } from "../../src/decide/rules/index.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { replayMessages, type ReplayRow } from "../../src/decide/replay.js";

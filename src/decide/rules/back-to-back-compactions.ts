@@ -8,6 +8,7 @@
  */
 import { compactionEnd, isWorkStep } from "../history.js";
 import { defineRule } from "./rule.js";
+import { REPLY } from "../words.js";
 
 /** Compactions in a row with no step between them that deny: the third one. */
 export const BACK_TO_BACK_LIMIT = 3;
@@ -33,5 +34,10 @@ export const backToBackCompactions = defineRule({
       inARow += 1;
     }
     return { fired: inARow >= BACK_TO_BACK_LIMIT, evidence: { inARow, limit: BACK_TO_BACK_LIMIT } };
+  },
+  words: {
+    explain: (e) => `${e.inARow} compactions in a row with no step between them that did anything: compaction leaves no room to work`,
+    short: (e) => `${e.inARow} compactions in a row, no work between`,
+    nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
 });

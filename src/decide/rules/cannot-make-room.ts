@@ -18,6 +18,7 @@
 import { usableContext } from "../opencode-facts.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
+import { REPLY, percent, tokens } from "../words.js";
 import { endedTheTurn } from "../timeline.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
@@ -74,5 +75,20 @@ export const cannotMakeRoom = defineRule({
         stalled,
       } as CannotMakeRoomEvidence,
     };
+  },
+  words: {
+    explain: (e) => {
+      if (e.status !== "predicted") return `cannot-make-room abstained (${e.reason})`;
+      const pieces =
+        `the system prompt and tools alone are ~${tokens(e.baseTokens)}, the summary ${tokens(e.summaryTokens)}, ` +
+        `the kept tail ${e.tailStartID === null ? "nothing" : `at least ${tokens(e.tailTokens)}`}`;
+      return e.stalled === "reduction-below-minimum"
+        ? `compaction cannot free enough context in this session: ${pieces}, at least ${tokens(e.predictedTokens - e.marginTokens)} ` +
+            `against the ${tokens(e.triggerTokens)} it started from, less than the ${percent(e.minReduction)} cut needed to make progress`
+        : `compaction cannot get this session under the usable context: ${pieces}, ` +
+            `against a usable context of ${tokens(e.usableTokens)}, so every step would compact again`;
+    },
+    short: () => "compaction cannot make room here",
+    nextStep: `${REPLY} with a smaller system prompt or instructions (AGENTS.md), or a model with a larger context.`,
   },
 });

@@ -10,6 +10,7 @@
  * model does again what it did before it (anthropics/claude-code#86291).
  */
 import { defineRule } from "./rule.js";
+import { REPLY } from "../words.js";
 import { previewCall } from "../../redact/preview.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
@@ -71,5 +72,17 @@ export const noNewWork = defineRule({
       example,
     };
     return { fired: firstNew === null, evidence };
+  },
+  words: {
+    explain: (e) => {
+      if (e.status !== "measured") return `no-new-work abstained (${e.reason})`;
+      const what = e.example?.tool === "text" ? "the same text" : e.example ? `${e.example.tool} (${e.example.preview})` : "it";
+      return (
+        `all ${e.actions} action${e.actions === 1 ? "" : "s"} in the ${e.steps} step${e.steps === 1 ? "" : "s"} since the previous compaction ` +
+        `repeated work done before it, such as ${what}, so the next cycle will repeat it again`
+      );
+    },
+    short: () => "it redid the work from before the compaction",
+    nextStep: `${REPLY}; tell the model what is already done.`,
   },
 });

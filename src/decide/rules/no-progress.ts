@@ -16,6 +16,7 @@ import { compactionEnd, isStep, type AssistantEntry } from "../history.js";
 import { usableContext } from "../opencode-facts.js";
 import { compactionSizes, type CompactionSizes } from "../timeline.js";
 import { defineRule } from "./rule.js";
+import { REPLY, tokens } from "../words.js";
 
 /** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
 export type NoProgressEvidence =
@@ -87,5 +88,32 @@ export const noProgress = defineRule({
           ? "still-over-usable-context"
           : null;
     return { fired: stalled !== null, evidence: { ...measured, reduction, stalled } as NoProgressEvidence };
+  },
+  words: {
+    explain: (e) => {
+      if (e.status !== "measured") return `no-progress abstained (${e.reason})`;
+      if (e.stalled === "provider-overflow-again") {
+        return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
+      }
+      const reduction = e.reduction ?? 0;
+      // Shown to the precision of minReduction and rounded toward it, so that a stalled cut
+      // never reads as large as the cut needed ("9% smaller, less than the 10% needed").
+      const decimals = Number.isInteger(Math.round(e.minReduction * 1000) / 10) ? 0 : 1;
+      const scale = 100 * 10 ** decimals;
+      const pct = (fraction: number, round: (x: number) => number) => `${round(fraction * scale) / 10 ** decimals}%`;
+      // Floor for a cut that fell short (1e-6 absorbs float error: 0.29 × 100 = 28.999…).
+      const floor = (x: number) => Math.floor(x + 1e-6);
+      const cut =
+        e.afterTokens === e.triggerTokens
+          ? `the previous compaction left the context unchanged at ${tokens(e.afterTokens)}`
+          : reduction < 0
+            ? `the previous compaction left ${tokens(e.afterTokens)} of context, up from ${tokens(e.triggerTokens)} (${Math.round(-reduction * scale) === 0 ? "under 1%" : pct(-reduction, Math.round)} larger)`
+            : `the previous compaction left ${tokens(e.afterTokens)} of context, down from ${tokens(e.triggerTokens)} (${pct(reduction, floor)} smaller)`;
+      return e.stalled === "still-over-usable-context"
+        ? `${cut}, still over opencode's usable context of ${tokens(e.usableTokens)}, so every step compacts again`
+        : `${cut}, less than the ${pct(e.minReduction, Math.round)} cut needed to make progress`;
+    },
+    short: () => "compaction no longer frees context",
+    nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
   },
 });

@@ -20,6 +20,7 @@
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type Action } from "../view.js";
 import { defineRule } from "./rule.js";
+import { REPLY } from "../words.js";
 
 /** What the rule saw: the longest chain of one tool call in the window. */
 export interface RepeatedToolCallEvidence {
@@ -110,5 +111,12 @@ export const repeatedToolCall = defineRule({
       messageIDs: best?.messageIDs ?? [],
     };
     return { fired: evidence.count >= settings.threshold && acrossCompaction, evidence };
+  },
+  words: {
+    explain: (e) =>
+      `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
+      `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
+    short: (e) => `the same ${e.tool} call ran ${e.count} times`,
+    nextStep: `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
   },
 });

@@ -1,6 +1,7 @@
 /**
- * What every rule is: a name, how loud its denial is, and a pure check over the decision
- * view. Adding a rule is one new file in src/rules/ plus one line in ./index.ts.
+ * What every rule is: a name, how loud its denial is, a pure check over the decision view,
+ * and the words the user is told when it denies. Adding a rule is one new file in this
+ * folder plus one line in ./index.ts (see CONTRIBUTING.md).
  */
 import type { GuardSettings } from "../settings.js";
 import type { ModelLimits } from "../opencode-facts.js";
@@ -33,11 +34,21 @@ export interface RuleContext {
   readonly wholeSession?: boolean | undefined;
 }
 
+/** A rule's words: one sentence of evidence, a few words for the toast, and the next step to suggest. */
+export interface Words<E> {
+  readonly explain: (evidence: E) => string;
+  /** What happened in a few words, for the toast (read at a glance, at 54–60 columns). */
+  readonly short: (evidence: E) => string;
+  readonly nextStep: string;
+}
+
 /** One rule. `check` is pure and never throws on a view from buildView. */
 export interface Rule<N extends string = string, E = unknown> {
   readonly name: N;
   readonly severity: Severity;
   check(view: DecisionView, context: RuleContext): Finding<E>;
+  /** What the user is told when this rule denies (the notices, the stop note, replay's table). */
+  readonly words: Words<E>;
 }
 
 /** Declares a rule with its name and evidence types inferred (`satisfies` in one call). */

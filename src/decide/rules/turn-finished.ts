@@ -45,4 +45,10 @@ export const turnFinished = defineRule({
     };
     return { fired: !subagent && endedTheTurn(view), evidence };
   },
+  words: {
+    explain: () =>
+      "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
+    short: () => "the answer was already finished",
+    nextStep: "Nothing was lost; reply to go on.",
+  },
 });
