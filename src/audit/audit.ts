@@ -4,52 +4,24 @@
  * and the listing of export files in folders. Reading sessions through a running opencode is
  * in `audit-opencode.ts`; the command line in `cli/audit.ts`.
  */
-import { readdir, realpath, stat } from "node:fs/promises";
-import { join } from "node:path";
-import type { AuditSession, AuditTotals } from "./types.js";
-import { buildTimeline, compactionEnd, contextTokens } from "../decide/history.js";
-import { usableContext, type ModelLimits } from "../decide/opencode-facts.js";
-import { replayMessages, type ReplayRow } from "../decide/replay.js";
+import { sessionDecision } from "../sessions/opencode-limits.js";
+import type { SessionItem } from "../sessions/sources.js";
+import { sessionSeries } from "./series.js";
+import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
+import { compactionEnd, contextTokens, type Timeline } from "../decide/history.js";
+import { usableContext } from "../decide/opencode-facts.js";
+import {
+  parentOf,
+  replaySession,
+  type ReplayedSession,
+  type ReplayRow,
+  type SessionData,
+  type SessionDecisionOptions,
+} from "../decide/replay.js";
 import { realUserAfter } from "../decide/timeline.js";
-import type { GuardSettings } from "../decide/settings.js";
+import { isRecord } from "../shared/record.js";
 
-/** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
-export interface SessionData {
-  readonly info: { readonly id: string } & Readonly<Record<string, unknown>>;
-  readonly messages: readonly unknown[];
-}
-
-/** What a decision depends on besides the history: the same inputs `replay` takes from its flags. */
-export interface AuditDecisionOptions {
-  readonly settings: GuardSettings;
-  /** The model's limits (tokens), when known. */
-  readonly limits?: Partial<ModelLimits> | undefined;
-  /** opencode's `compaction.reserved` (tokens), when set. */
-  readonly reserved?: number | undefined;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-
-/** The session's parent (a subagent's session, started by the task tool), or null. */
-export function parentOf(info: SessionData["info"]): string | null {
-  return typeof info.parentID === "string" && info.parentID !== "" ? info.parentID : null;
-}
-
-/**
- * Replays a whole session: `replay`'s own path (the CLI's `replay` calls this too). The
- * project directory and whether the session is a subagent's come from `info`.
- * @returns one row per automatic compaction with a successful summary, oldest first.
- */
-export function replaySession(session: SessionData, options: AuditDecisionOptions): ReplayRow[] {
-  const directory = session.info.directory;
-  return replayMessages(session.messages, options.settings, {
-    limits: options.limits,
-    reserved: options.reserved,
-    directory: typeof directory === "string" ? directory : undefined,
-    subagent: parentOf(session.info) !== null,
-  });
-}
 
 /** A message's time (ms since the epoch): `time.completed`, else `time.created`; null without one. */
 function messageTime(message: unknown): number | null {
@@ -77,9 +49,9 @@ export function sessionUpdated(info: SessionData["info"]): number | null {
  */
 function afterDeny(
   messages: readonly unknown[],
+  timeline: Timeline,
   firstDeny: ReplayRow,
 ): Pick<AuditSession, "continuesSaved" | "tokensAfterDeny" | "secondsAfterDeny"> {
-  const timeline = buildTimeline(messages);
   const compaction = timeline.compactions.find((c) => c.messageID === firstDeny.compaction.messageID);
   if (!compaction) return { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: null };
   const end = compactionEnd(compaction);
@@ -110,20 +82,26 @@ function afterDeny(
   return { continuesSaved, tokensAfterDeny: assistants > 0 && withTokens === 0 ? null : tokensAfterDeny, secondsAfterDeny };
 }
 
-/** One audited session: its row, and replay's rows it was made from (for the charts). */
+/** One audited session: its row, and replay's rows and the timeline it was made from (for the charts). */
 export interface AuditedSession {
   readonly row: AuditSession;
   readonly replay: readonly ReplayRow[];
+  readonly timeline: Timeline;
 }
 
 /**
- * Audits one session: replays it exactly as `replay` does ({@link replaySession}) and
- * sums up what its first deny would have saved.
+ * Audits one session: replays it exactly as `replay` does ({@link replaySession}; or takes
+ * `replayed`, when the caller replayed it already) and sums up what its first deny would have saved.
  * @param source the export file's path, or `"opencode"` for a session read through opencode.
  * Pure; never throws on a validated export.
  */
-export function auditSession(session: SessionData, source: string, options: AuditDecisionOptions): AuditedSession {
-  const replay = replaySession(session, options);
+export function auditSession(
+  session: SessionData,
+  source: string,
+  options: SessionDecisionOptions,
+  replayed: ReplayedSession = replaySession(session, options),
+): AuditedSession {
+  const { timeline, rows: replay } = replayed;
   const first = replay.find((r) => r.decision === "deny");
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
@@ -138,10 +116,10 @@ export function auditSession(session: SessionData, source: string, options: Audi
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
-    ...(first ? afterDeny(session.messages, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
+    ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
-  return { row, replay };
+  return { row, replay, timeline };
 }
 
 /** Totals before any session: all zero. */
@@ -173,101 +151,6 @@ export function byCreated(a: AuditSession, b: AuditSession): number {
 }
 
 /**
- * One thing found while listing paths: a file to read; a path that was skipped and why (one
- * line); or a folder given on the command line in which no file was found (`empty`).
- */
-export type FoundPath =
-  | { readonly kind: "file"; readonly path: string }
-  | { readonly kind: "skipped"; readonly line: string }
-  | { readonly kind: "empty"; readonly folder: string };
-
-/**
- * The files to audit among `paths`, in order: a file path as given; a folder's files in
- * name order (not hidden ones, not sub-folders unless `recursive`, then depth first).
- * Symbolic links are followed, but each folder is read once and each file yielded once (by
- * their real path), so a link loop or a file reached twice costs nothing. A folder given
- * in which no file is found is yielded as `empty`. Whether a file is an export is decided
- * when it is read. A missing or unreadable path is yielded as skipped (`<path>: no such
- * file or folder`), never thrown.
- */
-export async function* findExports(paths: readonly string[], options: { recursive?: boolean } = {}): AsyncGenerator<FoundPath> {
-  const seen = { folders: new Set<string>(), files: new Set<string>() };
-  for (const path of paths) {
-    let isDirectory: boolean;
-    let real: string;
-    try {
-      isDirectory = (await stat(path)).isDirectory();
-      real = await realpath(path);
-    } catch (error) {
-      yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
-      continue;
-    }
-    if (isDirectory) {
-      const readBefore = seen.folders.has(real);
-      let found = 0;
-      for await (const item of folderFiles(path, real, options.recursive === true, seen)) {
-        if (item.kind === "file") found += 1;
-        yield item;
-      }
-      if (found === 0 && !readBefore) yield { kind: "empty", folder: path };
-    } else if (!seen.files.has(real)) {
-      seen.files.add(real);
-      yield { kind: "file", path };
-    }
-  }
-}
-
-async function* folderFiles(
-  folder: string,
-  real: string,
-  recursive: boolean,
-  seen: { folders: Set<string>; files: Set<string> },
-): AsyncGenerator<FoundPath> {
-  if (seen.folders.has(real)) return;
-  seen.folders.add(real);
-  let entries;
-  try {
-    entries = await readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    yield { kind: "skipped", line: `${folder}: ${errorText(error)}` };
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (entry.name.startsWith(".")) continue;
-    const path = join(folder, entry.name);
-    let isDirectory = entry.isDirectory();
-    let isFile = entry.isFile();
-    let target = join(real, entry.name);
-    if (entry.isSymbolicLink()) {
-      try {
-        const info = await stat(path);
-        isDirectory = info.isDirectory();
-        isFile = info.isFile();
-        target = await realpath(path);
-      } catch (error) {
-        yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
-        continue;
-      }
-    }
-    if (isDirectory) {
-      if (recursive) yield* folderFiles(path, target, true, seen);
-    } else if (isFile && !seen.files.has(target)) {
-      seen.files.add(target);
-      yield { kind: "file", path };
-    }
-  }
-}
-
-function errorText(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "no such file or folder";
-  if (code === "EACCES") return "permission denied";
-  if (code === "ELOOP") return "a symbolic link loop";
-  return `cannot be read (${code ?? (error as Error).message})`;
-}
-
-/**
  * Parses `--since`: an ISO date `YYYY-MM-DD` (midnight UTC) or a full ISO date-time
  * (`2026-11-30T18:00`, `…Z`, `…+02:00`; without a zone: UTC).
  * @returns ms since the epoch, or null when the text is not such a date (or no real day, e.g. 2026-02-30).
@@ -294,4 +177,73 @@ export function parseSince(text: string): number | null {
   const offset = (Number(z[2]) * 60 + Number(z[3])) * 60_000;
   if (Number(z[2]) > 23 || Number(z[3]) > 59) return null;
   return z[1] === "+" ? utc - offset : utc + offset;
+}
+
+/** The chart series of an audited session, from the timeline and rows it was decided on. */
+export function auditedSeries(audited: AuditedSession): SessionSeries {
+  const { row } = audited;
+  return sessionSeries(audited.timeline, audited.replay, row.usable, { id: row.sessionID, title: row.title, parentID: row.parentID });
+}
+
+/**
+ * Audits every session of a source: one at a time, decided as `replay` decides it, with
+ * `options` (the command line's), or for a session read through opencode with its own model's
+ * limits and opencode's `compaction.reserved` where the command line gives none.
+ *
+ * A session found twice (the same `sessionID` in two export files) is counted once: the
+ * export with more messages is kept, else the later one (`time.updated`, then the one read
+ * later); one line per duplicate in `duplicates`.
+ * @param onSession called after each session is read (for the progress bar).
+ * @param withSeries also make each listed session's chart series (from the same timeline and rows).
+ */
+export async function auditSessions(
+  source: { items(): AsyncIterable<SessionItem> },
+  options: SessionDecisionOptions,
+  since: number | null,
+  onSession: () => void,
+  withSeries = false,
+): Promise<AuditResult> {
+  const kept = new Map<string, { row: AuditSession; series: SessionSeries | null; messages: number; updated: number | null }>();
+  const skipped: string[] = [];
+  const duplicates: string[] = [];
+  let read = 0;
+  let withoutTime = 0;
+  for await (const item of source.items()) {
+    if (item.kind === "skipped") {
+      skipped.push(item.line);
+      if (item.counted) onSession();
+      continue;
+    }
+    onSession();
+    read += 1;
+    const updated = sessionUpdated(item.session.info);
+    if (since !== null) {
+      if (updated === null) withoutTime += 1;
+      if (updated === null || updated < since) continue;
+    }
+    const decision = item.known ? sessionDecision(options, item.known) : options;
+    const audited = auditSession(item.session, item.source, decision);
+    const { row } = audited;
+    const messages = item.session.messages.length;
+    const before = kept.get(row.sessionID);
+    if (before) {
+      const replace = messages !== before.messages ? messages > before.messages : (updated ?? -Infinity) >= (before.updated ?? -Infinity);
+      const [keep, drop] = replace ? [row.source, before.row.source] : [before.row.source, row.source];
+      const why = messages !== before.messages ? "more messages" : "the later one";
+      duplicates.push(`duplicate session ${row.sessionID} in ${drop} and ${keep}: counted once, from ${keep} (${why})`);
+      if (!replace) continue;
+    }
+    kept.set(row.sessionID, {
+      row,
+      series: isListed(row) && withSeries ? auditedSeries(audited) : null,
+      messages,
+      updated,
+    });
+  }
+  let totals = EMPTY_TOTALS;
+  for (const { row } of kept.values()) totals = addToTotals(totals, row);
+  const listed = [...kept.values()].filter((k) => isListed(k.row));
+  listed.sort((a, b) => byCreated(a.row, b.row));
+  const series = listed.flatMap((l) => (l.series ? [l.series] : []));
+  return { rows: listed.map((l) => l.row), series, totals, skipped, duplicates, read, withoutTime };
 }

@@ -119,3 +119,18 @@ export interface AuditJson {
   readonly sessions: readonly AuditSession[];
   readonly totals: AuditTotals;
 }
+
+/** What an audit found: the listed rows (oldest first), the totals, and the skipped inputs (one line each). */
+export interface AuditResult {
+  readonly rows: readonly AuditSession[];
+  /** For `--html`: each listed row's chart series, in `rows` order; empty otherwise. */
+  readonly series: readonly SessionSeries[];
+  readonly totals: AuditTotals;
+  readonly skipped: readonly string[];
+  /** One line per session found twice (two export files of the same session): which one was kept. */
+  readonly duplicates: readonly string[];
+  /** Sessions read (exports among the files, before `--since`). */
+  readonly read: number;
+  /** Sessions `--since` left out because they have no time at all. */
+  readonly withoutTime: number;
+}

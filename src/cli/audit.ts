@@ -18,24 +18,10 @@ import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { sessionDecision, type KnownLimits } from "../sessions/opencode-limits.js";
-import type { AuditReport, AuditSession, AuditTotals, SessionSeries } from "../audit/types.js";
-import {
-  addToTotals,
-  auditSession,
-  byCreated,
-  EMPTY_TOTALS,
-  findExports,
-  isListed,
-  parentOf,
-  parseSince,
-  sessionUpdated,
-  type AuditDecisionOptions,
-  type SessionData,
-} from "../audit/audit.js";
-import { ExportError, readExport } from "../sessions/export.js";
-import { buildTimeline } from "../decide/history.js";
+import { auditSessions, parseSince } from "../audit/audit.js";
 import { formatSeconds } from "../audit/series.js";
+import type { AuditReport, AuditResult, AuditSession, AuditTotals } from "../audit/types.js";
+import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
   cutToWidth,
   DECISION_FLAGS,
@@ -109,170 +95,8 @@ const USAGE = [
   "",
 ].join("\n");
 
-/** What an audit found: the listed rows (oldest first), the totals, and the skipped inputs (one line each). */
-export interface AuditResult {
-  readonly rows: readonly AuditSession[];
-  /** For `--html`: each listed row's chart series, in `rows` order; empty otherwise. */
-  readonly series: readonly SessionSeries[];
-  readonly totals: AuditTotals;
-  readonly skipped: readonly string[];
-  /** One line per session found twice (two export files of the same session): which one was kept. */
-  readonly duplicates: readonly string[];
-  /** Sessions read (exports among the files, before `--since`). */
-  readonly read: number;
-  /** Sessions `--since` left out because they have no time at all. */
-  readonly withoutTime: number;
-}
-
-type AuditedReplay = ReturnType<typeof auditSession>["replay"];
-/** Makes a listed session's chart series (for `--html`), from its messages and replay's rows. */
-type SeriesMaker = (session: SessionData, replay: AuditedReplay, usable: number | null) => SessionSeries;
-
-/**
- * A session to audit, or an input that was skipped (one line why; `counted`: it is one of the
- * source's `total`). `known`: what opencode knows to decide the session (read through opencode
- * only; the flags still win, see {@link sessionDecision}).
- */
-type Item =
-  | { readonly kind: "session"; readonly session: SessionData; readonly source: string; readonly known?: KnownLimits }
-  | { readonly kind: "skipped"; readonly line: string; readonly counted: boolean };
-
-/** A sequence of sessions to audit, with how many there are (for the progress bar). */
-interface Source {
-  readonly total: number;
-  /** What `total` counts, for the progress bar: "files" or "sessions". */
-  readonly unit: string;
-  items(): AsyncGenerator<Item>;
-  /** `warning: …` lines (no newline) about what the source could not read, once its items are read. */
-  warnings(): readonly string[];
-  /** Lines (no newline) to say before anything is read, e.g. `no export files found in <folder>`. */
-  readonly notes: readonly string[];
-  close(): Promise<void>;
-}
-
-/** The export files among `paths` (folders listed first, so the total is known). */
-async function exportFiles(paths: readonly string[], recursive: boolean): Promise<Source> {
-  const files: string[] = [];
-  const skipped: string[] = [];
-  const notes: string[] = [];
-  for await (const found of findExports(paths, { recursive })) {
-    if (found.kind === "file") files.push(found.path);
-    else if (found.kind === "empty") notes.push(`no export files found in ${found.folder}`);
-    else skipped.push(found.line);
-  }
-  async function* items(): AsyncGenerator<Item> {
-    for (const line of skipped) yield { kind: "skipped", line, counted: false };
-    for (const path of files) {
-      try {
-        yield { kind: "session", session: await readExport(path), source: path };
-      } catch (error) {
-        if (!(error instanceof ExportError)) throw error;
-        yield { kind: "skipped", line: error.message, counted: true };
-      }
-    }
-  }
-  return { total: files.length, unit: "files", items, warnings: () => [], notes, close: async () => undefined };
-}
-
-/**
- * The sessions of the user's opencode, read through `<bin> serve` (audit-opencode.ts, loaded
- * only here), each with what opencode knows to decide it: its model's limits unless the
- * command line gives limits, `compaction.reserved` unless it gives `--reserved`.
- */
-async function opencodeSessions(
-  bin: string,
-  env: Readonly<Record<string, string | undefined>>,
-  since: number | null,
-  flags: AuditDecisionOptions,
-  beforeExit: () => void,
-): Promise<Source> {
-  const { openOpencode } = await import("../sessions/opencode.js");
-  const opened = await openOpencode(bin, env, {
-    since,
-    limits: flags.limits?.context === undefined,
-    reserved: flags.reserved === undefined,
-    beforeExit,
-  });
-  async function* items(): AsyncGenerator<Item> {
-    for await (const item of opened.items()) {
-      yield item.kind === "session"
-        ? { kind: "session", session: item.session, source: "opencode", known: item.known }
-        : { ...item, counted: true };
-    }
-  }
-  return {
-    total: opened.total,
-    unit: "sessions",
-    items,
-    warnings: () => opened.warnings,
-    notes: [],
-    close: () => opened.close(),
-  };
-}
-
 /** Whether an error is opencode failing to start or answer (exit 2, one line). */
 const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === "OpencodeError";
-
-/**
- * Audits every session of a source: one at a time, decided as `replay` decides it, with
- * `options` (the command line's), or for a session read through opencode with its own model's
- * limits and opencode's `compaction.reserved` where the command line gives none.
- *
- * A session found twice (the same `sessionID` in two export files) is counted once: the
- * export with more messages is kept, else the later one (`time.updated`, then the one read
- * later); one line per duplicate in `duplicates`.
- * @param onSession called after each session is read (for the progress bar).
- */
-async function audit(
-  source: Source,
-  options: AuditDecisionOptions,
-  since: number | null,
-  onSession: () => void,
-  makeSeries?: SeriesMaker,
-): Promise<AuditResult> {
-  const kept = new Map<string, { row: AuditSession; series: SessionSeries | null; messages: number; updated: number | null }>();
-  const skipped: string[] = [];
-  const duplicates: string[] = [];
-  let read = 0;
-  let withoutTime = 0;
-  for await (const item of source.items()) {
-    if (item.kind === "skipped") {
-      skipped.push(item.line);
-      if (item.counted) onSession();
-      continue;
-    }
-    onSession();
-    read += 1;
-    const updated = sessionUpdated(item.session.info);
-    if (since !== null) {
-      if (updated === null) withoutTime += 1;
-      if (updated === null || updated < since) continue;
-    }
-    const decision = item.known ? sessionDecision(options, item.known) : options;
-    const { row, replay } = auditSession(item.session, item.source, decision);
-    const messages = item.session.messages.length;
-    const before = kept.get(row.sessionID);
-    if (before) {
-      const replace = messages !== before.messages ? messages > before.messages : (updated ?? -Infinity) >= (before.updated ?? -Infinity);
-      const [keep, drop] = replace ? [row.source, before.row.source] : [before.row.source, row.source];
-      const why = messages !== before.messages ? "more messages" : "the later one";
-      duplicates.push(`duplicate session ${row.sessionID} in ${drop} and ${keep}: counted once, from ${keep} (${why})`);
-      if (!replace) continue;
-    }
-    kept.set(row.sessionID, {
-      row,
-      series: isListed(row) && makeSeries ? makeSeries(item.session, replay, row.usable) : null,
-      messages,
-      updated,
-    });
-  }
-  let totals = EMPTY_TOTALS;
-  for (const { row } of kept.values()) totals = addToTotals(totals, row);
-  const listed = [...kept.values()].filter((k) => isListed(k.row));
-  listed.sort((a, b) => byCreated(a.row, b.row));
-  const series = listed.flatMap((l) => (l.series ? [l.series] : []));
-  return { rows: listed.map((l) => l.row), series, totals, skipped, duplicates, read, withoutTime };
-}
 
 /** A date for the table, UTC: `2026-11-30 18:22`, or "-". */
 const formatDate = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " "));
@@ -373,7 +197,7 @@ export async function runAudit(
   env: Readonly<Record<string, string | undefined>>,
   progress: NodeJS.WritableStream & { isTTY?: boolean },
 ): Promise<number> {
-  let source: Source | undefined;
+  let source: SessionSource | undefined;
   let bar: cliProgress.SingleBar | undefined;
   /** Ctrl-C or SIGTERM while the bar runs: give the terminal its cursor and line wrap back (cli-progress hid them), then exit. */
   const stopBar = () => {
@@ -425,17 +249,7 @@ export async function runAudit(
       );
       bar.start(source.total, 0);
     }
-    let makeSeries: SeriesMaker | undefined;
-    if (html !== undefined) {
-      const { sessionSeries } = await import("../audit/series.js");
-      makeSeries = (session, replay, usable) =>
-        sessionSeries(buildTimeline(session.messages), replay, usable, {
-          id: session.info.id,
-          title: typeof session.info.title === "string" ? session.info.title : "",
-          parentID: parentOf(session.info),
-        });
-    }
-    const result = await audit(source, inputs, since, () => bar?.increment(), makeSeries);
+    const result = await auditSessions(source, inputs, since, () => bar?.increment(), html !== undefined);
     stopBar();
     const warnings = source.warnings();
     await source.close();

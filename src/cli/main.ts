@@ -8,7 +8,7 @@
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { auditSession, parentOf, replaySession } from "../audit/audit.js";
+import { auditedSeries, auditSession } from "../audit/audit.js";
 import { AUDIT_PARSE_OPTIONS, runAudit } from "./audit.js";
 import {
   DECISION_FLAGS,
@@ -23,10 +23,9 @@ import {
   warnPredictWithoutLimits,
 } from "./common.js";
 import { readExport } from "../sessions/export.js";
-import { buildTimeline } from "../decide/history.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
-import type { ReplayRow } from "../decide/replay.js";
+import { replaySession, type ReplayRow } from "../decide/replay.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -140,7 +139,8 @@ export async function main(
     warnPredictWithoutLimits(inputs, err);
     const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
-    const rows = replaySession(session, { settings, limits, reserved });
+    const replayed = replaySession(session, { settings, limits, reserved });
+    const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
     if (values.json) {
       const compactions = rows.map((r) => ({
@@ -159,15 +159,12 @@ export async function main(
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny)}\n`);
       if (values.chart) {
-        const [{ sessionSeries }, { terminalChart }] = await Promise.all([import("../audit/series.js"), import("../report/chart.js")]);
-        const title = typeof session.info.title === "string" ? session.info.title : "";
-        const series = sessionSeries(buildTimeline(session.messages), rows, usable, {
-          id: session.info.id,
-          title,
-          parentID: parentOf(session.info),
-        });
-        // The legend tells what the first deny would have saved as audit and its HTML report do.
-        const { row } = auditSession(session, file, { settings, limits, reserved });
+        const { terminalChart } = await import("../report/chart.js");
+        // One timeline and one decision pass: the chart and its legend (what the first deny
+        // would have saved, as audit and its HTML report tell it) come from the rows above.
+        const audited = auditSession(session, file, { settings, limits, reserved }, replayed);
+        const { row } = audited;
+        const series = auditedSeries(audited);
         out(`\n${terminalChart(series, { width: chartWidth(), saved: row })}\n`);
       }
     }

@@ -1,11 +1,33 @@
 /**
  * Replay: the guard's decision at every automatic compaction of a whole session, as the
- * hook would have made it, plus each compaction's own sizes for the table.
+ * hook would have made it, plus each compaction's own sizes for the table. One timeline per
+ * session, one decision per compaction: `replay`, `replay --chart` and `audit` all start here.
  */
-import { buildTimeline } from "./history.js";
-import { compactionSizes } from "./timeline.js";
+import { buildTimeline, type Timeline } from "./history.js";
+import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
+import { compactionSizes } from "./timeline.js";
 import { decide, type DecideOptions, type Verdict } from "./verdict.js";
+
+/** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
+export interface SessionData {
+  readonly info: { readonly id: string } & Readonly<Record<string, unknown>>;
+  readonly messages: readonly unknown[];
+}
+
+/** What a session's decisions depend on besides its history: the inputs `replay` takes from its flags. */
+export interface SessionDecisionOptions {
+  readonly settings: GuardSettings;
+  /** The model's limits (tokens), when known. */
+  readonly limits?: Partial<ModelLimits> | undefined;
+  /** opencode's `compaction.reserved` (tokens), when set. */
+  readonly reserved?: number | undefined;
+}
+
+/** The session's parent (a subagent's session, started by the task tool), or null. */
+export function parentOf(info: SessionData["info"]): string | null {
+  return typeof info.parentID === "string" && info.parentID !== "" ? info.parentID : null;
+}
 
 /** One row of a replay: a verdict plus the compaction's own sizes (tokens). */
 export interface ReplayRow extends Verdict {
@@ -23,11 +45,38 @@ export interface ReplayRow extends Verdict {
  *   whole session (`wholeSession` is true unless `options` says otherwise).
  */
 export function replayMessages(messages: readonly unknown[], settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  const timeline = buildTimeline(messages);
+  return replayTimeline(buildTimeline(messages), settings, options);
+}
+
+/** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
+export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
   return timeline.compactions
     .filter((c) => c.auto && c.succeeded)
     .map((c) => {
       const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
       return { ...decide(timeline, c, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
     });
+}
+
+/** A replayed session: its one timeline, and one row per automatic compaction with a successful summary. */
+export interface ReplayedSession {
+  readonly timeline: Timeline;
+  readonly rows: readonly ReplayRow[];
+}
+
+/**
+ * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
+ * directory and whether the session is a subagent's come from `info`.
+ * @returns the session's timeline and one row per automatic compaction with a successful summary, oldest first.
+ */
+export function replaySession(session: SessionData, options: SessionDecisionOptions): ReplayedSession {
+  const timeline = buildTimeline(session.messages);
+  const directory = session.info.directory;
+  const rows = replayTimeline(timeline, options.settings, {
+    limits: options.limits,
+    reserved: options.reserved,
+    directory: typeof directory === "string" ? directory : undefined,
+    subagent: parentOf(session.info) !== null,
+  });
+  return { timeline, rows };
 }

@@ -4,7 +4,7 @@
  * lists for each model, and how the command line's flags take precedence. Pure; the requests
  * are in `audit-opencode.ts`.
  */
-import type { AuditDecisionOptions } from "../audit/audit.js";
+import type { SessionDecisionOptions } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */
@@ -129,7 +129,7 @@ export function configReserved(config: unknown): number | undefined {
  * @param flags the decision inputs from the command line (limits `{}` when no limit flag is given).
  * @param known what opencode knows for this session.
  */
-export function sessionDecision(flags: AuditDecisionOptions, known: KnownLimits): AuditDecisionOptions {
+export function sessionDecision(flags: SessionDecisionOptions, known: KnownLimits): SessionDecisionOptions {
   const flagLimits = flags.limits?.context !== undefined;
   return {
     settings: flags.settings,

@@ -28,7 +28,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./opencode-limits.js";
-import type { SessionData } from "../audit/audit.js";
+import type { SessionData } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */

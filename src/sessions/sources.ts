@@ -1,0 +1,90 @@
+/**
+ * Every way sessions come in for `audit`, as one sequence: the export files among paths, or
+ * the sessions of the user's own opencode read through `opencode serve`.
+ */
+import type { SessionData, SessionDecisionOptions } from "../decide/replay.js";
+import { ExportError, readExport } from "./export.js";
+import { findExports } from "./files.js";
+import type { KnownLimits } from "./opencode-limits.js";
+
+/**
+ * A session to audit, or an input that was skipped (one line why; `counted`: it is one of the
+ * source's `total`). `known`: what opencode knows to decide the session (read through opencode
+ * only; the flags still win, see {@link sessionDecision}).
+ */
+export type SessionItem =
+  | { readonly kind: "session"; readonly session: SessionData; readonly source: string; readonly known?: KnownLimits }
+  | { readonly kind: "skipped"; readonly line: string; readonly counted: boolean };
+
+/** A sequence of sessions to audit, with how many there are (for the progress bar). */
+export interface SessionSource {
+  readonly total: number;
+  /** What `total` counts, for the progress bar: "files" or "sessions". */
+  readonly unit: string;
+  items(): AsyncGenerator<SessionItem>;
+  /** `warning: …` lines (no newline) about what the source could not read, once its items are read. */
+  warnings(): readonly string[];
+  /** Lines (no newline) to say before anything is read, e.g. `no export files found in <folder>`. */
+  readonly notes: readonly string[];
+  close(): Promise<void>;
+}
+
+/** The export files among `paths` (folders listed first, so the total is known). */
+export async function exportFiles(paths: readonly string[], recursive: boolean): Promise<SessionSource> {
+  const files: string[] = [];
+  const skipped: string[] = [];
+  const notes: string[] = [];
+  for await (const found of findExports(paths, { recursive })) {
+    if (found.kind === "file") files.push(found.path);
+    else if (found.kind === "empty") notes.push(`no export files found in ${found.folder}`);
+    else skipped.push(found.line);
+  }
+  async function* items(): AsyncGenerator<SessionItem> {
+    for (const line of skipped) yield { kind: "skipped", line, counted: false };
+    for (const path of files) {
+      try {
+        yield { kind: "session", session: await readExport(path), source: path };
+      } catch (error) {
+        if (!(error instanceof ExportError)) throw error;
+        yield { kind: "skipped", line: error.message, counted: true };
+      }
+    }
+  }
+  return { total: files.length, unit: "files", items, warnings: () => [], notes, close: async () => undefined };
+}
+
+/**
+ * The sessions of the user's opencode, read through `<bin> serve` (./opencode.ts, loaded
+ * only here), each with what opencode knows to decide it: its model's limits unless the
+ * command line gives limits, `compaction.reserved` unless it gives `--reserved`.
+ */
+export async function opencodeSessions(
+  bin: string,
+  env: Readonly<Record<string, string | undefined>>,
+  since: number | null,
+  flags: SessionDecisionOptions,
+  beforeExit: () => void,
+): Promise<SessionSource> {
+  const { openOpencode } = await import("./opencode.js");
+  const opened = await openOpencode(bin, env, {
+    since,
+    limits: flags.limits?.context === undefined,
+    reserved: flags.reserved === undefined,
+    beforeExit,
+  });
+  async function* items(): AsyncGenerator<SessionItem> {
+    for await (const item of opened.items()) {
+      yield item.kind === "session"
+        ? { kind: "session", session: item.session, source: "opencode", known: item.known }
+        : { ...item, counted: true };
+    }
+  }
+  return {
+    total: opened.total,
+    unit: "sessions",
+    items,
+    warnings: () => opened.warnings,
+    notes: [],
+    close: () => opened.close(),
+  };
+}
