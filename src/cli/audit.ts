@@ -12,40 +12,39 @@
  * SIGTERM (the progress bar stopped first, so the terminal gets its cursor back).
  *
  * Everything untrusted printed to the terminal (file names, titles, what opencode said) goes
- * through `terminalSafe`; the table pads by display width (`displayWidth`).
+ * through `terminalSafe` (report/terminal.ts); the outputs are the list in report/index.ts.
  */
 import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
-import { formatSeconds } from "../audit/series.js";
-import type { AuditReport, AuditResult, AuditSession, AuditTotals } from "../audit/types.js";
+import { REPORTS, type AuditOutput } from "../report/index.js";
+import { terminalSafe } from "../report/terminal.js";
+import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
-  cutToWidth,
   DECISION_FLAGS,
   DECISION_OPTIONS,
   answeredHelpOrVersion,
   decisionInputs,
-  displayWidth,
-  fmt,
   LIMIT_FLAGS,
-  padToWidth,
   reportError,
   SETTINGS_USAGE,
-  terminalSafe,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
 
-export { formatSeconds };
+/** The outputs asked for by a flag (all but the default table), from report/index.ts. */
+const OUTPUT_FLAGS = REPORTS.filter((r): r is AuditOutput & { flag: string } => r.flag !== null);
+const FILE_OUTPUTS = OUTPUT_FLAGS.filter((r) => r.to === "file");
 
 /** parseArgs options of `audit` (also used to find which command was asked for). */
 export const AUDIT_PARSE_OPTIONS = {
   ...DECISION_OPTIONS,
-  json: { type: "boolean", default: false },
-  html: { type: "string" },
+  ...(Object.fromEntries(
+    OUTPUT_FLAGS.map((r) => [r.flag, r.to === "file" ? { type: "string" } : { type: "boolean", default: false }]),
+  ) as Record<string, { type: "string" } | { type: "boolean"; default: false }>),
   since: { type: "string" },
   opencode: { type: "string" },
   recursive: { type: "boolean", short: "r", default: false },
@@ -54,11 +53,18 @@ export const AUDIT_PARSE_OPTIONS = {
 } as const;
 
 /** Every long flag audit knows, for "did you mean". */
-const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--html", "--since", "--opencode", "--recursive", "--version", "--help"];
+const KNOWN_FLAGS = [
+  ...DECISION_FLAGS,
+  ...OUTPUT_FLAGS.map((r) => `--${r.flag}`),
+  "--since",
+  "--opencode",
+  "--recursive",
+  "--version",
+  "--help",
+];
 
 const AUDIT_FLAGS = [
-  ["--json", "print one JSON object instead of the table"],
-  ["--html FILE", "also write a self-contained HTML report with charts to FILE"],
+  ...OUTPUT_FLAGS.map((r) => [`--${r.flag}${r.to === "file" ? " FILE" : ""}`, r.help] as const),
   ["--since DATE", "only sessions active since DATE (YYYY-MM-DD, midnight UTC, or a full ISO date-time)"],
   ["-r, --recursive", "also read the sub-folders of the folders given"],
   ["--opencode BIN", "with no path: the opencode binary to read sessions through (default: opencode on PATH)"],
@@ -98,94 +104,6 @@ const USAGE = [
 /** Whether an error is opencode failing to start or answer (exit 2, one line). */
 const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === "OpencodeError";
 
-/** A date for the table, UTC: `2026-11-30 18:22`, or "-". */
-const formatDate = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " "));
-
-/** A title for one table cell: control and bidi characters made visible (terminalSafe), at most `max` columns. */
-function cell(text: string, max: number): string {
-  return cutToWidth(terminalSafe(text).trim(), max);
-}
-
-/** The title cell: a subagent's session is labelled with its parent. */
-const titleCell = (row: AuditSession): string =>
-  row.parentID === null ? cell(row.title, 40) : `↳ subagent of ${cell(row.parentID, 40)}: ${cell(row.title, 30)}`;
-
-/** The totals line of the table. */
-export function totalsLine(totals: AuditTotals, listed: number): string {
-  const plural = (n: number, word: string) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
-  return (
-    `totals: ${plural(totals.sessions, "session")} read, ${fmt(listed)} with automatic compactions (listed), ` +
-    `${fmt(totals.sessions - listed)} without; ${fmt(totals.looping)} looping; the guard would have saved ` +
-    `${plural(totals.continuesSaved, "synthetic continue turn")} and ${plural(totals.tokensAfterDeny, "token")}`
-  );
-}
-
-/** The audit table: one row per listed session, then the totals line. */
-export function auditTable(result: AuditResult): string {
-  const header = [
-    "session",
-    "title",
-    "created (UTC)",
-    "compactions",
-    "first deny",
-    "rule",
-    "continues saved",
-    "tokens saved",
-    "time saved",
-  ];
-  const body = result.rows.map((r) => [
-    terminalSafe(r.sessionID),
-    titleCell(r),
-    formatDate(r.created),
-    String(r.compactions),
-    r.firstDeny === null ? "-" : String(r.firstDeny),
-    r.rule ?? "-",
-    // Never denied: nothing to save, `-` in all three (as in the HTML report; --json has 0).
-    r.firstDeny === null ? "-" : String(r.continuesSaved),
-    r.firstDeny === null ? "-" : fmt(r.tokensAfterDeny),
-    r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
-  const right = new Set([3, 4, 6, 7, 8]);
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
-      .join("  ")
-      .trimEnd();
-  const lines = result.rows.length > 0 ? [line(header), ...body.map(line)] : ["no session with an automatic compaction"];
-  return [...lines, totalsLine(result.totals, result.rows.length)].join("\n");
-}
-
-/**
- * `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus `parentID`,
- * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
- * was decided with, tokens, or null when its model's limits are unknown).
- */
-export function auditJson(result: AuditResult): string {
-  return JSON.stringify({
-    sessions: result.rows.map((r) => ({
-      sessionID: r.sessionID,
-      source: r.source,
-      title: r.title,
-      compactions: r.compactions,
-      firstDeny: r.firstDeny,
-      rule: r.rule,
-      continuesSaved: r.continuesSaved,
-      tokensAfterDeny: r.tokensAfterDeny,
-      secondsAfterDeny: r.secondsAfterDeny,
-      parentID: r.parentID,
-      created: r.created,
-      usable: r.usable,
-    })),
-    totals: {
-      sessions: result.totals.sessions,
-      looping: result.totals.looping,
-      continuesSaved: result.totals.continuesSaved,
-      tokensAfterDeny: result.totals.tokensAfterDeny,
-    },
-  });
-}
-
 /**
  * Runs `audit` (argv includes the word `audit`). Same conventions as the CLI's `main`.
  * @returns the exit code; never throws.
@@ -220,8 +138,9 @@ export async function runAudit(
     if (sinceText !== undefined && since === null) {
       throw new UsageError(`--since must be an ISO date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]), got ${JSON.stringify(sinceText)}`);
     }
-    const html = values.html as string | undefined;
-    if (html !== undefined && html.trim() === "") throw new UsageError("--html needs a file name");
+    /** The file outputs asked for, each with its file. */
+    const files = FILE_OUTPUTS.flatMap((r) => (typeof values[r.flag] === "string" ? [{ output: r, file: values[r.flag] as string }] : []));
+    for (const { output, file } of files) if (file.trim() === "") throw new UsageError(`--${output.flag} needs a file name`);
     const bin = values.opencode as string | undefined;
     if (bin !== undefined && paths.length > 0) throw new UsageError("--opencode is for audit with no path (reading through opencode)");
     if (bin !== undefined && bin.trim() === "") throw new UsageError("--opencode needs the opencode binary");
@@ -229,7 +148,7 @@ export async function runAudit(
     const inputs = decisionInputs(values, env, err);
     // With paths the flags are the only source of limits; with no path opencode lists each session's model's own.
     if (paths.length > 0) warnPredictWithoutLimits(inputs, err);
-    if (html !== undefined) await checkHtmlTarget(html);
+    for (const { output, file } of files) await checkTarget(file, output);
 
     if (paths.length > 0) {
       // No-path mode: audit-opencode's own handler stops the server, then calls stopBar.
@@ -249,7 +168,13 @@ export async function runAudit(
       );
       bar.start(source.total, 0);
     }
-    const result = await auditSessions(source, inputs, since, () => bar?.increment(), html !== undefined);
+    const result = await auditSessions(
+      source,
+      inputs,
+      since,
+      () => bar?.increment(),
+      files.some((f) => f.output.series === true),
+    );
     stopBar();
     const warnings = source.warnings();
     await source.close();
@@ -283,21 +208,16 @@ export async function runAudit(
             : "the files given";
       throw new UsageError(`no opencode session export ${folders.some(Boolean) ? "in" : "among"} ${given}`);
     }
-    out(`${values.json ? auditJson(result) : auditTable(result)}\n`);
-    if (html !== undefined) {
-      const { renderHtmlReport } = await import("../report/html.js");
-      const report: AuditReport = {
-        generatedAt: new Date().toISOString(),
-        totals: result.totals,
-        sessions: result.rows.map((row, i) => ({ row, series: result.series[i]! })),
-        skipped: result.skipped,
-      };
+    const printed = OUTPUT_FLAGS.find((r) => r.to === "stdout" && values[r.flag] === true) ?? REPORTS.find((r) => r.flag === null)!;
+    out(`${await printed.render(result)}\n`);
+    for (const { output, file } of files) {
       try {
-        await writeFile(html, renderHtmlReport(report));
+        await writeFile(file, await output.render(result));
       } catch (error) {
-        throw htmlError(html, error);
+        throw targetError(file, output, error);
       }
-      (values.json ? err : out)(`HTML report written to ${terminalSafe(html)}\n`);
+      // Next to a machine-readable standard output, the note goes to standard error.
+      (printed.flag === null ? out : err)(`${output.name} written to ${terminalSafe(file)}\n`);
     }
     return 0;
   } catch (error) {
@@ -312,20 +232,20 @@ export async function runAudit(
   }
 }
 
-/** The one line for an HTML report that cannot be written. */
-function htmlError(html: string, error: unknown): UsageError {
+/** The one line for a file output that cannot be written. */
+function targetError(file: string, output: AuditOutput, error: unknown): UsageError {
   const code = (error as NodeJS.ErrnoException).code;
-  return new UsageError(`cannot write the HTML report to ${html} (${code ?? (error as Error).message})`);
+  return new UsageError(`cannot write the ${output.name} to ${file} (${code ?? (error as Error).message})`);
 }
 
 /**
- * Checks, before any session is read, that the HTML report can be written to `html`: its
- * folder exists and is writable, and `html` is not a folder (nor a file that cannot be
+ * Checks, before any session is read, that a file output can be written to `file`: its
+ * folder exists and is writable, and `file` is not a folder (nor a file that cannot be
  * written). Nothing is created.
  * @throws UsageError one line: `cannot write the HTML report to <file> (ENOENT | ENOTDIR | EISDIR | EACCES)`.
  */
-async function checkHtmlTarget(html: string): Promise<void> {
-  const target = resolve(html);
+async function checkTarget(file: string, output: AuditOutput): Promise<void> {
+  const target = resolve(file);
   try {
     const info = await stat(target).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return null;
@@ -339,6 +259,6 @@ async function checkHtmlTarget(html: string): Promise<void> {
       await access(dirname(target), constants.W_OK);
     }
   } catch (error) {
-    throw htmlError(html, error);
+    throw targetError(file, output, error);
   }
 }

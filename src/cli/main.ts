@@ -15,13 +15,13 @@ import {
   answeredHelpOrVersion,
   DECISION_OPTIONS,
   decisionInputs,
-  fmt,
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
+import { fmt } from "../report/format.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";

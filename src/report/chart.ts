@@ -6,7 +6,9 @@
 import { plot } from "asciichart";
 import { scaleLinear } from "d3-scale";
 import type { SessionSeries } from "../audit/types.js";
-import { denySentence, stepsAfterFirstDeny, type SavedFigures } from "../audit/series.js";
+import { stepsAfterFirstDeny } from "../audit/series.js";
+import { denySentence, type SavedFigures } from "./deny-sentence.js";
+import { num } from "./format.js";
 
 /** Options of {@link terminalChart}. */
 export interface TerminalChartOptions {
@@ -17,8 +19,6 @@ export interface TerminalChartOptions {
   /** The audit row's figures for the first deny (continue turns, tokens, wall time), told in the legend as the HTML report tells them. */
   readonly saved?: SavedFigures;
 }
-
-const num = (n: number): string => Math.round(n).toLocaleString("en-US");
 
 /**
  * asciichart's symbols, but with a plain `┤` where it would put `┼`: it marks each series'

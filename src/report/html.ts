@@ -7,8 +7,10 @@
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { line } from "d3-shape";
 import type { AuditReport, AuditSession, SessionSeries } from "../audit/types.js";
-import { terminalSafe } from "../cli/common.js";
-import { denySentence, formatSeconds, num, plural, stepsAfterFirstDeny } from "../audit/series.js";
+import { stepsAfterFirstDeny } from "../audit/series.js";
+import { denySentence } from "./deny-sentence.js";
+import { formatDate, formatSeconds, num, plural } from "./format.js";
+import { terminalSafe } from "./terminal.js";
 
 /** Escapes text for an HTML text node or a double- or single-quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -23,14 +25,7 @@ export function escapeHtml(text: string): string {
 const untrusted = (text: string): string => `<bdi>${escapeHtml(terminalSafe(text))}</bdi>`;
 
 /** `2026-11-30 18:17 UTC`, or `-` without a time. */
-function date(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return "-";
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
-/** A wall time as the table prints it (one formatter for the table, the page and the charts): `29.5 s`, `1 min 35 s`, `-` when unknown. */
-export const duration = formatSeconds;
+const date = (ms: number | null): string => (ms === null || !Number.isFinite(ms) ? "-" : `${formatDate(ms)} UTC`);
 
 /** Chart geometry, px. */
 const WIDTH = 1000;

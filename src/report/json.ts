@@ -1,0 +1,32 @@
+/** `audit --json`: the rows and totals as one JSON object. */
+import type { AuditResult } from "../audit/types.js";
+
+/**
+ * `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus `parentID`,
+ * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
+ * was decided with, tokens, or null when its model's limits are unknown).
+ */
+export function auditJson(result: AuditResult): string {
+  return JSON.stringify({
+    sessions: result.rows.map((r) => ({
+      sessionID: r.sessionID,
+      source: r.source,
+      title: r.title,
+      compactions: r.compactions,
+      firstDeny: r.firstDeny,
+      rule: r.rule,
+      continuesSaved: r.continuesSaved,
+      tokensAfterDeny: r.tokensAfterDeny,
+      secondsAfterDeny: r.secondsAfterDeny,
+      parentID: r.parentID,
+      created: r.created,
+      usable: r.usable,
+    })),
+    totals: {
+      sessions: result.totals.sessions,
+      looping: result.totals.looping,
+      continuesSaved: result.totals.continuesSaved,
+      tokensAfterDeny: result.totals.tokensAfterDeny,
+    },
+  });
+}
