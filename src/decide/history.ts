@@ -6,6 +6,7 @@
  * defensively: a message the guard cannot understand becomes an `other` entry and is
  * otherwise ignored, so that no shape of history makes the guard throw.
  */
+import { isRecord } from "../shared/record.js";
 import { CONTINUE_TEXT_PREFIX } from "./opencode-facts.js";
 
 /**
@@ -162,10 +163,6 @@ export interface Timeline {
   /** Every compaction, manual ones too, in order. */
   readonly compactions: readonly Compaction[];
 }
-
-type Rec = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Rec => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 

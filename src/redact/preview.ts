@@ -13,6 +13,7 @@
  */
 import { homedir } from "node:os";
 import nodePath from "node:path";
+import { isRecord } from "../shared/record.js";
 import { PREVIEW_MAX, redactSecrets } from "./secrets.js";
 
 /** Longest command text scanned; the rest is elided (the preview is 60 characters anyway). */
@@ -208,8 +209,6 @@ export function previewCall(tool: string, input: unknown, directory?: string): s
     return ELIDED;
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Mixes letters and digits the way a generated token does: three or more switches between

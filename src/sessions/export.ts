@@ -6,6 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { constants } from "node:buffer";
 import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
+import { isRecord } from "../shared/record.js";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -111,19 +112,17 @@ function firstIssue(error: z.ZodError, json: unknown): string {
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * {@link ExportSchema}'s test, by hand and without copying: zod builds a copy of every
  * message, which made it a fifth of a large replay. zod still explains what is wrong.
  */
 export function isSessionExport(json: unknown): json is SessionExport {
-  if (!isObject(json) || !isObject(json.info) || typeof json.info.id !== "string" || json.info.id === "") return false;
+  if (!isRecord(json) || !isRecord(json.info) || typeof json.info.id !== "string" || json.info.id === "") return false;
   const messages = json.messages;
   if (!Array.isArray(messages) || messages.length === 0) return false;
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i];
-    if (!isObject(message) || !isObject(message.info) || !Array.isArray(message.parts)) return false;
+    if (!isRecord(message) || !isRecord(message.info) || !Array.isArray(message.parts)) return false;
     const { id, role } = message.info;
     if (typeof id !== "string" || id === "" || (role !== "user" && role !== "assistant")) return false;
   }

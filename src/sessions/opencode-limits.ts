@@ -6,6 +6,7 @@
  */
 import type { SessionDecisionOptions } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
+import { isRecord } from "../shared/record.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */
 export interface ModelRef {
@@ -26,7 +27,6 @@ export interface KnownLimits {
 }
 
 type Rec = Record<string, unknown>;
-const isRecord = (value: unknown): value is Rec => typeof value === "object" && value !== null && !Array.isArray(value);
 const nonEmpty = (value: unknown): value is string => typeof value === "string" && value !== "";
 const tokens = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
