@@ -1,5 +1,5 @@
 /**
- * Trust (issue 8) in the real opencode 1.18.33: the start-up line names the version and every
+ * Trust in the real opencode 1.18.33: the start-up line names the version and every
  * setting's source, and in observe mode the fixed-point loop runs on to the server's cap with
  * no continue turn denied, one "would have stopped" warn line at compaction 2 (where enforce
  * mode stops it) and one at each later compaction.

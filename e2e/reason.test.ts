@@ -1,5 +1,5 @@
 /**
- * The reason stays (issue 12): after the guard stops a loop, its note is in the session
+ * The reason stays: after the guard stops a loop, its note is in the session
  * (the export, so the TUI and any later `opencode run --session`), the model never reads
  * it, and it changes nothing the guard decides next: the user's reply re-arms the guard,
  * the note does not. The real opencode 1.18.33, the fixed-point loop stopped at compaction 2,
@@ -19,7 +19,7 @@ import { isGuardNote, type ExportMessage, type SessionExport } from "./session-e
 /** The real user message of the second turn (opencode 1.18.33 stores a `run` message in double quotes). */
 const REPLY = "go on, but check first whether the last run already printed hi";
 const isReply = (p: { text?: string }): boolean => p.text?.includes(REPLY) === true;
-/** The first line of every note starts so (src/notice.ts, denialRecord). */
+/** The first line of every note starts so (src/plugin/notice.ts, denialRecord). */
 const NOTE_START = "Compaction loop stopped by compaction-guard after compaction";
 
 let run: ScenarioRun;

@@ -1,6 +1,6 @@
 /**
  * Judgement: every kind of compaction loop people report is stopped, and healthy work is
- * left alone (issue 7). The handed cases in fixtures/judgement/ (with their right answers in
+ * left alone. The handed cases in fixtures/judgement/ (with their right answers in
  * expect.json), then cases of our own for each kind.
  */
 import { readFileSync } from "node:fs";

@@ -198,7 +198,7 @@ describe("the replay CLI", () => {
   });
 });
 
-describe("the issue's secret forms, in every place a preview appears", () => {
+describe("the reported secret forms (tokens, passwords, keys in commands and paths), in every place a preview appears", () => {
   /** Each command and the secret it must never show. */
   const FORMS: Array<[string, string]> = [
     ["sshpass -p 'Hunter2!x' ssh deploy@web-1 uptime", "Hunter2!x"],

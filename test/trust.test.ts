@@ -1,5 +1,5 @@
 /**
- * What the user sees and controls (issue 8): the start-up line, the disabled line, observe
+ * What the user sees and controls: the start-up line, the disabled line, observe
  * mode, the session named in the toast and the warn line, one decision per compaction when
  * the plugin is loaded twice, messages that never contradict themselves, and the replay
  * command's own flags.

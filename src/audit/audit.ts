@@ -1,8 +1,8 @@
 /**
  * The pure part of `opencode-compaction-guard audit`: one session export → one
- * {@link AuditSession} row, decided exactly as `replay` decides it; the totals of an audit;
- * and the listing of export files in folders. Reading sessions through a running opencode is
- * in `audit-opencode.ts`; the command line in `cli/audit.ts`.
+ * {@link AuditSession} row, decided exactly as `replay` decides it; many sessions → the
+ * listed rows, their chart series and the totals. Where sessions come from is in sessions/;
+ * the outputs in report/; the command line in `cli/audit.ts`.
  */
 import { sessionDecision } from "../sessions/opencode-limits.js";
 import type { SessionItem } from "../sessions/sources.js";

@@ -1,11 +1,11 @@
 /**
  * The shapes the audit command, its HTML report and the terminal chart share. Types only:
- * `src/audit.ts` fills them, `src/report-html.ts` and `src/chart-text.ts` draw them.
+ * audit/audit.ts fills them, report/ draws them.
  */
 import type { RuleName, Severity } from "../decide/verdict.js";
 
 /**
- * One session as `audit --json` prints it (issue 10's shape), plus the fields the table and
+ * One session as `audit --json` prints it (the documented shape), plus the fields the table and
  * the charts need.
  */
 export interface AuditSession {

@@ -151,7 +151,7 @@ export async function runAudit(
     for (const { output, file } of files) await checkTarget(file, output);
 
     if (paths.length > 0) {
-      // No-path mode: audit-opencode's own handler stops the server, then calls stopBar.
+      // No-path mode: sessions/opencode.ts's own handler stops the server, then calls stopBar.
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       pathSignals = true;

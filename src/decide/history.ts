@@ -101,7 +101,7 @@ export interface UserEntry {
   readonly tailStartID?: string | undefined;
   /**
    * Characters of every text part the model is sent (synthetic ones too; `ignored` ones not):
-   * what the message weighs in a prompt, for the predictor (src/predict.ts).
+   * what the message weighs in a prompt, for the predictor (./predict.ts).
    */
   readonly sentChars?: number;
   /** UTF-8 bytes of the same text parts: at least as many as the tokens of any byte-level tokenizer. */

@@ -109,7 +109,7 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  * what happened after which compaction, the session, the rule with one sentence of
  * evidence, the next step, and whose note it is. The guard writes it as a text part with `ignored: true`:
  * opencode shows it in the conversation, never sends it to the model, and the guard does
- * not take it for the user speaking (src/history.ts).
+ * not take it for the user speaking (decide/history.ts).
  *
  * @param session the session as {@link sessionLabel} names it.
  */

@@ -2,7 +2,7 @@
 import type { AuditResult } from "../audit/types.js";
 
 /**
- * `audit --json`: one object, `{ sessions: [...], totals }` (issue 10's shape, plus `parentID`,
+ * `audit --json`: one object, `{ sessions: [...], totals }` (the documented shape, plus `parentID`,
  * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
  * was decided with, tokens, or null when its model's limits are unknown).
  */

@@ -2,7 +2,7 @@
  * The model limits and `compaction.reserved` a session is decided with, when `audit` reads
  * sessions through opencode: which model set off a session's compactions, the limits opencode
  * lists for each model, and how the command line's flags take precedence. Pure; the requests
- * are in `audit-opencode.ts`.
+ * are in `opencode.ts`.
  */
 import type { SessionDecisionOptions } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";

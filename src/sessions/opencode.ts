@@ -9,7 +9,7 @@
  *
  * Unless the command line gives them, it also reads what opencode knows to decide a session:
  * `compaction.reserved` from `GET /config`, and the limits of the model that set off each
- * session's compactions (see audit-limits.ts) from `GET /config/providers` (the connected
+ * session's compactions (see opencode-limits.ts) from `GET /config/providers` (the connected
  * providers, a few KB), then, only for a model not found there, once from `GET /provider`
  * (`all`: the whole models.dev catalogue as well, about 6 MB, 1–2 s). The server runs in a
  * temporary directory, so both come from the user's global config (`~/.config/opencode`,

@@ -381,7 +381,7 @@ const PROVIDER_ANSWER = {
   connected: ["fake"],
 };
 
-describe("the limits a session read through opencode is decided with (audit-limits.ts, pure)", () => {
+describe("the limits a session read through opencode is decided with (sessions/opencode-limits.ts, pure)", () => {
   it("limitsTable: every model of GET /provider (all) or GET /config/providers (providers), by provider/model; limits only", () => {
     const table = limitsTable(PROVIDER_ANSWER);
     expect([...table]).toEqual([
@@ -566,7 +566,7 @@ describe("audit: usage and input errors exit 2 with one line", () => {
   });
 });
 
-describe("--html and replay --chart (the pages and charts are drawn by report-html.ts and chart-text.ts)", () => {
+describe("--html and replay --chart (the pages and charts are drawn by report/html.ts and report/chart.ts)", () => {
   it("audit --html writes one self-contained page with every listed session, and says where in one line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocg-audit-html-"));
     const page = join(dir, "report.html");

@@ -1,5 +1,5 @@
 /**
- * The reason stays (issue 12): after a stopped loop the guard leaves a note in the session,
+ * The reason stays: after a stopped loop the guard leaves a note in the session,
  * once the session is idle, as a `noReply` user message holding one `ignored` text part; the
  * note names the session, the rule, one sentence of evidence and the next step, and the
  * guard never takes it for the user speaking.

@@ -15,7 +15,7 @@ const bash = (command: unknown) => previewCall("bash", { command, description: "
 /** [command, expected preview, secret that must not appear]. */
 type Form = [command: string, preview: string, secret: string];
 
-describe("bash: the forms of the issue", () => {
+describe("bash: the command forms a preview must keep secret", () => {
   it.each<Form>([
     ["sshpass -p 'Hunter2!x' ssh deploy@web-1 uptime", "sshpass … ssh …", "Hunter2!x"],
     ["docker login -u me -p S3cretPass9 registry.example.com", "docker login …", "S3cretPass9"],

@@ -5,7 +5,7 @@
  * cost a continue turn before no-progress could measure it (no-progress judges compaction k−1
  * at compaction k, so its earliest deny is at compaction 2).
  *
- * The lower bound is src/predict.ts's: system prompt and tools (from the session's first
+ * The lower bound is decide/predict.ts's: system prompt and tools (from the session's first
  * step), the summary, the kept tail (opencode 1.18.33's `tail_start_id`, session/compaction.ts)
  * and the two fixed texts; less a margin from the measured worst overshoot of the prediction
  * (e2e/FINDINGS.md). Only at the session's first compaction: from the second on,
