@@ -1,32 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
 import { buildTimeline } from "../../src/decide/history.js";
-import { describeEvidence } from "../../src/decide/explain.js";
 import { predictionMargin, predictNextPrompt } from "../../src/decide/predict.js";
 import { replayMessages } from "../../src/decide/replay.js";
-import { DEFAULT_SETTINGS, resolveSettings, type GuardSettings } from "../../src/decide/settings.js";
+import { resolveSettings } from "../../src/decide/settings.js";
 import { fakeClient, newestMessages } from "../support/client.js";
+import { firstStepOver, LIMITS, ON, shape, tokens } from "../support/prediction.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
-
-const LIMITS = { context: 8_000, output: 2_000 }; // usable 6,000
-const ON: GuardSettings = { ...DEFAULT_SETTINGS, predict: true };
-
-/** Raw tokens of a step or summary: prompt `input`, `output`. */
-const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
-
-/** The summary of the compaction message at `compactionIndex` (position in messages): its tokens and the part's tail_start_id. */
-function shape(messages: Message[], compactionIndex: number, summaryOutput: number, tailStartID?: string): void {
-  const compaction = messages[compactionIndex]!;
-  if (tailStartID !== undefined) compaction.parts[0]!.tail_start_id = tailStartID;
-  messages[compactionIndex + 1]!.info.tokens = tokens(300, summaryOutput);
-}
-
-/** user "run echo hi" (11 bytes: at most 11 tokens in any byte-level tokenizer), one step of `prompt` tokens, a compaction with a summary of 30. */
-function firstStepOver(prompt: number): SessionBuilder {
-  const session = new SessionBuilder("ses_p").user("run echo hi").step(bash("echo hi"), prompt).compact();
-  shape(session.messages, 2, 30);
-  return session;
-}
 
 const predictAt = (messages: Message[], index = 0, start = 0) => {
   const timeline = buildTimeline(messages);
@@ -153,99 +133,6 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
   it("the margin: 200 tokens, or 5% of the prediction when that is more", () => {
     expect([predictionMargin(1_000), predictionMargin(4_000), predictionMargin(4_001), predictionMargin(20_000)]).toEqual([
       200, 200, 201, 1_000,
-    ]);
-  });
-});
-
-describe("cannot-make-room", () => {
-  const at1 = (session: SessionBuilder, settings: GuardSettings = ON, limits: typeof LIMITS | null = LIMITS) =>
-    replayMessages(session.messages, settings, { limits: limits ?? undefined })[0]!;
-
-  it("denies at compaction 1 when the lower bound less the margin is at or over the usable context", () => {
-    // 6,265 − 11 + 30 + 31 = 6,315 … and 6,316: less the margin (316) 5,999 and 6,000.
-    const over = at1(firstStepOver(6_266), { ...ON, minReduction: 0 });
-    expect(over).toMatchObject({ decision: "deny", rule: "cannot-make-room", severity: "warning", fired: ["cannot-make-room"] });
-    expect(over.evidence["cannot-make-room"]).toMatchObject({
-      predictedTokens: 6_316,
-      marginTokens: 316,
-      usableTokens: 6_000,
-      stalled: "still-over-usable-context",
-    });
-    expect(at1(firstStepOver(6_265), { ...ON, minReduction: 0 })).toMatchObject({ decision: "allow", rule: null });
-  });
-
-  it("or when the cut it could make at best is under minReduction", () => {
-    // Trigger 6,100 (a prompt of 5,600 and 500 of output); at least 5,650 − 283 = 5,367 after: a 12.02% cut.
-    const session = new SessionBuilder("ses_p").user("run echo hi").step(bash("echo hi"), tokens(5_600, 500)).compact();
-    shape(session.messages, 2, 30);
-    const row = at1(session, { ...ON, minReduction: 0.121 });
-    expect(row).toMatchObject({ decision: "deny", rule: "cannot-make-room" });
-    expect(row.evidence["cannot-make-room"]).toMatchObject({
-      predictedTokens: 5_650,
-      marginTokens: 283,
-      stalled: "reduction-below-minimum",
-    });
-    expect(at1(session, { ...ON, minReduction: 0.12 })).toMatchObject({ decision: "allow" });
-  });
-
-  it("says why in the user's terms", () => {
-    expect(describeEvidence(at1(firstStepOver(7_000)))).toBe(
-      "compaction cannot get this session under the usable context: the system prompt and tools alone are ~6,989 tokens, " +
-        "the summary 30 tokens, the kept tail nothing, against a usable context of 6,000 tokens, so every step would compact again",
-    );
-  });
-
-  it.each([
-    ["prediction is off", DEFAULT_SETTINGS, LIMITS, "prediction is off (predict: false)"],
-    ["the limits are unknown", ON, null, "the model's limits are unknown"],
-  ])("abstains when %s", (_, settings, limits, reason) => {
-    const row = at1(firstStepOver(7_000), settings, limits);
-    expect(row.evidence["cannot-make-room"]).toEqual({ status: "abstain", reason });
-    expect(row.rule).not.toBe("cannot-make-room");
-  });
-
-  it("leaves a finished answer over the line to turn-finished (housekeeping, no loop alarm), and to the subagent's continue turn", () => {
-    const session = new SessionBuilder("ses_p").user("say hi").say("Hi.", tokens(7_000, 20)).compact();
-    shape(session.messages, 2, 30);
-    const reason = "the step before the compaction ended the turn (turn-finished decides)";
-    const row = at1(session);
-    expect([row.decision, row.rule, row.severity]).toEqual(["deny", "turn-finished", "info"]);
-    expect(row.evidence["cannot-make-room"]).toEqual({ status: "abstain", reason });
-    const inSubagent = replayMessages(session.messages, ON, { limits: LIMITS, subagent: true })[0]!;
-    expect([inSubagent.decision, inSubagent.rule]).toEqual(["allow", null]);
-    expect(inSubagent.evidence["cannot-make-room"]).toEqual({ status: "abstain", reason });
-  });
-
-  it("never fires after the first compaction: from compaction 2 on, no-progress measures", () => {
-    // Compaction 1 made room (2,000 → a prompt of 2,100 after it); compaction 2's numbers say no room.
-    const session = new SessionBuilder("ses_p")
-      .user("run echo hi")
-      .step(bash("echo 1"), tokens(2_000, 20))
-      .step(bash("echo 2"), tokens(6_100, 20))
-      .compact()
-      .step(bash("echo 3"), tokens(2_100, 20))
-      .step(bash("echo 4"), tokens(9_000, 20))
-      .compact();
-    shape(session.messages, 3, 30);
-    shape(session.messages, 8, 7_000);
-    const rows = replayMessages(session.messages, ON, { limits: LIMITS });
-    expect(rows.map((r) => r.decision)).toEqual(["allow", "allow"]);
-    expect(rows[1]!.evidence["cannot-make-room"]).toEqual({
-      status: "abstain",
-      reason: "not the session's first compaction (from the second on, no-progress measures)",
-    });
-  });
-
-  it("the fixed point: denied at compaction 1 with prediction on, at 2 by no-progress with it off", () => {
-    const session = firstStepOver(7_000).step(bash("echo hi"), 7_000).compact();
-    shape(session.messages, 6, 30);
-    expect(replayMessages(session.messages, ON, { limits: LIMITS }).map((r) => [r.decision, r.rule])).toEqual([
-      ["deny", "cannot-make-room"],
-      ["deny", "no-progress"],
-    ]);
-    expect(replayMessages(session.messages, DEFAULT_SETTINGS, { limits: LIMITS }).map((r) => [r.decision, r.rule])).toEqual([
-      ["allow", null],
-      ["deny", "no-progress"],
     ]);
   });
 });
