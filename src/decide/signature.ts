@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
 import type { ToolCall } from "./history.js";
+import { toolKind } from "./tool-kinds.js";
 
 /** Deeper levels are written as `"[Object]"` / `"[Array]"`: deep enough, and no stack overflow. */
 const MAX_DEPTH = 100;
@@ -38,25 +39,59 @@ export function canonicalJson(value: unknown): string {
  *   digests), and the port of a local address (`127.0.0.1:54321`, `localhost:40123`);
  * - the file id in opencode's truncation notice for big outputs ("Full output saved to:
  *   …/tool-output/tool_<id>", tool/truncate.ts), new on every call;
- * - the fresh child session id opencode's task tool writes (`<task id="ses_…">`).
+ * - the fresh child session id opencode's task tool writes (`<task id="ses_…">`);
+ * - ids no list can name one by one, told by their look: a token of 8+ letters and digits
+ *   that switches between them 3+ times (`7c41e0a9d2b35f18`, `a9ZkQ2mP0x`), a word-prefixed
+ *   one (`req_0e93b7d15a2c`), a number of 3+ digits in brackets mid-line (a log prefix's
+ *   process id, `UTC [48207] FATAL`), docker's 12-hex container ids, and an elapsed-time
+ *   prefix at a line's start (BuildKit's `#7 1.330` or `1.330`, the kernel's `[   12.345678]`).
  * ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is
- * progress; so do short hex ids such as a git commit's.
+ * progress; so do percentages, plain numbers (row counts, batch ids, job numbers) and short
+ * hex ids such as a git commit's (under 16 characters, all hex: a new commit is progress).
  */
 const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
   /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b|\d+\.\d+\s?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
-  /(?:in|took|after) \d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
+  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
   /[Pp][Ii][Dd][ =:]+\d+|node:\d+/, // pid 26594, PID=26594, (node:41872)
   /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
   /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256
   /(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d+/, // a local address's port
   /tool-output\/tool_[A-Za-z0-9]+/, // opencode's saved full output
   /ses_[A-Za-z0-9]+/, // a child session id
+  /[A-Za-z]{2,10}_(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{10,}\b/, // req_0e93b7d15a2c48f6e911
+  /(?:Running in|container|--->) [0-9a-f]{12}\b/, // docker build's intermediate containers
 ];
 const NOISE = new RegExp(`\\b(?:${NOISE_PARTS.map((part) => part.source).join("|")})`, "g");
 /** A job or process number at the start of a line: `[104] FATAL …`, `[1] 26594`. */
 const JOB_NUMBER = /^\[\d+\](?: \d+)?/gm;
+/** A process number in brackets after other text on its line (`UTC [48207] FATAL`). */
+const BRACKETED_PID = /(?<![\w\]])\[\d{3,7}\]/g;
+/**
+ * An elapsed-time prefix at a line's start: BuildKit's `#7 1.330` (and `1.330` alone where
+ * it echoes a failed step's log), the kernel's `[   12.345678]`.
+ */
+const ELAPSED_PREFIX = /^(?:#\d+ \d+\.\d+|\d+\.\d{3}|\[\s*\d+\.\d+\])(?= |$)/gm;
+/** A run of 8+ letters and digits, with both in it: a candidate random id (see {@link looksRandom}). */
+const MIXED_TOKEN = /(?<![A-Za-z0-9])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{8,}(?![A-Za-z0-9])/g;
+
+/**
+ * Does a token of letters and digits look generated rather than written? It switches
+ * between letters and digits 3+ times (`utf8mb4` and `x86` do not; `7c41e0a9` does), and is
+ * not a short all-hex id (a git commit's, under 16 characters, whose change is progress).
+ */
+function looksRandom(token: string): boolean {
+  if (token.length < 16 && /^[0-9a-f]+$/i.test(token)) return false;
+  let switches = 0;
+  for (let i = 1; i < token.length; i++) {
+    if (isDigit(token.charCodeAt(i)) !== isDigit(token.charCodeAt(i - 1))) switches += 1;
+  }
+  return switches >= 3;
+}
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+
 /** Paths under the system's temporary directories. */
 const TEMP_PATH = /(?:\/tmp|\/var\/tmp|\/private\/var\/folders|\/var\/folders)\/[^\s'"`)\]]+/g;
 // eslint-disable-next-line no-control-regex
@@ -68,19 +103,45 @@ export function normalizeOutput(output: unknown): string {
   // Each pass only when its marker is there: most outputs skip three of the four.
   if (text.includes("\x1b")) text = text.replace(ANSI, "");
   if (text.includes("/tmp/") || text.includes("/var/")) text = text.replace(TEMP_PATH, "/tmp/~");
-  if (text.includes("[")) text = text.replace(JOB_NUMBER, "[~]");
-  return text.replace(NOISE, "~");
+  if (text.includes("[")) text = text.replace(JOB_NUMBER, "[~]").replace(BRACKETED_PID, "[~]");
+  text = text.replace(ELAPSED_PREFIX, "~");
+  return text.replace(NOISE, "~").replace(MIXED_TOKEN, (token) => (looksRandom(token) ? "~" : token));
 }
 
 /**
- * A tool input as calls are compared: without a top-level `description`, the free-text label
- * opencode's bash and task tools ask the model for ("Run the build", "Build the project"),
- * which a model rewords at will while doing the same thing.
+ * Ids that a run hands the model and the model copies into its next call's input: opencode's
+ * saved full output (`tool-output/tool_<id>`, new on every call), a child session id
+ * (`ses_…`), a temporary path, a UUID or long hex digest. Anything else in an input is what
+ * the model chose, and stays.
  */
-export function comparableInput(input: unknown): unknown {
-  if (typeof input !== "object" || input === null || Array.isArray(input) || !("description" in input)) return input;
-  const { description: _label, ...rest } = input as Record<string, unknown>;
-  return rest;
+const COPIED_ID =
+  /tool-output\/tool_[A-Za-z0-9]+|\bses_[A-Za-z0-9]+|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|\b[0-9a-fA-F]{32,}\b/g;
+
+/** Every string in `value` passed through `map` (object keys kept; at most MAX_DEPTH levels). */
+function mapStrings(value: unknown, map: (text: string) => string, depth = 0): unknown {
+  if (typeof value === "string") return map(value);
+  if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map, depth + 1)]));
+}
+
+/**
+ * A tool input as calls are compared:
+ * - without a top-level `description`, the free-text label opencode's bash and task tools ask
+ *   the model for ("Run the build", "Build the project"), which a model rewords at will while
+ *   doing the same thing;
+ * - with the ids a run hands out ({@link COPIED_ID}) replaced, so that paging a freshly
+ *   saved copy of the same output reads as the same call; except in an edit's or a write's
+ *   input, whose every character is the change.
+ */
+export function comparableInput(call: Pick<ToolCall, "tool" | "input">): unknown {
+  let { input } = call;
+  if (typeof input === "object" && input !== null && !Array.isArray(input) && "description" in input) {
+    const { description: _label, ...rest } = input as Record<string, unknown>;
+    input = rest;
+  }
+  if (toolKind(call as ToolCall) === "effect") return input;
+  return mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~").replace(TEMP_PATH, "/tmp/~") : text));
 }
 
 /**
@@ -101,9 +162,17 @@ function hashFields(fields: readonly string[]): string {
  * up to the noise of {@link normalizeOutput}.
  */
 export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
-  const fields = [call.tool, canonicalJson(comparableInput(call.input)), call.status ?? "completed"];
+  const fields = [call.tool, canonicalJson(comparableInput(call)), call.status ?? "completed"];
   if (matchOutput) fields.push(normalizeOutput(call.output));
   return hashFields(fields);
+}
+
+/**
+ * The signature of what a call brought back alone, a sha256 of tool name + status +
+ * normalised output or error: for calls compared by their result (see tool-kinds.ts).
+ */
+export function resultSignature(call: ToolCall): string {
+  return hashFields([call.tool, call.status ?? "completed", normalizeOutput(call.output)]);
 }
 
 /**
@@ -112,4 +181,51 @@ export function toolCallSignature(call: ToolCall, matchOutput: boolean): string 
  */
 export function textSignature(text: string): string {
   return hashFields(["text", normalizeOutput(text).replace(/\s+/g, " ").trim().toLowerCase()]);
+}
+
+/** Words too common to say what a report is about. */
+const STOPWORDS = new Set(
+  "the and for that this with from are was were can not but its into than then there their which what when also only have has had been will would should could does did our your they them these those here just more most some such very each other about after before over under".split(
+    " ",
+  ),
+);
+
+/**
+ * What a report names: the identifiers, paths and file names in it (a token with `_`, `/`,
+ * `::`, a dot inside it, or a lower-to-upper case change; a path by its last segment, without
+ * a `:line` suffix), lowercased; or, for a report that
+ * names none, its words of 4+ letters less the common ones. opencode's task wrapper
+ * (`<task id=…>`, `<task_result>`) is left out.
+ */
+export function reportTerms(text: string): Set<string> {
+  const body = text.replace(/<\/?task(?:_result)?\b[^>]*>/g, " ");
+  const tokens = body.match(/[A-Za-z0-9_$.:/-]+/g) ?? [];
+  const named = new Set<string>();
+  for (const raw of tokens) {
+    const token = raw.replace(/^[.:/-]+|[.:-]+$/g, "").replace(/(?::\d+)+$/, "");
+    if (!/[_/]|::|[A-Za-z0-9]\.[A-Za-z]|[a-z][A-Z]/.test(token)) continue;
+    // A path counts by its last segment: one report writes `internal/store/export.sql:12`, the next `export.sql`.
+    named.add((token.includes("/") && !token.endsWith("/") ? token.slice(token.lastIndexOf("/") + 1) : token).toLowerCase());
+  }
+  if (named.size > 0) return named;
+  const words = body.toLowerCase().match(/[a-z]{4,}/g) ?? [];
+  return new Set(words.filter((word) => !STOPWORDS.has(word)));
+}
+
+/** The share of a later report's terms that an earlier report already named, at which it says nothing new. */
+export const SAME_REPORT_SHARE = 0.6;
+
+/**
+ * Does `later` bring back what `earlier` already said? At least {@link SAME_REPORT_SHARE} of
+ * the things `later` names (see {@link reportTerms}) were named in `earlier`. Meant for two
+ * answers to the same delegated question, which a subagent words anew each time: a report
+ * that names other files or functions is news, a reworded one is not.
+ */
+export function sameReport(earlier: string, later: string): boolean {
+  const before = reportTerms(earlier);
+  const after = reportTerms(later);
+  if (after.size === 0) return before.size === 0;
+  let known = 0;
+  for (const term of after) if (before.has(term)) known += 1;
+  return known / after.size >= SAME_REPORT_SHARE;
 }

@@ -22,7 +22,16 @@ import {
   type ToolCall,
 } from "./history.js";
 import type { GuardSettings } from "./settings.js";
-import { canonicalJson, comparableInput, textSignature, toolCallSignature } from "./signature.js";
+import {
+  canonicalJson,
+  comparableInput,
+  normalizeOutput,
+  resultSignature,
+  sameReport,
+  textSignature,
+  toolCallSignature,
+} from "./signature.js";
+import { targetFile, toolKind } from "./tool-kinds.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
@@ -88,10 +97,26 @@ export interface DecisionView {
  */
 export const NOVELTY_LOOKBACK_STEPS = 256;
 
-/** An action whose signature is computed on first use. */
+/**
+ * How an action is compared with another of the same key (see tool-kinds.ts):
+ * `exact`: same normalised result; `result`: an asking call, the same whatever it asked
+ * when the same substantial result came back, and for a repeated question to a subagent
+ * also when the report names the same things; `never`: a deliberate wait, always new.
+ */
+type Comparison = "exact" | "result" | "never";
+
+/**
+ * Results shorter than this (characters, noise removed) say too little to make two asking
+ * calls the same by their result alone: "No results found." answers many questions.
+ */
+export const SUBSTANTIAL_RESULT_CHARS = 120;
+
+/** An action whose key and signature are computed on first use. */
 class LazyAction implements Action {
   private keyMemo: string | undefined;
   private signatureMemo: string | undefined;
+  private inputMemo: string | undefined;
+  private substantialMemo: boolean | undefined;
 
   constructor(
     readonly kind: Action["kind"],
@@ -99,6 +124,7 @@ class LazyAction implements Action {
     readonly head: string,
     readonly call: ToolCall | null,
     readonly position: number,
+    private readonly comparison: Comparison,
     private readonly makeKey: () => string,
     private readonly sign: () => string,
   ) {}
@@ -111,6 +137,16 @@ class LazyAction implements Action {
     return (this.signatureMemo ??= this.sign());
   }
 
+  /** The canonical comparable input (asking calls only: their key leaves it out). */
+  private get input(): string {
+    return (this.inputMemo ??= canonicalJson(comparableInput(this.call!)));
+  }
+
+  /** Does the result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS})? */
+  private get substantial(): boolean {
+    return (this.substantialMemo ??= normalizeOutput(this.call!.output).length >= SUBSTANTIAL_RESULT_CHARS);
+  }
+
   /** Same key? Different tools or statuses differ without writing out their inputs. */
   sameKey(other: LazyAction): boolean {
     return this.head === other.head && this.key === other.key;
@@ -118,8 +154,15 @@ class LazyAction implements Action {
 
   /** Same action, result included? Identical raw outputs need no hashing. */
   sameAs(other: LazyAction): boolean {
-    if (!this.sameKey(other)) return false;
-    if (this.call && other.call && this.call.output === other.call.output && typeof this.call.output === "string") return true;
+    if (!this.sameKey(other) || this.comparison === "never" || other.comparison === "never") return false;
+    const rawEqual = this.call && other.call && this.call.output === other.call.output && typeof this.call.output === "string";
+    if (this.comparison === "result") {
+      const sameInput = this.input === other.input;
+      if (sameInput && (rawEqual || this.signature === other.signature)) return true;
+      if (this.signature === other.signature && this.substantial) return true;
+      return sameInput && this.call!.tool === "task" && sameReport(String(other.call!.output), String(this.call!.output));
+    }
+    if (rawEqual) return true;
     return this.signature === other.signature;
   }
 }
@@ -158,14 +201,38 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
   if (entry.toolParts > 0) {
     actions = entry.toolCalls
       .filter((call) => !isIgnored(call, settings.ignore))
-      .map((call) => {
+      .flatMap((call, index) => {
+        const kind = toolKind(call);
+        if (kind === "planning") return [];
         const head = `${call.tool}\u0000${call.status}`;
-        return new LazyAction(
-          "tool",
-          head,
-          call,
-          position,
-          () => `${head}\u0000${canonicalJson(comparableInput(call.input))}`,
+        const action = (comparison: Comparison, key: () => string, sign: () => string) => [
+          new LazyAction("tool", head, call, position, comparison, key, sign),
+        ];
+        if (kind === "waiting") {
+          return action(
+            "never",
+            () => `${head}\u0000wait\u0000${position}\u0000${index}`,
+            () => "",
+          );
+        }
+        // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
+        if (kind === "asking" && settings.matchOutput)
+          return action(
+            "result",
+            () => head,
+            () => resultSignature(call),
+          );
+        // A failed edit changed nothing: what it brings is the error it met on that file.
+        const file = kind === "effect" && call.status === "error" && settings.matchOutput ? targetFile(call) : null;
+        if (file !== null)
+          return action(
+            "exact",
+            () => `${head}\u0000${file}`,
+            () => resultSignature(call),
+          );
+        return action(
+          "exact",
+          () => `${head}\u0000${canonicalJson(comparableInput(call))}`,
           () => toolCallSignature(call, settings.matchOutput),
         );
       });
@@ -177,6 +244,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
         "\u0000text",
         null,
         position,
+        "exact",
         () => key,
         () => key,
       ),

@@ -168,15 +168,15 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   });
 
   it("the ignore setting takes calls out of every count, by tool name or bash command start", () => {
-    const watch = bash("gh run watch 123", "in progress\n");
+    const watch = bash("gh pr checks 123", "in progress\n");
     const build = (s: SessionBuilder) => {
       for (let i = 0; i < 3; i++) s.step(watch, null).compact();
       return s;
     };
     expect(last(build).rule).toBe("repeated-tool-call");
-    expect(last(build, { ignore: ["gh run watch"] }).decision).toBe("allow");
+    expect(last(build, { ignore: ["gh pr checks"] }).decision).toBe("allow");
     expect(last(build, { ignore: ["bash"] }).decision).toBe("allow");
     // A command start matches whole words only.
-    expect(last(build, { ignore: ["gh run wat"] }).decision).toBe("deny");
+    expect(last(build, { ignore: ["gh pr check"] }).decision).toBe("deny");
   });
 });

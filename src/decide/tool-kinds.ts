@@ -1,0 +1,58 @@
+/**
+ * What kind of work a tool call is, for telling new work from a repeat. New work is new
+ * information or a new effect, not a new string: each kind is compared by what it brings.
+ *
+ * - `effect`: it changes files (opencode's edit, write, patch, multiedit). Compared by its
+ *   exact input and result; a failed one changed nothing, so it is compared by the file and
+ *   the error it met (a new `oldString` that fails the same way brings nothing new).
+ * - `asking`: it only brings information back (websearch, webfetch, codesearch, task, and MCP
+ *   search or fetch tools). Compared by what came back: a rephrased query that returns the
+ *   same pages learned nothing; the same delegated question whose report names the same
+ *   things learned nothing either.
+ * - `planning`: bookkeeping that neither reads nor changes the world (todowrite, todoread).
+ *   Left out of every count: a reworded plan is neither progress nor a repeat.
+ * - `waiting`: a command that waits on purpose before it looks (`sleep 30 && gh pr checks`,
+ *   `--watch`): the model is waiting for the world to move, and an unchanged answer means only
+ *   that it has not moved yet. Always new work.
+ * - `other`: everything else (bash, read, grep …), compared by input and result.
+ *
+ * Tool names are opencode 1.18.33's (packages/opencode/src/tool/registry.ts); MCP tools are
+ * named `<server>_<tool>` there.
+ */
+import type { ToolCall } from "./history.js";
+
+export type ToolKind = "effect" | "asking" | "planning" | "waiting" | "other";
+
+const EFFECT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"]);
+const ASKING_TOOLS = new Set(["websearch", "webfetch", "codesearch", "task"]);
+const PLANNING_TOOLS = new Set(["todowrite", "todoread"]);
+/** MCP tools that look things up: `exa_web_search_exa`, `brave_web_search`, `fetch_fetch` … */
+const ASKING_NAME = /search|fetch/i;
+
+/**
+ * A deliberate wait of at least 5 seconds (`sleep 30`, `sleep 2m`), or a command that blocks
+ * until something changes (`gh run watch`, `gh pr checks --watch`, `kubectl wait`, `watch …`).
+ * Shorter sleeps are how scripts give a server a moment to start, not waits for the world.
+ */
+const WAIT =
+  /(?:^|[;&|(]\s*)(?:sleep\s+(?:[5-9]|\d{2,})(?:\.\d+)?[smh]?\b|sleep\s+[1-9]\d*[mh]\b|kubectl\s+wait\b|gh\s+run\s+watch\b|watch\s)|\s--watch\b/;
+
+/** The kind of a tool call (see the module's comment). */
+export function toolKind(call: ToolCall): ToolKind {
+  const { tool } = call;
+  if (EFFECT_TOOLS.has(tool)) return "effect";
+  if (PLANNING_TOOLS.has(tool)) return "planning";
+  if (ASKING_TOOLS.has(tool)) return "asking";
+  if (tool === "bash") {
+    const command = (call.input as { command?: unknown } | null)?.command;
+    return typeof command === "string" && WAIT.test(command) ? "waiting" : "other";
+  }
+  return ASKING_NAME.test(tool) ? "asking" : "other";
+}
+
+/** The file an effect call targets (`filePath`, `path`), or null. */
+export function targetFile(call: ToolCall): string | null {
+  const input = call.input as { filePath?: unknown; path?: unknown } | null;
+  const file = input?.filePath ?? input?.path;
+  return typeof file === "string" ? file : null;
+}
