@@ -29,7 +29,7 @@ async function replay(path: string, flags: string[] = []) {
 }
 
 /** Non-export JSON files among the fixtures (expectations and notes). */
-const NOT_EXPORTS = ["expect.json", "judgement/expect.json", "review/expect.json", "review/notes.json"];
+const NOT_EXPORTS = ["expect.json", "judgement/expect.json", "judgement2/expect.json", "review/expect.json", "review/notes.json"];
 
 /** Every export file under fixtures/ (top level, or with the sub-folders). */
 function exportFiles(recursive: boolean): string[] {
@@ -141,12 +141,12 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       expect(code).toBe(0);
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
-      expect(files.length).toBe(25 + 12 + 22);
+      expect(files.length).toBe(25 + 12 + 10 + 22);
       await expectAgreesWithReplay(audit, files);
       // The review fixtures are 20 exports of one session id (ses_review), and the judgement and
       // e2e back-to-back exports share one: counted once each, one line per duplicate.
-      expect(keptFiles(files)).toHaveLength(59 - 19 - 1);
-      expect(audit.totals.sessions).toBe(39);
+      expect(keptFiles(files)).toHaveLength(69 - 19 - 1);
+      expect(audit.totals.sessions).toBe(49);
       const lines = stderr.trim().split("\n");
       const duplicates = lines.filter((l) => l.startsWith("duplicate session "));
       expect(duplicates).toHaveLength(20);
@@ -642,7 +642,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 63/63 files");
+        expect(stream.text).toContain(" 74/74 files");
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }

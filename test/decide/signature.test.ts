@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, normalizeOutput, toolCallSignature } from "../../src/decide/signature.js";
+import { canonicalJson, comparableInput, normalizeOutput, sameReport, toolCallSignature } from "../../src/decide/signature.js";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {
@@ -67,6 +67,13 @@ describe("normalizeOutput", () => {
       "...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/tool-output/tool_22ce41902001F2bkSBdwHK7XZ1\n\nerror",
       "...output truncated...\n\nFull output saved to: /home/dev/.local/share/opencode/~\n\nerror",
     ],
+    ["2026-06-17 10:07:15.207 UTC [48207] FATAL: role", "~ UTC [~] FATAL: role"],
+    ["retry [request req_7c41e0a9d2b35f18c6a0]", "retry [request ~]"],
+    ["trace a9ZkQ2mP0xR7 failed", "trace ~ failed"],
+    ["#7 1.330 npm error code EUSAGE\n1.204 npm error Missing", "~ npm error code EUSAGE\n~ npm error Missing"],
+    ["[   12.345678] usb 1-1: new device", "~ usb 1-1: new device"],
+    [" ---> Running in 3f2a1b9c8d7e\nRemoving intermediate container 3f2a1b9c8d7e", " ---> ~\nRemoving intermediate ~"],
+    ["elapsed: 12s", "~"],
   ])("takes the noise out of %j", (output, normalized) => {
     expect(normalizeOutput(output)).toBe(normalized);
   });
@@ -81,7 +88,67 @@ describe("normalizeOutput", () => {
     "about 4 minutes remaining, 30s left",
     "commit 3f2a9c1d",
     "array[3] = 7",
+    "processed 1,140,000 / 4,800,000 rows (23%)\nbatch 111: ids 1,100,001-1,110,000 ok",
+    "job 7731 order_totals: running",
+    "charset utf8mb4, arch x86_64, api v1beta1, sha256sum ok",
+    "HEAD is now at 9fa0432c1e Merge",
+    "items[1234] = 0",
+    "loss 0.532 after epoch 4",
   ])("keeps %j: counts are progress", (output) => {
     expect(normalizeOutput(output)).toBe(output);
+  });
+});
+
+describe("comparableInput", () => {
+  const saved = "/home/u/.local/share/opencode/tool-output/tool_22ce41902001F2bkSBdwHK7XZ1";
+
+  it("replaces the ids a run hands out in a call's input, and drops the description label", () => {
+    expect(comparableInput({ tool: "read", input: { filePath: saved, offset: 251 } })).toEqual({
+      filePath: "/home/u/.local/share/opencode/~",
+      offset: 251,
+    });
+    expect(comparableInput({ tool: "task", input: { description: "x", prompt: "go on", task_id: "ses_abc123XYZ" } })).toEqual({
+      prompt: "go on",
+      task_id: "~",
+    });
+    expect(comparableInput({ tool: "bash", input: { command: "cat /tmp/tmp.Xa81kQz9Lp/out.json" } })).toEqual({ command: "cat /tmp/~" });
+  });
+
+  it("keeps an edit's input whole: every character is the change", () => {
+    const input = { filePath: "/p/a.ts", oldString: "x", newString: `load("${saved}")` };
+    expect(comparableInput({ tool: "edit", input })).toEqual(input);
+  });
+
+  it("keeps what the model chose: numbers, names, short ids", () => {
+    const input = { command: "sleep 20 && python embed.py shard-06 --commit 3f2a9c1d" };
+    expect(comparableInput({ tool: "bash", input })).toEqual(input);
+  });
+});
+
+describe("sameReport", () => {
+  it("a reworded report that names the same things says nothing new", () => {
+    expect(
+      sameReport(
+        "Root cause: ListExportRows (internal/store/export.sql:1) filters export_rows on account_id; no index on (account_id, created_at).",
+        "The slow part is ListExportRows in export.sql: export_rows WHERE account_id = $1 ORDER BY created_at, only the primary key indexed.",
+      ),
+    ).toBe(true);
+  });
+
+  it("a report that names other files or functions is news", () => {
+    expect(
+      sameReport("Fixed tests/test_parse.py::test_dates in src/parse.py.", "Fixed tests/test_render.py::test_table in src/render.py."),
+    ).toBe(false);
+    expect(
+      sameReport(
+        "legacyAuth is called from orders.ts and users.ts",
+        "legacyAuth is called from orders.ts, users.ts, sync.ts, admin.ts and cron.ts",
+      ),
+    ).toBe(false);
+  });
+
+  it("reports without identifiers compare by their words", () => {
+    expect(sameReport("The cache is stale because nobody invalidates it", "Nobody invalidates the cache, so it goes stale")).toBe(true);
+    expect(sameReport("The cache is stale because nobody invalidates it", "Disk quota exceeded on the build runner")).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 export interface ToolSpec {
   tool: string;
   input: unknown;
+  /** The output of a completed call; of a failed one, its error (default "failed"). */
   output?: unknown;
   status?: "completed" | "error" | "pending" | "running";
 }
@@ -100,7 +101,7 @@ export class SessionBuilder {
           status: spec.status ?? "completed",
           input: spec.input,
           ...((spec.status ?? "completed") === "completed" ? { output: spec.output ?? "ok\n" } : {}),
-          ...(spec.status === "error" ? { error: "failed" } : {}),
+          ...(spec.status === "error" ? { error: typeof spec.output === "string" ? spec.output : "failed" } : {}),
         },
       })),
     );
