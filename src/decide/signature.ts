@@ -111,11 +111,12 @@ export function normalizeOutput(output: unknown): string {
 /**
  * Ids that a run hands the model and the model copies into its next call's input: opencode's
  * saved full output (`tool-output/tool_<id>`, new on every call), a child session id
- * (`ses_…`), a temporary path, a UUID or long hex digest. Anything else in an input is what
- * the model chose, and stays.
+ * (`ses_…`), a file `mktemp` named (`/tmp/tmp.Xa81kQz9Lp`, macOS's `/var/folders/…/T/…`).
+ * Anything else in an input is what the model chose, and stays: a UUID or a container id in
+ * `curl -X DELETE …/<uuid>` names which thing the call acts on.
  */
 const COPIED_ID =
-  /tool-output\/tool_[A-Za-z0-9]+|\bses_[A-Za-z0-9]+|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|\b[0-9a-fA-F]{32,}\b/g;
+  /tool-output\/tool_[A-Za-z0-9]+|\bses_[A-Za-z0-9]+|\/tmp\/tmp\.[A-Za-z0-9]{6,}|(?:\/private)?\/var\/folders\/[^\s'"`)\]]+/g;
 
 /** Every string in `value` passed through `map` (object keys kept; at most MAX_DEPTH levels). */
 function mapStrings(value: unknown, map: (text: string) => string, depth = 0): unknown {
@@ -141,7 +142,7 @@ export function comparableInput(call: Pick<ToolCall, "tool" | "input">): unknown
     input = rest;
   }
   if (toolKind(call as ToolCall) === "effect") return input;
-  return mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~").replace(TEMP_PATH, "/tmp/~") : text));
+  return mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~") : text));
 }
 
 /**
@@ -190,42 +191,61 @@ const STOPWORDS = new Set(
   ),
 );
 
-/**
- * What a report names: the identifiers, paths and file names in it (a token with `_`, `/`,
- * `::`, a dot inside it, or a lower-to-upper case change; a path by its last segment, without
- * a `:line` suffix), lowercased; or, for a report that
- * names none, its words of 4+ letters less the common ones. opencode's task wrapper
- * (`<task id=…>`, `<task_result>`) is left out.
- */
-export function reportTerms(text: string): Set<string> {
+/** What a subagent's report says, for comparing two answers to one question. */
+export interface ReportContent {
+  /**
+   * The identifiers, paths and file names in it (a token with `_`, `/`, `::`, a dot inside
+   * it, or a lower-to-upper case change; a path by its last segment, without a `:line`
+   * suffix), lowercased.
+   */
+  readonly named: ReadonlySet<string>;
+  /** Its words of 4+ letters, lowercased, less the common ones. */
+  readonly words: ReadonlySet<string>;
+  /** The numbers it states (`87`, `41M`, `12.5%`), not those inside a name or a `$1` placeholder. */
+  readonly numbers: ReadonlySet<string>;
+}
+
+/** Reads a report (opencode's task wrapper, `<task id=…>` and `<task_result>`, left out). */
+export function reportContent(text: string): ReportContent {
   const body = text.replace(/<\/?task(?:_result)?\b[^>]*>/g, " ");
-  const tokens = body.match(/[A-Za-z0-9_$.:/-]+/g) ?? [];
   const named = new Set<string>();
-  for (const raw of tokens) {
+  for (const raw of body.match(/[A-Za-z0-9_$.:/-]+/g) ?? []) {
     const token = raw.replace(/^[.:/-]+|[.:-]+$/g, "").replace(/(?::\d+)+$/, "");
     if (!/[_/]|::|[A-Za-z0-9]\.[A-Za-z]|[a-z][A-Z]/.test(token)) continue;
     // A path counts by its last segment: one report writes `internal/store/export.sql:12`, the next `export.sql`.
     named.add((token.includes("/") && !token.endsWith("/") ? token.slice(token.lastIndexOf("/") + 1) : token).toLowerCase());
   }
-  if (named.size > 0) return named;
-  const words = body.toLowerCase().match(/[a-z]{4,}/g) ?? [];
-  return new Set(words.filter((word) => !STOPWORDS.has(word)));
+  const words = new Set((body.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((word) => !STOPWORDS.has(word)));
+  const numbers = new Set(body.match(/(?<![\w$.:/-])\d+(?:[.,]\d+)*[kKmMgG%]?(?![\w.]\w)/g) ?? []);
+  return { named, words, numbers };
 }
 
-/** The share of a later report's terms that an earlier report already named, at which it says nothing new. */
-export const SAME_REPORT_SHARE = 0.6;
+/** How much two reports must share (|A ∩ B| / |A ∪ B|, more than this) to say the same thing by what they name. */
+export const SAME_REPORT_NAMED = 0.6;
+/** The same by their words alone, for reports that name fewer than 3 things: nearly the same words. */
+export const SAME_REPORT_WORDS = 0.8;
+
+/** |a ∩ b| / |a ∪ b|; 1 for two empty sets. */
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let both = 0;
+  for (const item of a) if (b.has(item)) both += 1;
+  const either = a.size + b.size - both;
+  return either === 0 ? 1 : both / either;
+}
 
 /**
- * Does `later` bring back what `earlier` already said? At least {@link SAME_REPORT_SHARE} of
- * the things `later` names (see {@link reportTerms}) were named in `earlier`. Meant for two
- * answers to the same delegated question, which a subagent words anew each time: a report
- * that names other files or functions is news, a reworded one is not.
+ * Does `later` bring back what `earlier` already said? Meant for two answers to the same
+ * delegated question, which a subagent words anew each time. They say the same thing when
+ * `later` states no number `earlier` did not (a count that moved, 87 → 63 errors left, is
+ * news), and they name the same things (more than {@link SAME_REPORT_NAMED} of the
+ * identifiers, paths and file names of the two together are in both), or, when either names
+ * fewer than 3, use nearly the same words ({@link SAME_REPORT_WORDS}). A report that names
+ * other files or functions, or the same ones in other words and other numbers, is news.
  */
 export function sameReport(earlier: string, later: string): boolean {
-  const before = reportTerms(earlier);
-  const after = reportTerms(later);
-  if (after.size === 0) return before.size === 0;
-  let known = 0;
-  for (const term of after) if (before.has(term)) known += 1;
-  return known / after.size >= SAME_REPORT_SHARE;
+  const before = reportContent(earlier);
+  const after = reportContent(later);
+  for (const number of after.numbers) if (!before.numbers.has(number)) return false;
+  if (before.named.size >= 3 && after.named.size >= 3) return overlap(before.named, after.named) > SAME_REPORT_NAMED;
+  return overlap(before.words, after.words) >= SAME_REPORT_WORDS;
 }

@@ -7,13 +7,13 @@
  *   the error it met (a new `oldString` that fails the same way brings nothing new).
  * - `asking`: it only brings information back (websearch, webfetch, codesearch, task, and MCP
  *   search or fetch tools). Compared by what came back: a rephrased query that returns the
- *   same pages learned nothing; the same delegated question whose report names the same
- *   things learned nothing either.
+ *   same pages learned nothing; the same question put again to a read-only subagent whose
+ *   report names the same things learned nothing either.
  * - `planning`: bookkeeping that neither reads nor changes the world (todowrite, todoread).
  *   Left out of every count: a reworded plan is neither progress nor a repeat.
  * - `waiting`: a command that waits on purpose before it looks (`sleep 30 && gh pr checks`,
- *   `--watch`): the model is waiting for the world to move, and an unchanged answer means only
- *   that it has not moved yet. Always new work.
+ *   `--watch`), with nothing sent to the background: the model is waiting for the world to
+ *   move, and an unchanged answer means only that it has not moved yet. Always new work.
  * - `other`: everything else (bash, read, grep …), compared by input and result.
  *
  * Tool names are opencode 1.18.33's (packages/opencode/src/tool/registry.ts); MCP tools are
@@ -30,12 +30,17 @@ const PLANNING_TOOLS = new Set(["todowrite", "todoread"]);
 const ASKING_NAME = /search|fetch/i;
 
 /**
- * A deliberate wait of at least 5 seconds (`sleep 30`, `sleep 2m`), or a command that blocks
- * until something changes (`gh run watch`, `gh pr checks --watch`, `kubectl wait`, `watch …`).
- * Shorter sleeps are how scripts give a server a moment to start, not waits for the world.
+ * A deliberate wait of 10 seconds or more (`sleep 30`, `sleep 2m`), or a command that blocks
+ * until something outside changes: `gh run watch`, `--watch`, `--wait` (helm, docker compose
+ * up), `kubectl wait`, `kubectl rollout status`, `aws … wait …`, `az … wait`, `wait-on`,
+ * `watch …`. Shorter sleeps are how a script gives a server a moment to start, not a wait
+ * for the world.
  */
 const WAIT =
-  /(?:^|[;&|(]\s*)(?:sleep\s+(?:[5-9]|\d{2,})(?:\.\d+)?[smh]?\b|sleep\s+[1-9]\d*[mh]\b|kubectl\s+wait\b|gh\s+run\s+watch\b|watch\s)|\s--watch\b/;
+  /(?:^|[;&|(]\s*)(?:sleep\s+(?:[1-9]\d+)(?:\.\d+)?s?\b|sleep\s+[1-9]\d*(?:\.\d+)?[mh]\b|kubectl\s+wait\b|kubectl\s+rollout\s+status\b|gh\s+run\s+watch\b|watch\s|wait-on\b|npx\s+wait-on\b)|\baws\s+\S+\s+wait\b|\baz\s+(?:\S+\s+)+wait\b|\s--watch\b|\s--wait\b/;
+
+/** A process sent to the background (`npm start &`): a sleep after it waits for that process to start. */
+const BACKGROUND = /[^&|>]&(?!&)|^&/;
 
 /** The kind of a tool call (see the module's comment). */
 export function toolKind(call: ToolCall): ToolKind {
@@ -45,7 +50,7 @@ export function toolKind(call: ToolCall): ToolKind {
   if (ASKING_TOOLS.has(tool)) return "asking";
   if (tool === "bash") {
     const command = (call.input as { command?: unknown } | null)?.command;
-    return typeof command === "string" && WAIT.test(command) ? "waiting" : "other";
+    return typeof command === "string" && WAIT.test(command) && !BACKGROUND.test(command) ? "waiting" : "other";
   }
   return ASKING_NAME.test(tool) ? "asking" : "other";
 }
@@ -55,4 +60,17 @@ export function targetFile(call: ToolCall): string | null {
   const input = call.input as { filePath?: unknown; path?: unknown } | null;
   const file = input?.filePath ?? input?.path;
   return typeof file === "string" ? file : null;
+}
+
+/**
+ * opencode's subagents that cannot change anything (agent/agent.ts: `explore` has no edit,
+ * write or patch tool). Asked the same question again, such a subagent can only find again
+ * what it found; any other subagent may have done the work it reports.
+ */
+const READ_ONLY_SUBAGENTS = new Set(["explore"]);
+
+/** A `task` call handed to a subagent that cannot change anything (see READ_ONLY_SUBAGENTS). */
+export function delegatesReadOnly(call: ToolCall): boolean {
+  const agent = (call.input as { subagent_type?: unknown } | null)?.subagent_type;
+  return call.tool === "task" && typeof agent === "string" && READ_ONLY_SUBAGENTS.has(agent);
 }

@@ -31,7 +31,7 @@ import {
   textSignature,
   toolCallSignature,
 } from "./signature.js";
-import { targetFile, toolKind } from "./tool-kinds.js";
+import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
@@ -100,8 +100,8 @@ export const NOVELTY_LOOKBACK_STEPS = 256;
 /**
  * How an action is compared with another of the same key (see tool-kinds.ts):
  * `exact`: same normalised result; `result`: an asking call, the same whatever it asked
- * when the same substantial result came back, and for a repeated question to a subagent
- * also when the report names the same things; `never`: a deliberate wait, always new.
+ * when the same substantial result came back, and for a repeated question to a read-only
+ * subagent also when the report names the same things; `never`: a deliberate wait, always new.
  */
 type Comparison = "exact" | "result" | "never";
 
@@ -160,7 +160,7 @@ class LazyAction implements Action {
       const sameInput = this.input === other.input;
       if (sameInput && (rawEqual || this.signature === other.signature)) return true;
       if (this.signature === other.signature && this.substantial) return true;
-      return sameInput && this.call!.tool === "task" && sameReport(String(other.call!.output), String(this.call!.output));
+      return sameInput && delegatesReadOnly(this.call!) && sameReport(String(other.call!.output), String(this.call!.output));
     }
     if (rawEqual) return true;
     return this.signature === other.signature;

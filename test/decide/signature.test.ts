@@ -111,7 +111,9 @@ describe("comparableInput", () => {
       prompt: "go on",
       task_id: "~",
     });
-    expect(comparableInput({ tool: "bash", input: { command: "cat /tmp/tmp.Xa81kQz9Lp/out.json" } })).toEqual({ command: "cat /tmp/~" });
+    expect(comparableInput({ tool: "bash", input: { command: "cat /tmp/tmp.Xa81kQz9Lp/out.json" } })).toEqual({
+      command: "cat ~/out.json",
+    });
   });
 
   it("keeps an edit's input whole: every character is the change", () => {
@@ -119,9 +121,13 @@ describe("comparableInput", () => {
     expect(comparableInput({ tool: "edit", input })).toEqual(input);
   });
 
-  it("keeps what the model chose: numbers, names, short ids", () => {
-    const input = { command: "sleep 20 && python embed.py shard-06 --commit 3f2a9c1d" };
-    expect(comparableInput({ tool: "bash", input })).toEqual(input);
+  it.each([
+    "sleep 20 && python embed.py shard-06 --commit 3f2a9c1d",
+    "curl -X DELETE https://api.example.com/subscriptions/9b2f4c1e-5a7d-4e3b-8c9a-1d2e3f4a5b6c",
+    "docker rm 4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a",
+    "rm /tmp/build-1.log",
+  ])("keeps what the model chose (numbers, names, the ids it acts on): %s", (command) => {
+    expect(comparableInput({ tool: "bash", input: { command } })).toEqual({ command });
   });
 });
 
@@ -147,8 +153,25 @@ describe("sameReport", () => {
     ).toBe(false);
   });
 
+  it("a count that moved is news, whatever the names", () => {
+    const left = (n: number) => `Fixed more type errors in src/routes.ts, src/db.ts and src/auth.ts; ${n} errors left.`;
+    expect(sameReport(left(87), left(63))).toBe(false);
+    expect(sameReport(left(87), left(87))).toBe(true);
+  });
+
+  it("a list that shrinks is progress: what is left is not what was", () => {
+    expect(sameReport("Fixed alpha.ts, beta.ts. Left: gamma.ts, delta.ts, eps.ts", "Fixed gamma.ts. Left: delta.ts, eps.ts")).toBe(false);
+  });
+
+  it("a status line that names another task is news", () => {
+    expect(sameReport("Done: the login form. Next item in TASKS.md.", "Done: the password reset. Next item in TASKS.md.")).toBe(false);
+  });
+
   it("reports without identifiers compare by their words", () => {
-    expect(sameReport("The cache is stale because nobody invalidates it", "Nobody invalidates the cache, so it goes stale")).toBe(true);
+    expect(sameReport("The cache is stale because nobody invalidates it.", "The cache is stale because nobody ever invalidates it.")).toBe(
+      true,
+    );
+    expect(sameReport("The cache is stale because nobody invalidates it", "Nobody invalidates the cache, so it goes stale")).toBe(false);
     expect(sameReport("The cache is stale because nobody invalidates it", "Disk quota exceeded on the build runner")).toBe(false);
   });
 });

@@ -39,6 +39,8 @@ export interface RepeatedToolCallEvidence {
   readonly messagesRead: number;
   /** Ids of the assistant messages holding the chain's calls, oldest first. */
   readonly messageIDs: readonly string[];
+  /** New actions came after the chain's last run: the model moved on, and the chain no longer denies. */
+  readonly movedOn: boolean;
 }
 
 interface Chain {
@@ -55,8 +57,9 @@ interface Chain {
  * Fires when one tool call (same tool, canonical input, ending and normalised result; an
  * errored call counts, failing the same way) runs `threshold` times within the last
  * `window` steps since the user's last message, with no new action between one run and the
- * next, and the runs lie on both sides of a compaction. Reports the longest
- * chain; ties go to the one seen most recently.
+ * next nor after the last one, and the runs lie on both sides of a compaction. A chain
+ * followed by new work is a loop the model already left: its continue turn is not the next
+ * round of it. Reports the longest chain; ties go to the one seen most recently.
  */
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
@@ -91,7 +94,8 @@ export const repeatedToolCall = defineRule({
       }
     }
     const across = (chain: Chain) => compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
-    const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain);
+    const movedOn = (chain: Chain) => chain.newSeen !== newSeen;
+    const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain) && !movedOn(chain);
     // The strongest chain: one that fires first, then the longest, then the most recent.
     const rank = (chain: Chain) => [fires(chain) ? 1 : 0, chain.count, chain.lastPosition] as const;
     const best = chains.reduce<Chain | undefined>((a, b) => {
@@ -109,8 +113,9 @@ export const repeatedToolCall = defineRule({
       acrossCompaction,
       messagesRead: steps.length,
       messageIDs: best?.messageIDs ?? [],
+      movedOn: best !== undefined && movedOn(best),
     };
-    return { fired: evidence.count >= settings.threshold && acrossCompaction, evidence };
+    return { fired: best !== undefined && fires(best), evidence };
   },
   words: {
     explain: (e) =>

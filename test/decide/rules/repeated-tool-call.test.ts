@@ -11,38 +11,45 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   const last = (build: (s: SessionBuilder) => SessionBuilder, over: Partial<GuardSettings> = {}) =>
     replayMessages(build(new SessionBuilder().user()).messages, settings(over)).at(-1)!;
 
-  it("one below the threshold allows, exactly at it denies (new work after the repeats keeps no-new-work out)", () => {
-    // X before compaction 1; after it, X again (and again), then something new.
-    const two = last((s) =>
-      s.step(read("a"), null).step(bash("npm test"), null).compact().step(bash("npm test"), null).step(read("b"), null).compact(),
-    );
-    const three = last((s) =>
-      s
-        .step(read("a"), null)
-        .step(bash("npm test"), null)
-        .compact()
-        .step(bash("npm test"), null)
-        .step(bash("npm test"), null)
-        .step(read("b"), null)
-        .compact(),
-    );
+  // X before a manual compaction; after it, X again (and again). No-new-work compares the
+  // cycles of automatic compactions, so at the first automatic one this rule decides alone.
+  const runs = (n: number) => (s: SessionBuilder) => {
+    s.step(read("a"), null).step(bash("npm test"), null).compact({ auto: false });
+    for (let i = 1; i < n; i++) s.step(bash("npm test"), null);
+    return s.compact();
+  };
+
+  it("one below the threshold allows, exactly at it denies", () => {
+    const two = last(runs(2));
+    const three = last(runs(3));
     expect(two.decision).toBe("allow");
     expect(two.evidence["repeated-tool-call"]).toMatchObject({ count: 2, acrossCompaction: true });
     expect(three.fired).toEqual(["repeated-tool-call"]);
-    expect(three.evidence["repeated-tool-call"]).toMatchObject({ tool: "bash", count: 3, threshold: 3, acrossCompaction: true });
-    expect(
-      last(
-        (s) =>
-          s
-            .step(bash("npm test"), null)
-            .compact()
-            .step(bash("npm test"), null)
-            .step(bash("npm test"), null)
-            .step(read("b"), null)
-            .compact(),
-        { threshold: 4 },
-      ).decision,
-    ).toBe("allow");
+    expect(three.evidence["repeated-tool-call"]).toMatchObject({
+      tool: "bash",
+      count: 3,
+      threshold: 3,
+      acrossCompaction: true,
+      movedOn: false,
+    });
+    expect(last(runs(3), { threshold: 4 }).decision).toBe("allow");
+  });
+
+  it("a chain followed by new work does not deny: the model moved on", () => {
+    const row = last((s) =>
+      runs(3)(s.step(read("b"), null))
+        .step(read("c"), null)
+        .step(read("d"), null)
+        .compact(),
+    );
+    const moved = last((s) => {
+      s.step(read("a"), null).step(bash("npm test"), null).compact();
+      s.step(bash("npm test"), null).step(bash("npm test"), null);
+      return s.step({ tool: "edit", input: { filePath: "a.ts", oldString: "x", newString: "y" } }, null).compact();
+    });
+    expect(moved.decision).toBe("allow");
+    expect(moved.evidence["repeated-tool-call"]).toMatchObject({ count: 3, acrossCompaction: true, movedOn: true });
+    expect(row.evidence["repeated-tool-call"]).toMatchObject({ count: 3, movedOn: true });
   });
 
   it("only the last `window` steps count", () => {
@@ -50,18 +57,18 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
       last(
         (s) =>
           s
+            .step(read("first"), null)
             .step(bash("npm test"), null)
-            .compact()
+            .compact({ auto: false })
             .step(bash("npm test"), null)
             .step(bash("npm test"), null)
-            .step(read("new"), null)
             .compact(),
         { window },
       );
     expect(run(4).fired).toEqual(["repeated-tool-call"]);
-    // A window of 3 starts after the run before the compaction: 2 runs, all after it.
-    expect(run(3).evidence["repeated-tool-call"]).toMatchObject({ count: 2, messagesRead: 3, acrossCompaction: false });
-    expect(run(3).decision).toBe("allow");
+    // A window of 2 starts after the run before the compaction: 2 runs, all after it.
+    expect(run(2).evidence["repeated-tool-call"]).toMatchObject({ count: 2, messagesRead: 2, acrossCompaction: false });
+    expect(run(2).decision).toBe("allow");
   });
 
   it("repeats that lie wholly before the first compaction never deny: a poll looks the same", () => {
@@ -114,9 +121,8 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
       s
         .step(read("a"), null)
         .step([bash("make"), bash("make")], null)
-        .compact()
+        .compact({ auto: false })
         .step(bash("make"), null)
-        .step(read("b"), null)
         .compact(),
     );
     expect(row.fired).toEqual(["repeated-tool-call"]);
@@ -136,7 +142,7 @@ describe("repeated-tool-call: threshold, window, chains and compactions", () => 
   it("counts a call that fails the same way; pending and running parts never count", () => {
     const failing: ToolSpec = { ...bash("./deploy.sh"), status: "error" };
     const row = last((s) =>
-      s.step(read("a"), null).step(failing, null).compact().step(failing, null).step(failing, null).step(read("b"), null).compact(),
+      s.step(read("a"), null).step(failing, null).compact({ auto: false }).step(failing, null).step(failing, null).compact(),
     );
     expect(row.fired).toEqual(["repeated-tool-call"]);
     for (const status of ["pending", "running"] as const) {
