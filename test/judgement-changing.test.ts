@@ -2,7 +2,7 @@
  * Judgement of loops that change one thing per cycle: the plan reworded, the search
  * rephrased, a fresh saved copy of the same output paged again, the same job handed to a
  * subagent in other words, run-to-run values no pattern names. And the healthy work a looser
- * rule would stop. The handed cases in fixtures/judgement2/ and fixtures/review/ (answers in
+ * rule would stop. The handed cases in fixtures/judgement2/, fixtures/review/ and fixtures/breaker/ (answers in
  * their expect.json), then cases of our own for each kind.
  */
 import { readFileSync } from "node:fs";
@@ -64,7 +64,7 @@ function limitsOf(flags: readonly string[]): Record<string, number> | undefined 
   return flags.length > 0 ? limits : undefined;
 }
 
-describe.each(["judgement2", "review"])("the handed cases in fixtures/%s (answers in expect.json)", (name) => {
+describe.each(["judgement2", "review", "breaker"])("the handed cases in fixtures/%s (answers in expect.json)", (name) => {
   const expected = expectOf(name);
   it.each(Object.keys(expected))("%s", (file) => {
     const want = expected[file]!;

@@ -29,7 +29,14 @@ async function replay(path: string, flags: string[] = []) {
 }
 
 /** Non-export JSON files among the fixtures (expectations and notes). */
-const NOT_EXPORTS = ["expect.json", "judgement/expect.json", "judgement2/expect.json", "review/expect.json", "review/notes.json"];
+const NOT_EXPORTS = [
+  "breaker/expect.json",
+  "expect.json",
+  "judgement/expect.json",
+  "judgement2/expect.json",
+  "review/expect.json",
+  "review/notes.json",
+];
 
 /** Every export file under fixtures/ (top level, or with the sub-folders). */
 function exportFiles(recursive: boolean): string[] {
@@ -107,7 +114,7 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
     const files = exportFiles(false);
     expect(files).toHaveLength(25);
     await expectAgreesWithReplay(audit, files);
-    // Not recursive: nothing from judgement/ or review/.
+    // Not recursive: nothing from breaker/, judgement/, judgement2/ or review/.
     expect(audit.sessions.filter((s) => /\/(judgement|review)\//.test(s.source))).toEqual([]);
     expect(stderr).toBe(`skipped ${join(FIXTURES, "expect.json")}: not an opencode session export (no \`info\` object)\n`);
     // Known figures: 25 exports, 17 denied, 15 of them a stopped loop (2 turn-finished housekeeping); the shared loop export's third continue turn came after the first deny.
@@ -141,12 +148,12 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       expect(code).toBe(0);
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
-      expect(files.length).toBe(25 + 12 + 10 + 22);
+      expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
       await expectAgreesWithReplay(audit, files);
       // The review fixtures are 20 exports of one session id (ses_review), and the judgement and
       // e2e back-to-back exports share one: counted once each, one line per duplicate.
-      expect(keptFiles(files)).toHaveLength(69 - 19 - 1);
-      expect(audit.totals.sessions).toBe(49);
+      expect(keptFiles(files)).toHaveLength(87 - 19 - 1);
+      expect(audit.totals.sessions).toBe(67);
       const lines = stderr.trim().split("\n");
       const duplicates = lines.filter((l) => l.startsWith("duplicate session "));
       expect(duplicates).toHaveLength(20);
@@ -642,7 +649,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 74/74 files");
+        expect(stream.text).toContain(" 93/93 files");
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }
