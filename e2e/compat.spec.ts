@@ -2,7 +2,9 @@
  * The compatibility matrix: the built plugin in every opencode release it claims
  * (`engines.opencode`), on three scenarios: the fixed-point loop stopped at compaction 2,
  * healthy work reaching its answer with no denial, and one finished turn whose restart is
- * skipped (turn-finished). Run by `npm run test:compat`; the releases come from
+ * skipped (turn-finished); and prevention in the fixed-point run (the summary requests carry
+ * the ledger, the continue request carries the note, no summary request holds opencode's
+ * continue text). Run by `npm run test:compat`; the releases come from
  * OPENCODE_COMPAT_VERSIONS (comma-separated), default COMPAT_VERSIONS. The devDependency's
  * release runs its installed binary; the others are installed by e2e/install-opencode.sh
  * into .cache/opencode/<version>/ (only the platform package, reused when present).
@@ -20,7 +22,8 @@ import { expectLiveMatchesReplay } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
 import { devDependencyBinary, OPENCODE_VERSION, PROJECT_ROOT } from "./sandbox.js";
-import { HEALTHY_FINAL_TEXT, REPEATED_TEXT, type ScenarioName } from "./scenarios.js";
+import { HEALTHY_FINAL_TEXT, REPEATED_TEXT, type RequestKind, type ScenarioName } from "./scenarios.js";
+import { CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
 
 /** The releases the matrix proves: the oldest installable with the hook, through the pinned one. */
 export const COMPAT_VERSIONS = ["1.14.34", "1.15.13", "1.17.11", "1.18.33"] as const;
@@ -52,12 +55,26 @@ function binaryFor(version: string): string {
 
 const runs = new Map<string, ScenarioRun>();
 const binaries = new Map<string, string>();
+/** The fixed-point run's request bodies, by release: kind and the JSON text. */
+const bodies = new Map<string, Array<{ kind: RequestKind; text: string }>>();
+
+const bodyList = (version: string) => {
+  if (!bodies.has(version)) bodies.set(version, []);
+  return bodies.get(version)!;
+};
 
 beforeAll(async () => {
   for (const v of versions) binaries.set(v, binaryFor(v));
   const jobs = versions.flatMap((version) => SCENARIOS.map((scenario) => ({ version, scenario })));
   const results = await mapLimit(jobs, e2eConcurrency(), (job) =>
-    runScenario({ scenario: job.scenario, guard: true, opencodeBin: binaries.get(job.version)! }),
+    runScenario({
+      scenario: job.scenario,
+      guard: true,
+      opencodeBin: binaries.get(job.version)!,
+      ...(job.scenario === "fixed-point"
+        ? { onRequest: (kind: RequestKind, body: unknown) => bodyList(job.version).push({ kind, text: JSON.stringify(body) }) }
+        : {}),
+    }),
   );
   jobs.forEach((job, i) => runs.set(`${job.version}/${job.scenario}`, results[i]!));
 });
@@ -88,6 +105,23 @@ describe.each(versions)("opencode %s", (version) => {
     expect(r.figures!.compactionCycles).toBe(2);
     expect(r.figures!.continueTurns).toBe(1);
     expectLiveMatchesReplay(r);
+  });
+
+  it("fixed-point: prevention runs; the ledger names the repeated call, the continue request carries the note", () => {
+    expect(run("fixed-point").guardLines[0]?.message).toContain("prevent true (default)");
+    const sent = bodies.get(version)!;
+    const summaries = sent.filter((b) => b.kind === "compaction");
+    expect(summaries).toHaveLength(2);
+    for (const s of summaries) expect(s.text).toContain("[compaction-guard ledger] Calls already completed");
+    expect(summaries[1]!.text).toContain("- bash `echo …` (done, 2×)");
+    // Nowhere in what the summarizer reads does the earlier continue turn speak as the user.
+    expect(summaries.filter((s) => s.text.includes(CONTINUE_TEXT))).toEqual([]);
+    const continues = sent.filter((b) => b.kind === "continue");
+    expect(continues).toHaveLength(1);
+    expect(continues[0]!.text).toContain("[compaction-guard note] This message was added automatically after context compaction.");
+    expect(continues[0]!.text).toContain("the most recent: bash `echo …` (done).");
+    expect(continues[0]!.text).not.toContain(CONTINUE_TEXT);
+    expect(run("fixed-point").guardLines.filter((l) => l.message.includes("could not"))).toEqual([]);
   });
 
   it("healthy: reaches its final answer, every compaction allowed, no warn line", () => {

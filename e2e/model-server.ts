@@ -116,6 +116,8 @@ export function capErrorBody(max: number): unknown {
 
 /** The synthetic turn text opencode adds after a compaction (its prefix is enough). */
 const CONTINUE_PREFIX = "Continue if you have next steps";
+/** The guard's rewrite of that turn (src/decide/ledger.ts `NOTE_HEADER`), with `prevent` on. */
+const NOTE_PREFIX = "[compaction-guard note]";
 
 interface ChatMessage {
   role: string;
@@ -151,7 +153,10 @@ function lastUserText(body: ChatRequest): string {
  */
 export function classifyRequest(body: ChatRequest): RequestKind {
   const messages = body.messages ?? [];
-  if (body.tools && body.tools.length > 0) return lastUserText(body).includes(CONTINUE_PREFIX) ? "continue" : "chat";
+  if (body.tools && body.tools.length > 0) {
+    const last = lastUserText(body);
+    return last.includes(CONTINUE_PREFIX) || last.includes(NOTE_PREFIX) ? "continue" : "chat";
+  }
   const system = messages
     .filter((m) => m.role === "system")
     .map((m) => textOf(m.content))

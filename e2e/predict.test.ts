@@ -9,6 +9,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTimeline } from "../src/decide/history.js";
+import { completedCallsBefore, continueNote } from "../src/decide/ledger.js";
+import { CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
 import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
 import { expectHealthyRun, expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
@@ -18,6 +20,8 @@ import { COUNTED_FINAL_TEXT, COUNTED_LIMITS, FINAL_TEXT, HEALTHY_FINAL_TEXT, typ
 
 const ON = { OPENCODE_COMPACTION_GUARD_PREDICT: "1" };
 const OFF = { OPENCODE_COMPACTION_GUARD_PREDICT: "0" };
+/** Prediction off, and prevention off too: the continue turn carries opencode's own text. */
+const OFF_PLAIN = { ...OFF, OPENCODE_COMPACTION_GUARD_PREVENT: "0" };
 
 /** Healthy scripted scenarios, run with prediction on: each must still reach its answer, with at least this many compactions. */
 const HEALTHY: Array<[ScenarioName, string, number]> = [
@@ -36,6 +40,7 @@ beforeAll(async () => {
   const jobs: Array<[string, Parameters<typeof runScenario>[0]]> = [
     ["fixed-point-counted/on", { scenario: "fixed-point-counted", guard: true, env: ON }],
     ["fixed-point-counted/off", { scenario: "fixed-point-counted", guard: true, env: OFF }],
+    ["fixed-point-counted/off-plain", { scenario: "fixed-point-counted", guard: true, env: OFF_PLAIN }],
     ["healthy-counted/on", { scenario: "healthy-counted", guard: true, env: ON }],
     ["repeat-counted/on", { scenario: "repeat-counted", guard: true, env: ON }],
     ["fixed-point/on", { scenario: "fixed-point", guard: true, env: ON }],
@@ -43,7 +48,8 @@ beforeAll(async () => {
   ];
   const results = await mapLimit(jobs, e2eConcurrency(), ([, options]) => runScenario(options));
   jobs.forEach(([key], i) => runs.set(key, results[i]!));
-});
+  // Twelve runs of opencode, two at a time: more than the config's three minutes on a busy machine.
+}, 360_000);
 
 describe("the fixed point with counted tokens (AGENTS.md over the usable context)", () => {
   it("prediction on: stopped at compaction 1 by cannot-make-room; the server never got a continue request", () => {
@@ -57,8 +63,8 @@ describe("the fixed point with counted tokens (AGENTS.md over the usable context
     );
   });
 
-  it("the prediction is what the next request carried, to a few tokens (measured with prediction off)", () => {
-    const r = run("fixed-point-counted/off");
+  it("the prediction is what the next request carried, to a few tokens (measured with prediction and prevention off)", () => {
+    const r = run("fixed-point-counted/off-plain");
     const points = predictionPoints(r.export!.messages);
     expect(points.length).toBeGreaterThanOrEqual(1);
     // What the rule would have said at compaction 1: over 14,000 even less its margin.
@@ -77,6 +83,22 @@ describe("the fixed point with counted tokens (AGENTS.md over the usable context
         COUNTED_LIMITS.context - COUNTED_LIMITS.output,
       );
     }
+  });
+
+  it("with prevention on, the next request carries the note's extra characters on top: the prediction stays a lower bound", () => {
+    const plain = predictionPoints(run("fixed-point-counted/off-plain").export!.messages);
+    const r = run("fixed-point-counted/off");
+    const points = predictionPoints(r.export!.messages);
+    const timeline = buildTimeline(r.export!.messages);
+    const position = timeline.entries.findIndex((e) => e.kind === "user" && e.role === "continue");
+    const note = continueNote(completedCallsBefore(timeline, position, { wholeSession: true }).calls);
+    const extra = Math.round((note.length - CONTINUE_TEXT.length) / 4);
+    expect(extra).toBeGreaterThan(50);
+    expect(points).toHaveLength(plain.length);
+    points.forEach((p, i) => {
+      expect(p.error).toBeGreaterThanOrEqual(plain[i]!.error + extra - 5);
+      expect(p.error).toBeLessThanOrEqual(plain[i]!.error + extra + 5);
+    });
   });
 
   it("prediction off: stopped as before, by no-progress at compaction 2, after one continue turn", () => {

@@ -172,7 +172,7 @@ describe("a real reply afterwards (`opencode run --session <id>`)", () => {
 
   it("the model never reads a note: no request opencode sent holds its text, while the reply reaches the model", () => {
     expect(bodies.length).toBe(run.requests.length + second().requests.length);
-    expect(bodies.filter((b) => b.text.includes("compaction-guard"))).toEqual([]);
+    expect(bodies.filter((b) => b.text.includes(NOTE_START))).toEqual([]);
     expect(bodies.some((b) => b.kind === "chat" && b.text.includes(REPLY))).toBe(true);
   });
 });

@@ -246,3 +246,27 @@ describe("the reported secret forms (tokens, passwords, keys in commands and pat
     }
   });
 });
+
+describe("prevention: the ledger and the continue note", () => {
+  it.each(Object.entries(CALLS))(
+    "%s: the summary's ledger and the rewritten continue turns carry no secret and no output",
+    async (_, call) => {
+      const messages = loop(call);
+      const fake = fakeClient(newestMessages(messages));
+      const guard = createGuard({ client: fake.client as never }, undefined, { env: {} });
+      const output = { context: [] as string[] };
+      await guard["experimental.session.compacting"]!({ sessionID: "ses_secret" }, output);
+      expect(output.context).toHaveLength(1);
+      expect(output.context[0]).toContain(`${call.tool} \`${previewCall(call.tool, call.input)}\` (done, 3×)`);
+      expectClean(output.context[0]!);
+      const sent = { messages: structuredClone(messages) as never[] };
+      await guard["experimental.chat.messages.transform"]!({}, sent);
+      const notes = (sent.messages as Message[])
+        .flatMap((m) => m.parts.map((p) => p.text))
+        .filter((t) => String(t).startsWith("[compaction-guard note]"));
+      expect(notes).toHaveLength(2);
+      for (const note of notes) expectClean(String(note));
+      expect(fake.logs).toEqual([]);
+    },
+  );
+});

@@ -138,6 +138,16 @@ export const SETTINGS = {
     help: "observe: never deny, say where it would have",
     fromText: (text) => text.trim().toLowerCase(),
   }),
+  prevent: spec({
+    schema: z.boolean(),
+    default: true,
+    expected: "true or false",
+    expectedText: BOOL_TEXT,
+    env: "OPENCODE_COMPACTION_GUARD_PREVENT",
+    flag: null,
+    help: "after a compaction, tell the summarizer and the model what was already done and that the continue turn is no new instruction",
+    fromText: boolean,
+  }),
   enabled: spec({
     schema: z.boolean(),
     default: true,

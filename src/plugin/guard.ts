@@ -1,6 +1,7 @@
 /**
  * The opencode glue: wires `experimental.compaction.autocontinue` to the pure decision in
- * ./verdict.ts and tells the user when it denies; nothing else.
+ * ../decide/verdict.ts and tells the user when it denies, and (with `prevent`) adds the
+ * prevention hooks of ./prevent.ts.
  *
  * opencode calls the hook once per automatic compaction, after the summary finished and
  * just before it would add the synthetic continue turn (session/compaction.ts, 1.18.33).
@@ -14,12 +15,15 @@ import { redactSecrets } from "../redact/secrets.js";
 import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.js";
 import { VERSION } from "../shared/version.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
+import { createPrevention } from "./prevent.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
 
 /** How long the hook waits for `session.messages` before falling back to opencode's behaviour, ms. */
 export const MESSAGES_TIMEOUT_MS = 5_000;
+/** How long a prevention hook waits for `session.messages` before leaving opencode's text as it was, ms. */
+export const PREVENT_READ_TIMEOUT_MS = 2_000;
 /** How long the hook waits for a toast or a log call before moving on, ms. */
 export const NOTIFY_TIMEOUT_MS = 1_000;
 
@@ -68,6 +72,8 @@ export interface GuardDeps {
   readonly registry?: DecisionRegistry;
   readonly messagesTimeoutMs?: number;
   readonly notifyTimeoutMs?: number;
+  /** How long a prevention hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
+  readonly preventTimeoutMs?: number;
 }
 
 class TimeoutError extends Error {}
@@ -119,7 +125,8 @@ const reason = (error: unknown): string =>
  * @param input opencode's PluginInput (`client`, and `directory` for previews of file paths).
  * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
  * @param deps test seams: the environment (default `process.env`) and the timeouts (ms).
- * @returns the hooks: `experimental.compaction.autocontinue`, or none when disabled. Never throws.
+ * @returns the hooks: `experimental.compaction.autocontinue`, `event`, `dispose`, and with
+ *   `prevent` the two of ./prevent.ts; none when disabled. Never throws.
  */
 export function createGuard(
   input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>,
@@ -386,7 +393,26 @@ export function createGuard(
     }
   };
 
-  return { "experimental.compaction.autocontinue": autocontinue, event, dispose };
+  const preventTimeoutMs = deps.preventTimeoutMs ?? PREVENT_READ_TIMEOUT_MS;
+  const prevention = settings.prevent
+    ? createPrevention({
+        limit,
+        directory,
+        readMessages: async (sessionID) => {
+          const response = await withTimeout(
+            Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
+            preventTimeoutMs,
+            "session.messages",
+          );
+          const data: unknown = (response as { data?: unknown } | undefined)?.data;
+          if (!Array.isArray(data)) throw new Error("session.messages returned no message list");
+          return data;
+        },
+        warn: (message, error, sessionID) => log("warn", `${message}: ${reason(error)}`, { sessionID }),
+      })
+    : {};
+
+  return { "experimental.compaction.autocontinue": autocontinue, event, dispose, ...prevention };
 }
 
 /** The plugin function opencode calls at start-up: `(input, options) => hooks`. */

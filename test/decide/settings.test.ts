@@ -13,6 +13,7 @@ describe("resolveSettings", () => {
         ignore: [],
         notify: "toast",
         mode: "enforce",
+        prevent: true,
         enabled: true,
       },
       sources: {
@@ -24,6 +25,7 @@ describe("resolveSettings", () => {
         ignore: "default",
         notify: "default",
         mode: "default",
+        prevent: "default",
         enabled: "default",
       },
       problems: [],
@@ -48,6 +50,7 @@ describe("resolveSettings", () => {
       matchOutput: true,
       notify: "log",
       mode: "enforce",
+      prevent: true,
       enabled: true,
       ignore: ["gh run watch"],
     });
@@ -61,6 +64,7 @@ describe("resolveSettings", () => {
     ["OPENCODE_COMPACTION_GUARD_PREDICT", "on", { predict: true }],
     ["OPENCODE_COMPACTION_GUARD_PREDICT", "0", { predict: false }],
     ["OPENCODE_COMPACTION_GUARD_NOTIFY", "Off", { notify: "off" }],
+    ["OPENCODE_COMPACTION_GUARD_PREVENT", "no", { prevent: false }],
     ["OPENCODE_COMPACTION_GUARD_DISABLED", "true", { enabled: false }],
     ["OPENCODE_COMPACTION_GUARD_DISABLED", "0", { enabled: true }],
   ])("%s=%j", (name, value, expected) => {
@@ -79,6 +83,7 @@ describe("resolveSettings", () => {
       "OPENCODE_COMPACTION_GUARD_IGNORE",
       "OPENCODE_COMPACTION_GUARD_NOTIFY",
       "OPENCODE_COMPACTION_GUARD_MODE",
+      "OPENCODE_COMPACTION_GUARD_PREVENT",
       "OPENCODE_COMPACTION_GUARD_DISABLED",
     ]);
   });
@@ -93,7 +98,7 @@ describe("resolveSettings", () => {
       "plugin option threshold: threshold must be an integer from 2 to 1000, got 2.5; using 3",
       'plugin option window: window must be an integer from 1 to 1000, got "8"; using 8',
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
-      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, enabled); ignored",
+      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, prevent, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
       'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (or 1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);

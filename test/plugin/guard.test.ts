@@ -43,6 +43,18 @@ describe("the plugin module", () => {
     expect(Object.keys(await import("../../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
+    expect(Object.keys(hooks)).toEqual([
+      "experimental.compaction.autocontinue",
+      "event",
+      "dispose",
+      "experimental.session.compacting",
+      "experimental.chat.messages.transform",
+    ]);
+  });
+
+  it("with prevent: false, has no prevention hooks", async () => {
+    const fake = fakeClient(() => ({ data: [] }));
+    const hooks = await plugin.server({ client: fake.client } as never, { prevent: false });
     expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);
   });
 });

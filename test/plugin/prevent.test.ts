@@ -1,0 +1,177 @@
+/**
+ * The prevention hooks in the plugin: the ledger pushed to the summary prompt, the continue
+ * turn rewritten in what the model is sent (byte for byte the same on every request), the
+ * stored history untouched, and every failure leaving opencode's text as it was.
+ */
+import { describe, expect, it } from "vitest";
+import { continueNote } from "../../src/decide/ledger.js";
+import { CONTINUE_TEXT } from "../../src/decide/opencode-facts.js";
+import { createGuard } from "../../src/plugin/guard.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
+
+/** The session's stored history after two cycles of `echo hi`, the second compaction being summarized. */
+function looping(): Message[] {
+  return new SessionBuilder("ses_prev")
+    .user("run echo hi")
+    .step(bash("echo hi"))
+    .compact()
+    .step(bash("echo hi"))
+    .compact()
+    .step(bash("echo hi"))
+    .messages.slice();
+}
+
+function hooks(
+  messages: (query: { limit?: number }) => unknown,
+  options: Record<string, unknown> | undefined = undefined,
+  env: Record<string, string> = {},
+) {
+  const fake = fakeClient(messages);
+  const guard = createGuard({ client: fake.client as never }, options, { env, preventTimeoutMs: 50 });
+  return { ...fake, guard };
+}
+
+/** A clone, as opencode hands the transform hook a copy. */
+const copy = <T>(value: T): T => structuredClone(value);
+
+const NOTE = continueNote([{ tool: "bash", preview: "echo …", outcome: "done", count: 2, kind: "command" }]);
+
+describe("experimental.session.compacting", () => {
+  it("pushes the ledger naming the repeated call, and never sets the prompt", async () => {
+    const stored = new SessionBuilder("ses_prev").user("run echo hi").step(bash("echo hi")).compact().step(bash("echo hi"));
+    stored.compact({ continueTurn: false });
+    const messages = stored.messages.slice(0, -1); // the summary is written after the hook
+    const { guard, logs } = hooks(newestMessages(messages));
+    const output: { context: string[]; prompt?: string } = { context: [] };
+    await guard["experimental.session.compacting"]!({ sessionID: "ses_prev" }, output);
+    expect(output.prompt).toBeUndefined();
+    expect(output.context).toHaveLength(1);
+    expect(output.context[0]).toContain("- bash `echo …` (done, 2×)");
+    expect(output.context[0]).toContain("not a new instruction from the user");
+    expect(logs).toEqual([]);
+  });
+
+  it("pushes it once when the plugin is listed twice", async () => {
+    const messages = looping().slice(0, -1);
+    const first = hooks(newestMessages(messages)).guard;
+    const second = hooks(newestMessages(messages)).guard;
+    const output = { context: [] as string[] };
+    await first["experimental.session.compacting"]!({ sessionID: "ses_prev" }, output);
+    await second["experimental.session.compacting"]!({ sessionID: "ses_prev" }, output);
+    expect(output.context).toHaveLength(1);
+  });
+
+  it.each([
+    ["the read throws", () => Promise.reject(new Error("boom"))],
+    ["the read hangs", () => new Promise(() => {})],
+    ["the read returns no list", () => ({ error: { message: "nope" } })],
+    ["no compaction in the history", () => ({ data: [{ info: { id: "m", role: "user" }, parts: [] }] })],
+  ])("%s: the prompt is left as it was and one warn line says so", async (_, answer) => {
+    const { guard, logs } = hooks(answer);
+    const output = { context: ["from another plugin"] };
+    await guard["experimental.session.compacting"]!({ sessionID: "ses_prev" }, output);
+    expect(output.context).toEqual(["from another plugin"]);
+    expect(logs.map((l) => [l.level, l.message.split(":")[0]])).toEqual([
+      ["warn", "compaction-guard could not write its ledger for the summary of session ses_prev; opencode's prompt left as it was"],
+    ]);
+  });
+});
+
+describe("experimental.chat.messages.transform", () => {
+  it("rewrites each continue part as the note naming the repeated calls; the stored history is untouched", async () => {
+    const stored = looping();
+    const before = JSON.stringify(stored);
+    const { guard, logs } = hooks(newestMessages(stored));
+    const sent = { messages: copy(stored) as never[] };
+    await guard["experimental.chat.messages.transform"]!({}, sent);
+    const texts = (sent.messages as Message[]).flatMap((m) =>
+      m.parts.filter((p) => (p.metadata as { compaction_continue?: boolean } | undefined)?.compaction_continue).map((p) => p.text),
+    );
+    // The first continue comes after one echo, the second after two.
+    expect(texts).toEqual([continueNote([{ tool: "bash", preview: "echo …", outcome: "done", count: 1, kind: "command" }]), NOTE]);
+    expect(JSON.stringify(stored)).toBe(before);
+    expect(logs).toEqual([]);
+  });
+
+  it("gives the same bytes on every request that carries the turn, as the session grows", async () => {
+    const builder = new SessionBuilder("ses_prev").user("run echo hi").step(bash("echo hi")).compact().step(bash("echo hi")).compact();
+    const texts: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      builder.step(bash(`npm run step${i}`));
+      const stored = builder.messages.slice();
+      const { guard } = hooks(newestMessages(stored));
+      const sent = { messages: copy(stored.slice(-20)) as never[] }; // the model sees the messages since the compaction
+      await guard["experimental.chat.messages.transform"]!({}, sent);
+      const part = (sent.messages as Message[])
+        .flatMap((m) => m.parts)
+        .filter((p) => (p.metadata as { compaction_continue?: boolean } | undefined)?.compaction_continue)
+        .at(-1);
+      if (part) texts.push(String(part.text));
+    }
+    expect(texts.length).toBeGreaterThan(5);
+    expect(new Set(texts)).toEqual(new Set([NOTE]));
+  });
+
+  it("does not read the history when no continue turn is sent", async () => {
+    const stored = new SessionBuilder("ses_prev").user().step(bash("npm test")).messages;
+    const { guard, client } = hooks(newestMessages(stored));
+    const sent = { messages: copy(stored) as never[] };
+    await guard["experimental.chat.messages.transform"]!({}, sent);
+    expect(client.session.messages).not.toHaveBeenCalled();
+    expect(sent.messages).toEqual(stored);
+  });
+
+  it("leaves a text already rewritten (the plugin listed twice) as it is", async () => {
+    const stored = looping();
+    const sent = { messages: copy(stored) as never[] };
+    await hooks(newestMessages(stored)).guard["experimental.chat.messages.transform"]!({}, sent);
+    const once = JSON.stringify(sent);
+    await hooks(newestMessages(stored)).guard["experimental.chat.messages.transform"]!({}, sent);
+    expect(JSON.stringify(sent)).toBe(once);
+  });
+
+  it.each([
+    ["the read throws", () => Promise.reject(new Error("boom"))],
+    ["the read hangs", () => new Promise(() => {})],
+    ["the read returns no list", () => ({ data: "nope" })],
+  ])("%s: opencode's text is left as it was and one warn line says so", async (_, answer) => {
+    const stored = looping();
+    const { guard, logs } = hooks(answer);
+    const sent = { messages: copy(stored) as never[] };
+    await guard["experimental.chat.messages.transform"]!({}, sent);
+    expect(sent.messages).toEqual(stored);
+    expect(JSON.stringify(sent.messages)).toContain(CONTINUE_TEXT);
+    expect(logs.map((l) => [l.level, l.message.split(":")[0]])).toEqual([
+      ["warn", "compaction-guard could not rewrite the continue turn of session ses_prev; opencode's text left as it was"],
+    ]);
+  });
+
+  it.each([
+    ["no list", {}],
+    ["junk entries", { messages: [null, 1, { info: null }, { info: {}, parts: "x" }] }],
+  ])("malformed messages (%s) are left alone without a throw", async (_, output) => {
+    const { guard, logs } = hooks(() => ({ data: [] }));
+    const before = JSON.stringify(output);
+    await guard["experimental.chat.messages.transform"]!({}, output as never);
+    expect(JSON.stringify(output)).toBe(before);
+    expect(logs).toEqual([]);
+  });
+});
+
+describe("the prevent setting", () => {
+  it.each([
+    ["the option prevent: false", { prevent: false }, {}],
+    ["OPENCODE_COMPACTION_GUARD_PREVENT=0", undefined, { OPENCODE_COMPACTION_GUARD_PREVENT: "0" }],
+  ])("%s: no prevention hook", (_, options, env) => {
+    const { guard } = hooks(() => ({ data: [] }), options, env);
+    expect(guard["experimental.session.compacting"]).toBeUndefined();
+    expect(guard["experimental.chat.messages.transform"]).toBeUndefined();
+    expect(guard["experimental.compaction.autocontinue"]).toBeDefined();
+  });
+
+  it("observe mode keeps prevention; enabled: false turns it off with the rest", () => {
+    expect(hooks(() => ({ data: [] }), { mode: "observe" }).guard["experimental.chat.messages.transform"]).toBeDefined();
+    expect(hooks(() => ({ data: [] }), { enabled: false }).guard).toEqual({});
+  });
+});
