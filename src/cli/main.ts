@@ -154,7 +154,15 @@ export async function main(
         afterTokens: r.afterTokens,
         evidence: r.evidence,
       }));
-      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
+      const toolLoop = replayed.toolLoop.map(({ step, action, runs, messageID, tool, preview }) => ({
+        step,
+        action,
+        runs,
+        messageID,
+        tool,
+        preview,
+      }));
+      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
     } else {
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny)}\n`);

@@ -15,7 +15,11 @@ describe("replay --json", () => {
     expect([code, stderr]).toEqual([0, ""]);
     expect(stdout.trim().split("\n")).toHaveLength(1);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny"]);
+    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop"]);
+    // The same echo ran three times in a row before the first compaction: the tool-loop check's notice.
+    expect(report.toolLoop.map((t: { step: number; action: string; runs: number }) => [t.step, t.action, t.runs])).toEqual([
+      [3, "warn", 3],
+    ]);
     expect(report.sessionID).toBe("ses_dd48353bdffeeLNjPk1FftaDqf");
     expect(report.firstDeny).toBe(2);
     // Compaction 3 used to be denied by repeated-tool-call; no-progress is now checked first
