@@ -43,7 +43,16 @@ describe("the plugin module", () => {
     expect(Object.keys(await import("../../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
-    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);
+    // toolLoop "warn" (the default) adds tool.execute.after; "stop" adds tool.execute.before too.
+    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose", "tool.execute.after"]);
+    const stopping = await plugin.server({ client: fake.client } as never, { toolLoop: "stop" });
+    expect(Object.keys(stopping)).toEqual([
+      "experimental.compaction.autocontinue",
+      "event",
+      "dispose",
+      "tool.execute.after",
+      "tool.execute.before",
+    ]);
   });
 });
 
