@@ -21,7 +21,7 @@
 import { previewCall } from "../redact/preview.js";
 import { isRecord } from "../shared/record.js";
 import { buildChains } from "./chains.js";
-import { buildTimeline, isWorkStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
+import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { canonicalJson, comparableInput } from "./signature.js";
 import { buildStepsView, type Action, type StepView, type StepsView } from "./view.js";
@@ -188,7 +188,7 @@ export function checkToolCall(messages: readonly unknown[], call: FinishedCall, 
 
 /** One call of a session where the guard would have acted (`replay --json`'s `toolLoop` list). */
 export interface ToolLoopEntry {
-  /** The step (1-based among the session's assistant steps that did something) holding the call. */
+  /** The step holding the call: 1-based among the session's assistant messages that are not summaries (the charts' steps). */
   readonly step: number;
   readonly action: "warn" | "stop";
   /** The call's run in its chain. */
@@ -218,7 +218,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
   /** The chain already stopped (key and first run): its later runs would not have happened. */
   let stopped: string | undefined;
   timeline.entries.forEach((entry, position) => {
-    if (!isWorkStep(entry)) return;
+    if (!isStep(entry)) return;
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
     const here = buildStepsView(timeline, position, settings);
