@@ -314,8 +314,9 @@ export function createGuard(
   const event: EventHook = async (input) => {
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
-    if (pendingNotes.size === 0) return;
     const sessionID = idleSession(input?.event);
+    if (sessionID !== undefined) toolLoop.sessionIdle(sessionID);
+    if (pendingNotes.size === 0) return;
     const note = sessionID === undefined ? undefined : pendingNotes.get(sessionID);
     if (sessionID === undefined || note === undefined) return;
     pendingNotes.delete(sessionID);

@@ -40,6 +40,8 @@ export interface ToolLoopDeps {
 /** Per session: the chain already logged, and (stop mode) the call to refuse next. */
 interface SessionState {
   logged?: string;
+  /** The armed call was refused once already (the note is waiting, the abort sent). */
+  refused?: boolean;
   armed?: { readonly key: string; readonly runs: number; readonly tool: string; readonly preview: string };
 }
 
@@ -52,6 +54,8 @@ export interface ToolLoopHooks {
   ) => Promise<void>;
   /** Drops a deleted session's state. */
   readonly sessionDeleted: (sessionID: string) => void;
+  /** The session went idle: a refused chain is over (the session was stopped); the next identical call is judged anew. */
+  readonly sessionIdle: (sessionID: string) => void;
   /** Sessions with state (for tests: bounded by {@link MAX_TOOL_LOOP_SESSIONS}). */
   readonly sessions: () => number;
 }
@@ -97,26 +101,27 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
       const state = states.get(input?.sessionID);
       if (!state?.armed || state.armed.key !== callKey(String(input.tool), output?.args)) return;
       refuse = { runs: state.armed.runs, tool: state.armed.tool, preview: state.armed.preview };
-      state.armed = undefined;
-      const sessionID = input.sessionID;
-      deps.noteWhenIdle(sessionID, toolLoopRecord(sessionID, refuse.tool, refuse.preview, refuse.runs));
-      void deps.log(
-        "warn",
-        `compaction-guard stopped a tool loop in session ${sessionID}: ${refuse.tool} (${refuse.preview}) refused after ${refuse.runs} identical runs`,
-        {
-          sessionID,
-          tool: refuse.tool,
-          runs: refuse.runs,
-        },
-      );
-      // Not awaited: the abort waits for the tool call this hook runs inside.
-      setTimeout(() => {
-        deps
-          .abort(sessionID)
-          .catch((error: unknown) =>
-            deps.log("warn", `compaction-guard could not stop session ${sessionID}: ${deps.reason(error)}`, { sessionID }),
-          );
-      }, 0).unref?.();
+      // Armed until the session goes idle (it was stopped) or a call off the chain completes:
+      // the model may repeat the call once more before the abort lands. Refused again, quietly.
+      if (!state.refused) {
+        state.refused = true;
+        const sessionID = input.sessionID;
+        deps.noteWhenIdle(sessionID, toolLoopRecord(sessionID, refuse.tool, refuse.preview, refuse.runs));
+        void deps.log(
+          "warn",
+          `compaction-guard stopped a tool loop in session ${sessionID}: ${refuse.tool} (${refuse.preview}) refused after ${refuse.runs} identical runs`,
+          { sessionID, tool: refuse.tool, runs: refuse.runs },
+        );
+        // Not awaited (the abort waits for the tool call this hook runs inside), and sent after
+        // the refusal is recorded: an abort that lands first records "Tool execution aborted".
+        setTimeout(() => {
+          deps
+            .abort(sessionID)
+            .catch((error: unknown) =>
+              deps.log("warn", `compaction-guard could not stop session ${sessionID}: ${deps.reason(error)}`, { sessionID }),
+            );
+        }, 0).unref?.();
+      }
     } catch (error) {
       void deps.log("warn", `compaction-guard could not check a tool call in session ${String(input?.sessionID)}: ${deps.reason(error)}`);
       return;
@@ -136,21 +141,27 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
         { callID: String(input.callID), tool, input: input.args, output: output.output, status: "completed" },
         settings,
       );
+      const state = states.get(sessionID);
+      // A call that does not go on with the armed chain disarms it.
+      if (state?.armed && !(check.runs >= settings.threshold + 1 && state.armed.key === callKey(tool, input.args))) {
+        state.armed = undefined;
+        state.refused = undefined;
+      }
       if (check.action === null) return;
       const stopping = settings.toolLoop === "stop";
       output.output = `${output.output}${toolLoopNotice(check.runs, stopping && check.runs >= settings.threshold + 1)}`;
       const key = callKey(tool, input.args);
-      const state = stateOf(sessionID);
+      const current = state ?? stateOf(sessionID);
       const preview = previewCall(tool, input.args, deps.directory);
-      if (state.logged !== key || check.runs === settings.threshold) {
-        state.logged = key;
+      if (current.logged !== key || check.runs === settings.threshold) {
+        current.logged = key;
         await deps.log(
           "warn",
           `compaction-guard: tool loop in session ${sessionID}: the same ${tool} call (${preview}) returned the same result ${check.runs} times with nothing else done in between; the model was told to change approach or stop`,
           { sessionID, tool, runs: check.runs, toolLoop: settings.toolLoop },
         );
       }
-      if (stopping && check.runs >= settings.threshold + 1) state.armed = { key, runs: check.runs, tool, preview };
+      if (stopping && check.runs >= settings.threshold + 1) current.armed = { key, runs: check.runs, tool, preview };
     } catch (error) {
       await deps.log("warn", `compaction-guard could not check a tool call in session ${String(input?.sessionID)}: ${deps.reason(error)}`, {
         sessionID: input?.sessionID,
@@ -158,5 +169,12 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
     }
   };
 
-  return { before, after, sessionDeleted: (sessionID) => void states.delete(sessionID), sessions: () => states.size };
+  const sessionIdle = (sessionID: string): void => {
+    const state = states.get(sessionID);
+    if (state?.refused) {
+      state.armed = undefined;
+      state.refused = undefined;
+    }
+  };
+  return { before, after, sessionDeleted: (sessionID) => void states.delete(sessionID), sessionIdle, sessions: () => states.size };
 }

@@ -79,8 +79,12 @@ describe("stop", () => {
     const fourth = await run();
     expect(fourth).toContain("The next identical call will be refused");
     await expect(run()).rejects.toThrow(/compaction-guard refused this bash call: the same call already returned the same result 4 times/);
+    // The model may repeat it once more before the abort lands: refused again, with no second abort or line.
+    await expect(run()).rejects.toThrow(/refused/);
     await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(abort).toHaveBeenCalledTimes(1);
     expect(abort).toHaveBeenCalledWith({ path: { id: "ses_loop" } });
+    expect(warnLines(fake.logs).filter((l) => l.includes("stopped a tool loop"))).toHaveLength(1);
     await hooks.event!({ event: { type: "session.idle", properties: { sessionID: "ses_loop" } } } as never);
     expect(fake.prompts).toHaveLength(1);
     const part = fake.prompts[0]!.body.parts[0]!;
