@@ -41,6 +41,11 @@
  *   compaction keeps a tail and cuts well under the line; the answer on step 13.
  * - repeat-counted: the same `seq` every step while compaction does cut the context.
  *
+ * Tool loops with no compaction (1,000 prompt tokens a step, far under the line):
+ *
+ * - tool-loop-echo: the same `echo hi` every step, until the server's cap.
+ * - tool-loop-varied: three different commands, then a final answer.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
