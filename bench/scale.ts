@@ -10,6 +10,9 @@
  *    Goal: replay ≤ 2× the bare parse.
  * 2. The hook's cost per call against session length (a fake client that honours
  *    `query.limit` as opencode does, and one that ignores it), N = 100, 1k, 10k messages.
+ * 3. The tool-loop check (decide/tool-loop.ts `checkToolCall`, run on every tool call) against
+ *    session length: healthy work (synthetic, every call different) and a loop (the same echo
+ *    every step), 100, 1k and 10k steps. Goal: well under 1 ms at 1,000 steps.
  *
  * `tsx bench/scale.ts` prints the tables; bench/index.ts calls {@link scaleBench}.
  */
@@ -24,6 +27,8 @@ import { readExport } from "../src/sessions/export.js";
 import { createGuard } from "../src/plugin/guard.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 import { replayMessages } from "../src/decide/replay.js";
+import { checkToolCall, toolLoopHistoryLimit, type FinishedCall } from "../src/decide/tool-loop.js";
+import { SessionBuilder } from "../test/support/session.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -185,8 +190,65 @@ async function hookTable(): Promise<string> {
   return formatTable(["session messages", "messages read", "hook median", "hook p95", "limit ignored: median", "limit ignored: p95"], rows);
 }
 
+/** The last tool part of `messages`, as `tool.execute.after` would report it. */
+function lastCall(messages: readonly unknown[]): FinishedCall {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const parts = (messages[i] as { parts: Array<Record<string, unknown>> }).parts;
+    const part = [...parts].reverse().find((p) => p.type === "tool");
+    if (part) {
+      const state = part.state as { status: string; input: unknown; output?: unknown; error?: unknown };
+      return {
+        callID: String(part.callID),
+        tool: String(part.tool),
+        input: state.input,
+        output: state.status === "error" ? state.error : state.output,
+        status: state.status === "error" ? "error" : "completed",
+      };
+    }
+  }
+  throw new Error("no tool call");
+}
+
+/** Median and 95th percentile of `checkToolCall` on `messages` and its last call, ms. */
+function checkCost(messages: readonly unknown[], calls: number) {
+  const call = lastCall(messages);
+  const times: number[] = [];
+  let runs = 0;
+  // Warm up first: the hook runs on every tool call of a long-lived process.
+  for (let i = 0; i < 50; i++) checkToolCall(messages, call, DEFAULT_SETTINGS);
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    runs = checkToolCall(messages, call, DEFAULT_SETTINGS).runs;
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { median: median(times)!, p95: times[Math.floor(times.length * 0.95)]!, runs };
+}
+
+export async function toolLoopTable(): Promise<string> {
+  const rows: string[][] = [];
+  for (const steps of [100, 1_000, 10_000]) {
+    const healthy = [...syntheticMessages(steps * 2)];
+    const loop = new SessionBuilder().user("run echo hi");
+    for (let i = 0; i < steps; i++)
+      loop.step({ tool: "bash", input: { command: "echo hi", description: "echo hi" }, output: "hi\n" }, 1000);
+    const a = checkCost(healthy, 1_000);
+    const b = checkCost(loop.messages, 1_000);
+    rows.push([
+      formatInt(steps),
+      formatInt(Math.min(steps * 2, toolLoopHistoryLimit(DEFAULT_SETTINGS))),
+      formatMs(a.median),
+      formatMs(a.p95),
+      formatMs(b.median),
+      formatMs(b.p95),
+      formatInt(b.runs),
+    ]);
+  }
+  return formatTable(["steps", "messages read", "healthy median", "healthy p95", "loop median", "loop p95", "loop runs counted"], rows);
+}
+
 /**
- * Runs both parts of the scale bench.
+ * Runs every part of the scale bench.
  * @returns the printed tables, with a heading each.
  */
 export async function scaleBench(): Promise<string> {
@@ -194,12 +256,16 @@ export async function scaleBench(): Promise<string> {
   try {
     const replay = await replayTable(dir);
     const hook = await hookTable();
+    const toolLoop = await toolLoopTable();
     return [
       `replay of synthetic exports (Node ${process.version}; median of ${REPEATS} fresh processes; replay = readExport + replayMessages):`,
       replay,
       "",
       "hook cost per call vs session length (fake client; opencode honours query.limit = 200):",
       hook,
+      "",
+      "tool-loop check per tool call vs session length (checkToolCall on the newest messages; default settings):",
+      toolLoop,
     ].join("\n");
   } finally {
     rmSync(dir, { recursive: true, force: true });

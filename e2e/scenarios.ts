@@ -41,6 +41,11 @@
  *   compaction keeps a tail and cuts well under the line; the answer on step 13.
  * - repeat-counted: the same `seq` every step while compaction does cut the context.
  *
+ * Tool loops with no compaction (1,000 prompt tokens a step, far under the line):
+ *
+ * - tool-loop-echo: the same `echo hi` every step, until the server's cap.
+ * - tool-loop-varied: three different commands, then a final answer.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
@@ -74,6 +79,8 @@ export const SCENARIOS = [
   "fixed-point-counted",
   "healthy-counted",
   "repeat-counted",
+  "tool-loop-echo",
+  "tool-loop-varied",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -175,7 +182,15 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "fixed-point-counted": "run echo hi",
   "healthy-counted": "print the twelve number ranges",
   "repeat-counted": "print the numbers",
+  "tool-loop-echo": "say hi",
+  "tool-loop-varied": "look around the project",
 };
+
+/** tool-loop scenarios: prompt tokens of every step, far under the 6000-token line (no compaction). */
+export const TOOL_LOOP_PROMPT_TOKENS = 1000;
+/** tool-loop-varied: three different calls, then the final answer. */
+export const TOOL_LOOP_VARIED_CALLS = ["echo one", "echo two", "ls"] as const;
+export const TOOL_LOOP_VARIED_FINAL_TEXT = "Looked around: one, two, and the file list.";
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
 export const PRIOR_PROMPT = "say hello";
@@ -433,6 +448,18 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
     }
     case "repeat-with-progress":
       return growing(bash("echo hi"), s);
+    case "tool-loop-echo":
+      // The same echo every step, the context far from full: no compaction ever comes.
+      return { type: "tool-call", call: bash("echo hi"), promptTokens: TOOL_LOOP_PROMPT_TOKENS, completionTokens: STEP_COMPLETION_TOKENS };
+    case "tool-loop-varied": {
+      if (s.step > TOOL_LOOP_VARIED_CALLS.length) return final(TOOL_LOOP_VARIED_FINAL_TEXT, TOOL_LOOP_PROMPT_TOKENS);
+      return {
+        type: "tool-call",
+        call: bash(TOOL_LOOP_VARIED_CALLS[s.step - 1]!),
+        promptTokens: TOOL_LOOP_PROMPT_TOKENS,
+        completionTokens: STEP_COMPLETION_TOKENS,
+      };
+    }
     case "provider-overflow":
       return { type: "error", status: 400, body: CONTEXT_LENGTH_ERROR };
 

@@ -19,6 +19,7 @@ import {
   type SessionDecisionOptions,
 } from "../decide/replay.js";
 import { realUserAfter } from "../decide/timeline.js";
+import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
 
 const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
@@ -87,6 +88,8 @@ export interface AuditedSession {
   readonly row: AuditSession;
   readonly replay: readonly ReplayRow[];
   readonly timeline: Timeline;
+  /** Where the tool-loop check would have acted (decide/tool-loop.ts), oldest first. */
+  readonly toolLoop: readonly ToolLoopEntry[];
 }
 
 /**
@@ -119,7 +122,7 @@ export function auditSession(
     ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
-  return { row, replay, timeline };
+  return { row, replay, timeline, toolLoop: replayed.toolLoop };
 }
 
 /** Totals before any session: all zero. */
@@ -182,7 +185,13 @@ export function parseSince(text: string): number | null {
 /** The chart series of an audited session, from the timeline and rows it was decided on. */
 export function auditedSeries(audited: AuditedSession): SessionSeries {
   const { row } = audited;
-  return sessionSeries(audited.timeline, audited.replay, row.usable, { id: row.sessionID, title: row.title, parentID: row.parentID });
+  return sessionSeries(
+    audited.timeline,
+    audited.replay,
+    row.usable,
+    { id: row.sessionID, title: row.title, parentID: row.parentID },
+    audited.toolLoop,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
 import { compactionEnd, isStep, type Timeline } from "../decide/history.js";
 import { realUserAfter } from "../decide/timeline.js";
 import type { ReplayRow } from "../decide/replay.js";
+import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import type { SessionSeries } from "./types.js";
 
 /**
@@ -27,12 +28,14 @@ import type { SessionSeries } from "./types.js";
  * @param usable opencode's usable context in tokens (`usableContext`), or null when the model's
  *   limits are unknown; copied to the series.
  * @param info the session's id, title and parent (a subagent's session), copied to the series.
+ * @param toolLoop where the tool-loop check would have acted (`ReplayedSession.toolLoop`), when known.
  */
 export function sessionSeries(
   timeline: Timeline,
   rows: readonly ReplayRow[],
   usable: number | null,
   info: { readonly id: string; readonly title: string; readonly parentID?: string | null },
+  toolLoop?: readonly ToolLoopEntry[],
 ): SessionSeries {
   const steps: Array<number | null> = [];
   /** For each entry position: how many steps lie strictly before it. */
@@ -74,6 +77,7 @@ export function sessionSeries(
     usable,
     firstDeny: deny === -1 ? null : deny,
     userStep,
+    ...(toolLoop !== undefined ? { toolLoop: toolLoop.map(({ step, action, runs }) => ({ step: step - 1, action, runs })) } : {}),
     ...(info.parentID !== undefined ? { parentID: info.parentID } : {}),
   };
 }

@@ -99,6 +99,11 @@ export interface SessionSeries {
    * work the user asked for: not counted as saved.
    */
   readonly userStep?: number | null;
+  /**
+   * Where the tool-loop check would have acted (decide/tool-loop.ts): `step` indexes `steps`,
+   * oldest first (absent: not known).
+   */
+  readonly toolLoop?: ReadonlyArray<{ readonly step: number; readonly action: "warn" | "stop"; readonly runs: number }>;
   /** The parent session's id for a subagent's session, else null (absent: not known). */
   readonly parentID?: string | null;
 }

@@ -22,6 +22,8 @@ import {
   warnPredictWithoutLimits,
 } from "./common.js";
 import { fmt } from "../report/format.js";
+import { terminalSafe } from "../report/terminal.js";
+import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
@@ -53,7 +55,29 @@ const USAGE = [
 /** Every long flag replay knows, for "did you mean". */
 const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
 
-function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null, firstDeny: ReplayRow | undefined): string {
+/** How many of the tool-loop check's calls the replay table names before "… and N more". */
+const TOOL_LOOP_NAMED = 5;
+
+/**
+ * The replay table's tool-loop line: where the tool-loop check would have acted
+ * (decide/tool-loop.ts), the first few calls by step, action, tool, preview and run; "" when nowhere.
+ */
+function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
+  if (entries.length === 0) return "";
+  const named = entries
+    .slice(0, TOOL_LOOP_NAMED)
+    .map((e) => `step ${e.step} ${e.action} (${terminalSafe(e.tool)} ${terminalSafe(e.preview)}, run ${e.runs})`);
+  const more = entries.length > TOOL_LOOP_NAMED ? `, … and ${entries.length - TOOL_LOOP_NAMED} more` : "";
+  return `tool loop: the guard would have acted at ${entries.length} call${entries.length === 1 ? "" : "s"}: ${named.join(", ")}${more}`;
+}
+
+function table(
+  sessionID: string,
+  rows: readonly ReplayRow[],
+  usable: number | null,
+  firstDeny: ReplayRow | undefined,
+  toolLoop: readonly ToolLoopEntry[] = [],
+): string {
   const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
   const body = rows.map((r) => [
     String(r.compaction.index),
@@ -78,6 +102,7 @@ function table(sessionID: string, rows: readonly ReplayRow[], usable: number | n
     firstDeny
       ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${describeEvidence(firstDeny)}`
       : "no deny: the guard would have let every continue turn through",
+    ...(toolLoop.length > 0 ? [toolLoopLine(toolLoop)] : []),
   ].join("\n");
 }
 
@@ -154,10 +179,18 @@ export async function main(
         afterTokens: r.afterTokens,
         evidence: r.evidence,
       }));
-      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
+      const toolLoop = replayed.toolLoop.map(({ step, action, runs, messageID, tool, preview }) => ({
+        step,
+        action,
+        runs,
+        messageID,
+        tool,
+        preview,
+      }));
+      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
     } else {
       const usable = usableContext(limits, reserved);
-      out(`${table(session.info.id, rows, usable, firstDeny)}\n`);
+      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
       if (values.chart) {
         const { terminalChart } = await import("../report/chart.js");
         // One timeline and one decision pass: the chart and its legend (what the first deny

@@ -18,10 +18,31 @@ export interface ToolCall {
   readonly tool: string;
   /** `state.input`, untouched. */
   readonly input: unknown;
-  /** `state.output` of a completed part, `state.error` of an errored one, untouched. */
+  /**
+   * `state.output` of a completed part (without the guard's own tool-loop notice, see
+   * {@link TOOL_LOOP_NOTICE_MARK}), `state.error` of an errored one, otherwise untouched.
+   */
   readonly output: unknown;
   /** `state.status`: the call ran to its end, or failed (a permission rule, a bad edit …). */
   readonly status: "completed" | "error";
+}
+
+/**
+ * How the guard's tool-loop notice begins where plugin/tool-loop.ts appends it to a tool's
+ * output. What follows it is the guard's, not the tool's: left out of the output the rules
+ * compare, so that the run that carried the notice and the next run read the same.
+ */
+export const TOOL_LOOP_NOTICE_MARK = "\n\n[compaction-guard: tool loop] ";
+
+/** How far from the end of an output the notice may begin (characters): it is short and always last. */
+const NOTICE_TAIL_CHARS = 1_000;
+
+/** A completed call's output without the guard's tool-loop notice at its end, if it carries one. */
+export function withoutToolLoopNotice(output: unknown): unknown {
+  if (typeof output !== "string") return output;
+  // Only the tail is searched: a big output costs no more than a small one.
+  const at = output.indexOf(TOOL_LOOP_NOTICE_MARK, Math.max(0, output.length - NOTICE_TAIL_CHARS));
+  return at === -1 ? output : output.slice(0, at);
 }
 
 /** An assistant message. `contextTokens` is null when opencode recorded no usable size. */
@@ -228,7 +249,12 @@ function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" 
       if (!isRecord(state)) continue;
       const { status } = state;
       if (status !== "completed" && status !== "error") continue;
-      calls.push({ tool: str(part.tool) ?? "", input: state.input, output: status === "completed" ? state.output : state.error, status });
+      calls.push({
+        tool: str(part.tool) ?? "",
+        input: state.input,
+        output: status === "completed" ? withoutToolLoopNotice(state.output) : state.error,
+        status,
+      });
     }
   }
   return { toolCalls: calls, toolParts, text: texts.length === 1 ? texts[0]! : texts.join("\n"), empty };

@@ -7,6 +7,7 @@ import { buildTimeline, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { compactionSizes } from "./timeline.js";
+import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import { decide, type DecideOptions, type Verdict } from "./verdict.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
@@ -62,12 +63,15 @@ export function replayTimeline(timeline: Timeline, settings: GuardSettings, opti
 export interface ReplayedSession {
   readonly timeline: Timeline;
   readonly rows: readonly ReplayRow[];
+  /** Every call where the tool-loop check would have acted (decide/tool-loop.ts), oldest first. */
+  readonly toolLoop: readonly ToolLoopEntry[];
 }
 
 /**
  * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
  * directory and whether the session is a subagent's come from `info`.
- * @returns the session's timeline and one row per automatic compaction with a successful summary, oldest first.
+ * @returns the session's timeline, one row per automatic compaction with a successful summary,
+ *   oldest first, and where the tool-loop check would have acted.
  */
 export function replaySession(session: SessionData, options: SessionDecisionOptions): ReplayedSession {
   const timeline = buildTimeline(session.messages);
@@ -78,5 +82,6 @@ export function replaySession(session: SessionData, options: SessionDecisionOpti
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
   });
-  return { timeline, rows };
+  const toolLoop = toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
+  return { timeline, rows, toolLoop };
 }

@@ -17,6 +17,13 @@ export type NotifyMode = "toast" | "log" | "off";
 /** `enforce`: deny when a rule fires. `observe`: never deny; say where it would have. */
 export type GuardMode = "enforce" | "observe";
 
+/**
+ * What the guard does about a tool loop with no compaction (decide/tool-loop.ts): `warn` adds
+ * a notice to the result that completes a chain, `stop` also refuses the call that goes on
+ * with it and stops the session, `off` does nothing.
+ */
+export type ToolLoopMode = "warn" | "stop" | "off";
+
 /** Where an effective setting came from. */
 export type SettingSource = "default" | "option" | "env" | "flag";
 
@@ -119,6 +126,15 @@ export const SETTINGS = {
         .split(",")
         .map((item) => item.trim())
         .filter((item) => item !== ""),
+  }),
+  toolLoop: spec<ToolLoopMode>({
+    schema: z.enum(["warn", "stop", "off"]),
+    default: "warn",
+    expected: "warn, stop or off",
+    env: "OPENCODE_COMPACTION_GUARD_TOOL_LOOP",
+    flag: "tool-loop",
+    help: "the same call with the same result threshold times, no compaction needed: warn the model, stop the session, or off",
+    fromText: (text) => text.trim().toLowerCase(),
   }),
   notify: spec<NotifyMode>({
     schema: z.enum(["toast", "log", "off"]),

@@ -322,52 +322,46 @@ export function compactionBetween(compactions: readonly Compaction[], after: num
 }
 
 /**
- * Builds the view of compaction k (`compaction`) on `timeline.entries[start..end]`, where end
- * is k's summary (or k itself when the summary is missing).
+ * The steps of a timeline up to one position, as every judgement of "the same action" and
+ * "new work" reads them: the part of {@link DecisionView} that needs no compaction. The
+ * decision view is built on it; so is the tool-loop check (./tool-loop.ts), which looks at
+ * the call just completed rather than at a compaction.
+ */
+export interface StepsView {
+  /** Position of the user's last real message at or before `end`, or −1 (none in view). */
+  readonly lastUserPosition: number;
+  /** Where the steps that count begin: after the user's last message, within view. */
+  readonly from: number;
+  /** The newest `n` steps at or before `position` and at or after `low` (default and at least `from`), oldest first. */
+  stepsUpTo(position: number, n: number, low?: number): StepView[];
+  /** See {@link DecisionView.isNew}. */
+  isNew(action: Action): boolean;
+  /** See {@link DecisionView.keyUsedBefore}. */
+  keyUsedBefore(action: Action): boolean;
+  /** See {@link DecisionView.same}. */
+  same(a: Action, b: Action): boolean;
+}
+
+/**
+ * Builds the steps view of `timeline.entries[start..end]`: the steps since the user's last
+ * real message at or before `end`.
  *
  * @param settings `matchOutput` (whether outputs are part of a call's signature) and `ignore`.
  * @returns the view; never throws on a timeline from buildTimeline.
  */
-export function buildView(
+export function buildStepsView(
   timeline: Timeline,
-  compaction: Compaction,
+  end: number,
   settings: Pick<GuardSettings, "matchOutput" | "ignore">,
   start = 0,
-): DecisionView {
+): StepsView {
   const { entries } = timeline;
-  const end = compactionEnd(compaction);
   const actionSettings: ActionSettings = { ...settings, id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}` };
-
-  // The newest automatic compactions in view, up to and including k: as many as a rule needs.
-  const compactions = timeline.compactions;
-  const upTo = firstAfter(compactions, compaction.position);
-  const recentCompactions = (n: number): Compaction[] => {
-    const found: Compaction[] = [];
-    for (let i = upTo - 1; i >= 0 && compactions[i]!.position >= start && found.length < n; i--) {
-      if (compactions[i]!.auto) found.push(compactions[i]!);
-    }
-    return found.reverse();
-  };
-  let previous: Compaction | undefined;
-  for (let i = firstAfter(compactions, compaction.position - 1) - 1; i >= 0 && compactions[i]!.position >= start && !previous; i--) {
-    if (compactions[i]!.auto) previous = compactions[i];
-  }
-
   const lastUserAt = realUserPositions(timeline)[end] ?? -1;
   const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);
   const novelty = new Map<Action, boolean>();
   const steps = workSteps(timeline);
-  /** Steps in [low, high], oldest first, at most `n` of the newest. */
-  const stepsIn = (low: number, high: number, n = Number.POSITIVE_INFINITY): StepView[] => {
-    const found: StepView[] = [];
-    for (let i = firstPositionAfter(steps, high) - 1; i >= 0 && steps[i]! >= low && found.length < n; i--) {
-      const position = steps[i]!;
-      const entry = entries[position] as AssistantEntry;
-      found.push({ entry, position, actions: actionsOf(entry, position, actionSettings) });
-    }
-    return found.reverse();
-  };
 
   /**
    * Does an earlier action since `from` match `self` by `match`? Earlier in its own step, or
@@ -387,17 +381,18 @@ export function buildView(
   };
 
   return {
-    timeline,
-    compaction,
-    start,
-    end,
-    recentCompactions,
-    previous,
     lastUserPosition,
-    userSteppedIn: previous !== undefined && lastUserPosition > compactionEnd(previous),
     from,
-    cycle: previous ? stepsIn(Math.max(from, compactionEnd(previous) + 1), compaction.position - 1) : [],
-    recentSteps: (n) => stepsIn(from, end, n),
+    stepsUpTo: (high, n, low = from) => {
+      const found: StepView[] = [];
+      const bottom = Math.max(low, from);
+      for (let i = firstPositionAfter(steps, high) - 1; i >= 0 && steps[i]! >= bottom && found.length < n; i--) {
+        const position = steps[i]!;
+        const entry = entries[position] as AssistantEntry;
+        found.push({ entry, position, actions: actionsOf(entry, position, actionSettings) });
+      }
+      return found.reverse();
+    },
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
     isNew: (action) => {
       let known = novelty.get(action);
@@ -408,6 +403,57 @@ export function buildView(
       return known;
     },
     keyUsedBefore: (action) => doneBefore(action as LazyAction, (other) => other.sameKey(action as LazyAction)),
+  };
+}
+
+/**
+ * Builds the view of compaction k (`compaction`) on `timeline.entries[start..end]`, where end
+ * is k's summary (or k itself when the summary is missing).
+ *
+ * @param settings `matchOutput` (whether outputs are part of a call's signature) and `ignore`.
+ * @returns the view; never throws on a timeline from buildTimeline.
+ */
+export function buildView(
+  timeline: Timeline,
+  compaction: Compaction,
+  settings: Pick<GuardSettings, "matchOutput" | "ignore">,
+  start = 0,
+): DecisionView {
+  const end = compactionEnd(compaction);
+
+  // The newest automatic compactions in view, up to and including k: as many as a rule needs.
+  const compactions = timeline.compactions;
+  const upTo = firstAfter(compactions, compaction.position);
+  const recentCompactions = (n: number): Compaction[] => {
+    const found: Compaction[] = [];
+    for (let i = upTo - 1; i >= 0 && compactions[i]!.position >= start && found.length < n; i--) {
+      if (compactions[i]!.auto) found.push(compactions[i]!);
+    }
+    return found.reverse();
+  };
+  let previous: Compaction | undefined;
+  for (let i = firstAfter(compactions, compaction.position - 1) - 1; i >= 0 && compactions[i]!.position >= start && !previous; i--) {
+    if (compactions[i]!.auto) previous = compactions[i];
+  }
+
+  const steps = buildStepsView(timeline, end, settings, start);
+  const { from, lastUserPosition } = steps;
+
+  return {
+    timeline,
+    compaction,
+    start,
+    end,
+    recentCompactions,
+    previous,
+    lastUserPosition,
+    userSteppedIn: previous !== undefined && lastUserPosition > compactionEnd(previous),
+    from,
+    cycle: previous ? steps.stepsUpTo(compaction.position - 1, Number.POSITIVE_INFINITY, compactionEnd(previous) + 1) : [],
+    recentSteps: (n) => steps.stepsUpTo(end, n),
+    same: steps.same,
+    isNew: steps.isNew,
+    keyUsedBefore: steps.keyUsedBefore,
   };
 }
 

@@ -16,6 +16,7 @@ import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.
 import { VERSION } from "../shared/version.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { createPrevention } from "./prevent.js";
+import { createToolLoopHooks } from "./tool-loop.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
@@ -42,7 +43,13 @@ const MAX_PENDING_NOTES = 100;
  */
 interface PendingNote {
   readonly text: string;
-  /** The compaction message whose continue turn was denied. */
+  /**
+   * `compaction`: a denied continue turn (the note is stale once anything came after that
+   * compaction's summary); `tool-loop`: a refused call (plugin/tool-loop.ts; stale once the
+   * last message is not the stopped assistant step).
+   */
+  readonly kind: "compaction" | "tool-loop";
+  /** The compaction message whose continue turn was denied ("" for a tool loop). */
   readonly compactionID: string;
   readonly rule: string | null;
   /** The agent and model of that compaction message, so the note changes neither for the session. */
@@ -57,6 +64,13 @@ function idleSession(event: unknown): string | undefined {
   const idle = e?.type === "session.idle" || (e?.type === "session.status" && e.properties?.status?.type === "idle");
   const sessionID = e?.properties?.sessionID;
   return idle && typeof sessionID === "string" ? sessionID : undefined;
+}
+/** The session an event says was deleted (`session.deleted`), else undefined. */
+function deletedSession(event: unknown): string | undefined {
+  const e = event as { type?: unknown; properties?: { info?: { id?: unknown }; sessionID?: unknown } } | null | undefined;
+  if (e?.type !== "session.deleted") return undefined;
+  const id = e.properties?.info?.id ?? e.properties?.sessionID;
+  return typeof id === "string" ? id : undefined;
 }
 type Level = "debug" | "info" | "warn" | "error";
 
@@ -120,7 +134,8 @@ const reason = (error: unknown): string =>
 
 /**
  * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
- * setting is logged once as a warning. Keeps no per-session state.
+ * setting is logged once as a warning. Per-session state: the stop notes waiting for their
+ * session to go idle, and the tool-loop check's (plugin/tool-loop.ts), both bounded.
  *
  * @param input opencode's PluginInput (`client`, and `directory` for previews of file paths).
  * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
@@ -226,7 +241,8 @@ export function createGuard(
    * turned the continue turn back on), the note would be stale. Each call waits at most
    * notifyTimeoutMs. Never rejects.
    */
-  const leaveNote = async (sessionID: string, note: PendingNote): Promise<void> => {
+  const leaveNote = async (sessionID: string, pending: PendingNote): Promise<void> => {
+    let note = pending;
     try {
       if (typeof client.session?.prompt !== "function") return;
       const response = await withTimeout(
@@ -236,9 +252,33 @@ export function createGuard(
       );
       const data: unknown = (response as { data?: unknown } | undefined)?.data;
       const last = (Array.isArray(data) ? data.at(-1) : undefined) as
-        | { info?: { role?: unknown; summary?: unknown; parentID?: unknown } }
+        | {
+            info?: {
+              role?: unknown;
+              summary?: unknown;
+              parentID?: unknown;
+              agent?: unknown;
+              mode?: unknown;
+              providerID?: unknown;
+              modelID?: unknown;
+            };
+          }
         | undefined;
-      if (last?.info?.role !== "assistant" || last.info.summary !== true || last.info.parentID !== note.compactionID) {
+      const fresh =
+        note.kind === "tool-loop"
+          ? last?.info?.role === "assistant" && last.info.summary !== true
+          : last?.info?.role === "assistant" && last.info.summary === true && last.info.parentID === note.compactionID;
+      if (note.kind === "tool-loop" && fresh && last?.info) {
+        // The stopped step's agent and model, so that the note changes neither for the session.
+        const { agent, mode, providerID, modelID } = last.info;
+        const name = typeof agent === "string" ? agent : typeof mode === "string" ? mode : undefined;
+        note = {
+          ...note,
+          agent: name,
+          model: typeof providerID === "string" && typeof modelID === "string" ? { providerID, modelID } : undefined,
+        };
+      }
+      if (!fresh) {
         await log("debug", `compaction-guard left no note in session ${sessionID}: the session went on after the stopped compaction`, {
           sessionID,
         });
@@ -256,7 +296,12 @@ export function createGuard(
             text: note.text,
             ignored: true,
             time: { start: now, end: now },
-            metadata: { compaction_guard: { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID } },
+            metadata: {
+              compaction_guard:
+                note.kind === "tool-loop"
+                  ? { note: "tool-loop-stopped" }
+                  : { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID },
+            },
           },
         ],
       };
@@ -272,10 +317,13 @@ export function createGuard(
     }
   };
 
-  /** When a session with a note waiting goes idle, writes the note (once). Never rejects. */
+  /** When a session with a note waiting goes idle, writes the note (once); a deleted session's state is dropped. Never rejects. */
   const event: EventHook = async (input) => {
-    if (pendingNotes.size === 0) return;
+    const deleted = deletedSession(input?.event);
+    if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
     const sessionID = idleSession(input?.event);
+    if (sessionID !== undefined) toolLoop.sessionIdle(sessionID);
+    if (pendingNotes.size === 0) return;
     const note = sessionID === undefined ? undefined : pendingNotes.get(sessionID);
     if (sessionID === undefined || note === undefined) return;
     pendingNotes.delete(sessionID);
@@ -284,6 +332,46 @@ export function createGuard(
     void write.finally(() => writing.delete(write));
     await write;
   };
+
+  /** The tool-loop check's hooks (plugin/tool-loop.ts): they share this guard's log, timeouts and notes. */
+  const toolLoop = createToolLoopHooks({
+    settings,
+    directory,
+    messages: async (sessionID, limit) => {
+      const response = await withTimeout(
+        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
+        messagesTimeoutMs,
+        "session.messages",
+      );
+      const data: unknown = (response as { data?: unknown } | undefined)?.data;
+      if (!Array.isArray(data)) throw new Error("session.messages returned no message list");
+      return data;
+    },
+    abort: async (sessionID) => {
+      const result = await withTimeout(
+        Promise.resolve(client.session.abort({ path: { id: sessionID } })),
+        notifyTimeoutMs,
+        "session.abort",
+      );
+      const error = (result as { error?: unknown } | undefined)?.error;
+      if (error !== undefined && error !== null) throw new Error(`session.abort failed (${JSON.stringify(error)})`);
+    },
+    log,
+    noteWhenIdle: (sessionID, text) => {
+      pendingNotes.delete(sessionID);
+      pendingNotes.set(sessionID, {
+        kind: "tool-loop",
+        text,
+        compactionID: "",
+        rule: null,
+        agent: undefined,
+        model: undefined,
+        variant: undefined,
+      });
+      if (pendingNotes.size > MAX_PENDING_NOTES) pendingNotes.delete(pendingNotes.keys().next().value!);
+    },
+    reason,
+  });
 
   /** opencode is shutting down: waits (at most 2 × notifyTimeoutMs) for notes being written. */
   const dispose = async (): Promise<void> => {
@@ -374,6 +462,7 @@ export function createGuard(
       const model = message?.model;
       pendingNotes.delete(sessionID);
       pendingNotes.set(sessionID, {
+        kind: "compaction",
         text: denialRecord(session, verdict, index),
         compactionID: verdict.compaction.messageID,
         rule: verdict.rule,
@@ -412,7 +501,12 @@ export function createGuard(
       })
     : {};
 
-  return { "experimental.compaction.autocontinue": autocontinue, event, dispose, ...prevention };
+  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose, ...prevention };
+  if (settings.toolLoop !== "off") {
+    hooks["tool.execute.after"] = toolLoop.after;
+    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = toolLoop.before;
+  }
+  return hooks;
 }
 
 /** The plugin function opencode calls at start-up: `(input, options) => hooks`. */

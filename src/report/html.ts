@@ -330,8 +330,26 @@ function caption(row: AuditSession, series: SessionSeries): string {
   return (
     `${subagent(row.parentID)}<span class="t">${row.title ? untrusted(row.title) : "(untitled)"}</span> <span class="id">${untrusted(row.sessionID)}</span>` +
     `${row.source && row.source !== "opencode" ? ` <span class="id">${untrusted(row.source)}</span>` : ""}<br>` +
-    `${escapeHtml(facts.join(" · "))}<br>${escapeHtml(denySentence(series, row))}`
+    `${escapeHtml(facts.join(" · "))}<br>${escapeHtml(denySentence(series, row))}${toolLoopSentence(series)}`
   );
+}
+
+/**
+ * The caption's tool-loop sentence (decide/tool-loop.ts): how many calls would have carried
+ * the notice, from which step, and where the session would have been stopped; "" when none.
+ */
+function toolLoopSentence(series: SessionSeries): string {
+  const entries = series.toolLoop ?? [];
+  if (entries.length === 0) return "";
+  const warned = entries.filter((e) => e.action === "warn");
+  const stopped = entries.find((e) => e.action === "stop");
+  const parts = [
+    warned.length > 0
+      ? `${plural(warned.length, "tool result")} would have carried the tool-loop notice, from step ${num(warned[0]!.step + 1)}`
+      : "",
+    stopped ? `the session would have been stopped at step ${num(stopped.step + 1)} (run ${num(stopped.runs)})` : "",
+  ].filter((part) => part !== "");
+  return `<br><span class="toolloop">${escapeHtml(`Tool loop: ${parts.join("; ")}.`)}</span>`;
 }
 
 /**

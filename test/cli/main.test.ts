@@ -15,7 +15,11 @@ describe("replay --json", () => {
     expect([code, stderr]).toEqual([0, ""]);
     expect(stdout.trim().split("\n")).toHaveLength(1);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny"]);
+    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop"]);
+    // The same echo ran three times in a row before the first compaction: the tool-loop check's notice.
+    expect(report.toolLoop.map((t: { step: number; action: string; runs: number }) => [t.step, t.action, t.runs])).toEqual([
+      [3, "warn", 3],
+    ]);
     expect(report.sessionID).toBe("ses_dd48353bdffeeLNjPk1FftaDqf");
     expect(report.firstDeny).toBe(2);
     // Compaction 3 used to be denied by repeated-tool-call; no-progress is now checked first
@@ -109,8 +113,20 @@ describe("replay table", () => {
     expect(lines[1]).toMatch(/^#\s+compaction message\s+trigger\s+after\s+decision\s+rule$/);
     expect(lines[3]).toMatch(/^2\s+msg_22b7cb90b001Oacj8ldTaTA4T8\s+7,020\s+7,000\s+deny\s+no-progress$/);
     expect(lines[4]).toMatch(/^3\s+msg_22b7cbad0001ju6u1ULSB4ME6t\s+7,020\s+-\s+deny\s+no-progress$/);
-    expect(lines.at(-1)).toBe(
+    expect(lines.at(-2)).toBe(
       "first deny: compaction 2, no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% cut needed to make progress",
+    );
+    // The same echo three times in a row before the first compaction: the tool-loop check's notice.
+    expect(lines.at(-1)).toBe("tool loop: the guard would have acted at 1 call: step 3 warn (bash echo …, run 3)");
+  });
+
+  it("names no tool loop for a healthy session, and a stop with --tool-loop stop", async () => {
+    const healthy = fileURLToPath(new URL("../../fixtures/e2e-healthy.json", import.meta.url));
+    expect((await cli(["replay", healthy])).stdout).not.toContain("tool loop");
+    const unguarded = fileURLToPath(new URL("../../fixtures/e2e-fixed-point-unguarded.json", import.meta.url));
+    const { stdout } = await cli(["replay", unguarded, "--tool-loop", "stop"]);
+    expect(stdout.trim().split("\n").at(-1)).toBe(
+      "tool loop: the guard would have acted at 3 calls: step 3 warn (bash echo …, run 3), step 4 warn (bash echo …, run 4), step 5 stop (bash echo …, run 5)",
     );
   });
 

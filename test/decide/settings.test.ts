@@ -11,6 +11,7 @@ describe("resolveSettings", () => {
         predict: false,
         matchOutput: true,
         ignore: [],
+        toolLoop: "warn",
         notify: "toast",
         mode: "enforce",
         prevent: true,
@@ -23,6 +24,7 @@ describe("resolveSettings", () => {
         predict: "default",
         matchOutput: "default",
         ignore: "default",
+        toolLoop: "default",
         notify: "default",
         mode: "default",
         prevent: "default",
@@ -53,6 +55,7 @@ describe("resolveSettings", () => {
       prevent: true,
       enabled: true,
       ignore: ["gh run watch"],
+      toolLoop: "warn",
     });
   });
 
@@ -81,6 +84,7 @@ describe("resolveSettings", () => {
       "OPENCODE_COMPACTION_GUARD_PREDICT",
       "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
       "OPENCODE_COMPACTION_GUARD_IGNORE",
+      "OPENCODE_COMPACTION_GUARD_TOOL_LOOP",
       "OPENCODE_COMPACTION_GUARD_NOTIFY",
       "OPENCODE_COMPACTION_GUARD_MODE",
       "OPENCODE_COMPACTION_GUARD_PREVENT",
@@ -98,7 +102,7 @@ describe("resolveSettings", () => {
       "plugin option threshold: threshold must be an integer from 2 to 1000, got 2.5; using 3",
       'plugin option window: window must be an integer from 1 to 1000, got "8"; using 8',
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
-      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, notify, mode, prevent, enabled); ignored",
+      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
       'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (or 1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);

@@ -43,18 +43,28 @@ describe("the plugin module", () => {
     expect(Object.keys(await import("../../src/index.js"))).toEqual(["default"]);
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, undefined);
+    // toolLoop "warn" (the default) adds tool.execute.after; "stop" adds tool.execute.before too.
     expect(Object.keys(hooks)).toEqual([
       "experimental.compaction.autocontinue",
       "event",
       "dispose",
       "experimental.session.compacting",
       "experimental.chat.messages.transform",
+      "tool.execute.after",
+    ]);
+    const stopping = await plugin.server({ client: fake.client } as never, { toolLoop: "stop", prevent: false });
+    expect(Object.keys(stopping)).toEqual([
+      "experimental.compaction.autocontinue",
+      "event",
+      "dispose",
+      "tool.execute.after",
+      "tool.execute.before",
     ]);
   });
 
-  it("with prevent: false, has no prevention hooks", async () => {
+  it("with prevent: false and toolLoop: off, has only the compaction hooks", async () => {
     const fake = fakeClient(() => ({ data: [] }));
-    const hooks = await plugin.server({ client: fake.client } as never, { prevent: false });
+    const hooks = await plugin.server({ client: fake.client } as never, { prevent: false, toolLoop: "off" });
     expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);
   });
 });

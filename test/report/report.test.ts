@@ -551,6 +551,20 @@ describe("review defects: the report and the charts say what the table says", ()
     expect(html).toContain('<td class="n">0.0 s</td>');
   });
 
+  it("the page says where the tool-loop check would have acted, and nothing for a session without a tool loop", async () => {
+    const { cli } = await import("../support/cli.js");
+    const { mkdtempSync, readFileSync: read } = await import("node:fs");
+    const out = `${mkdtempSync(`${(await import("node:os")).tmpdir()}/ocg-html-`)}/page.html`;
+    const file = new URL("../../fixtures/e2e-fixed-point-unguarded.json", import.meta.url).pathname;
+    expect((await cli(["audit", file, "--html", out, "--tool-loop", "stop"])).code).toBe(0);
+    expect(read(out, "utf8")).toContain(
+      '<span class="toolloop">Tool loop: 2 tool results would have carried the tool-loop notice, from step 3; the session would have been stopped at step 5 (run 5).</span>',
+    );
+    const healthy = new URL("../../fixtures/e2e-healthy.json", import.meta.url).pathname;
+    expect((await cli(["audit", healthy, "--html", out])).code).toBe(0);
+    expect(read(out, "utf8")).not.toContain('class="toolloop"');
+  });
+
   it("isolates untrusted text with <bdi> and shows control characters escaped in the page", () => {
     const series = { ...unguarded, title: "evil\u202e\u0007title" };
     const html = renderHtmlReport(reportOf([series], ["x\u202e.json: not an export"]));

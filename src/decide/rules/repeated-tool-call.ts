@@ -18,7 +18,8 @@
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
 import { previewCall } from "../../redact/preview.js";
-import { compactionBetween, type Action } from "../view.js";
+import { buildChains, type Chain } from "../chains.js";
+import { compactionBetween } from "../view.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 
@@ -43,16 +44,6 @@ export interface RepeatedToolCallEvidence {
   readonly movedOn: boolean;
 }
 
-interface Chain {
-  action: Action;
-  count: number;
-  /** How many new actions had been seen at the chain's last call. */
-  newSeen: number;
-  firstPosition: number;
-  lastPosition: number;
-  messageIDs: string[];
-}
-
 /**
  * Fires when one tool call (same tool, canonical input, ending and normalised result; an
  * errored call counts, failing the same way) runs `threshold` times within the last
@@ -66,33 +57,7 @@ export const repeatedToolCall = defineRule({
   severity: "warning",
   check(view, { settings, directory }) {
     const steps = view.recentSteps(settings.window);
-    // A chain needs two runs of one key: when every key in the window is distinct there is
-    // nothing to count, and no action needs to be judged new (no output is hashed).
-    const keys = steps.flatMap((step) => step.actions.filter((action) => action.kind === "tool").map((action) => action.key));
-    const keysRepeat = new Set(keys).size < keys.length;
-    // The latest chain per action key; a run extends it when it is the same action (result
-    // included) and no new action came since its last run.
-    const latest = new Map<string, Chain>();
-    const chains: Chain[] = [];
-    let newSeen = 0;
-    // Chains lie within the window, so only new actions inside it can break one.
-    for (const step of steps) {
-      for (const action of step.actions) {
-        if (keysRepeat && view.isNew(action)) newSeen += 1;
-        if (action.kind !== "tool") continue;
-        let chain = latest.get(action.key);
-        if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
-          chain.count += 1;
-          chain.lastPosition = step.position;
-          if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
-        } else {
-          chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
-          latest.set(action.key, chain);
-          chains.push(chain);
-        }
-        chain.newSeen = newSeen;
-      }
-    }
+    const { chains, newSeen } = buildChains(steps, view);
     const across = (chain: Chain) => compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
     const movedOn = (chain: Chain) => chain.newSeen !== newSeen;
     const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain) && !movedOn(chain);

@@ -1,0 +1,67 @@
+/**
+ * Chains of one tool call: the same action (see view.ts: tool, canonical input, the same
+ * result or the same failure, noise removed) run again and again with no new action between
+ * one run and the next. repeated-tool-call counts them at a compaction; the tool-loop check
+ * (./tool-loop.ts) counts the one the call just completed belongs to. One judgement, here.
+ */
+import type { Action, StepView, StepsView } from "./view.js";
+
+/** One chain: the same tool call, run `count` times with nothing new in between. */
+export interface Chain {
+  /** Its first run. */
+  readonly action: Action;
+  /** How many times it ran (≥ 1). */
+  count: number;
+  /** How many new actions had been seen at the chain's last run. */
+  newSeen: number;
+  /** Positions (in the timeline's entries) of the steps of its first and last run. */
+  readonly firstPosition: number;
+  lastPosition: number;
+  /** Ids of the assistant messages holding its runs, oldest first, each once. */
+  readonly messageIDs: string[];
+}
+
+/**
+ * Walks `steps` (oldest first) and builds the chains of their tool calls: a run extends the
+ * latest chain of its key when it is the same action (result included) and no new action
+ * (per `view.isNew`) came since that chain's last run; otherwise it starts a chain.
+ *
+ * @param until stop right after this action (the one just completed): `last` is then its chain.
+ * @returns every chain in order of its first run, the chain of the last tool call walked, and
+ *   how many new actions were seen in all (a chain whose `newSeen` is less was followed by new work).
+ *   Cost: when every key in `steps` is distinct no action is judged new (no output is hashed).
+ */
+export function buildChains(
+  steps: readonly StepView[],
+  view: Pick<StepsView, "isNew" | "same">,
+  until?: Action,
+): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
+  // A chain needs two runs of one key: when every key is distinct there is nothing to count,
+  // and no action needs to be judged new.
+  const keys = steps.flatMap((step) => step.actions.filter((action) => action.kind === "tool").map((action) => action.key));
+  const keysRepeat = new Set(keys).size < keys.length;
+  const latest = new Map<string, Chain>();
+  const chains: Chain[] = [];
+  let last: Chain | undefined;
+  let newSeen = 0;
+  for (const step of steps) {
+    for (const action of step.actions) {
+      if (keysRepeat && view.isNew(action)) newSeen += 1;
+      if (action.kind !== "tool") continue;
+      let chain = latest.get(action.key);
+      if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
+        chain.count += 1;
+        chain.lastPosition = step.position;
+        if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
+      } else {
+        chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
+        latest.set(action.key, chain);
+        chains.push(chain);
+      }
+      chain.newSeen = newSeen;
+      last = chain;
+      if (action === until) return { chains, last, newSeen };
+    }
+  }
+  return { chains, last, newSeen };
+}

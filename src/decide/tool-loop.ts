@@ -1,0 +1,273 @@
+/**
+ * The tool-loop check: is the call just completed the `threshold`-th run of the same action
+ * with nothing new in between, with or without a compaction? Pure: history and the call in,
+ * a count and what the guard does about it out.
+ *
+ * opencode's own doom-loop check (session/processor.ts, DOOM_LOOP_THRESHOLD = 3) reads only
+ * the last three parts of the *current* assistant message, and every step of a turn is a new
+ * assistant message: the same call repeated step after step is never seen (opencode#25254),
+ * nor an A,B,A,B cycle (opencode#47759). While the context is far from full no compaction
+ * comes, so the compaction rules never decide either. This check counts across messages at
+ * tool time, with the project's one judgement of "the same action" and "new work"
+ * (./view.ts, ./signature.ts, ./tool-kinds.ts) and of a chain (./chains.ts): the same tool,
+ * canonical input and result (or failure), noise removed; asking tools by their result; a
+ * deliberate wait always new; planning tools and the `ignore` list left out; only a real
+ * user message resets the count.
+ *
+ * Cost: the check reads a bounded slice of the history (the newest
+ * {@link toolLoopHistoryLimit} messages) and walks at most {@link toolLoopSteps} steps, so it
+ * costs the same at 100 and at 10,000 steps (figure in `npm run bench`, bench/scale.ts).
+ */
+import { previewCall } from "../redact/preview.js";
+import { isRecord } from "../shared/record.js";
+import { buildChains } from "./chains.js";
+import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
+import type { GuardSettings } from "./settings.js";
+import { canonicalJson, comparableInput } from "./signature.js";
+import { buildStepsView, type Action, type StepView, type StepsView } from "./view.js";
+
+/** The settings the check reads. */
+export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
+
+/** What the guard does at one call: add the notice (`warn`), refuse the call and stop the session (`stop`), or nothing (null). */
+export type ToolLoopAction = "warn" | "stop" | null;
+
+/**
+ * How many steps back a chain is counted: at least 32, and 4 × threshold for a high
+ * threshold, so that a chain of `threshold` runs with a few repeats between them still fits.
+ * A chain longer than that reads as this many runs: still over `threshold`.
+ */
+export function toolLoopSteps(settings: Pick<GuardSettings, "threshold">): number {
+  return Math.max(32, 4 * settings.threshold);
+}
+
+/**
+ * How many of the newest messages the check reads (and the hook asks `session.messages`
+ * for): twice {@link toolLoopSteps}, room for the chain's steps and for the user messages and
+ * compactions between them. An action last done further back counts as new (the cautious
+ * side: a missed repeat, never a false one).
+ */
+export function toolLoopHistoryLimit(settings: Pick<GuardSettings, "threshold">): number {
+  return 2 * toolLoopSteps(settings);
+}
+
+/**
+ * What the guard does at a call that is the `runs`-th of its chain: nothing below
+ * `threshold`; `warn` from `threshold` on; with `toolLoop: "stop"`, `stop` from
+ * `threshold + 2` on (the chain went on after two notices). Nothing either while the chain
+ * is no longer than the user asked for (`asked`, see {@link askedRepeats}).
+ */
+export function toolLoopAction(runs: number, settings: Pick<GuardSettings, "toolLoop" | "threshold">, asked = 0): ToolLoopAction {
+  if (settings.toolLoop === "off" || runs < settings.threshold || runs <= asked) return null;
+  return settings.toolLoop === "stop" && runs >= settings.threshold + 2 ? "stop" : "warn";
+}
+
+const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  once: 1,
+  twice: 2,
+  thrice: 3,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+};
+const ASKED = /\b(\d{1,4}|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s*(?:x\b|times\b)|\b(twice|thrice)\b/gi;
+
+/**
+ * How many runs the user's message asks for, at most: "poll job 42 three times", "run the
+ * tests 5 times", "twice", "10x". 0 when it names no count. A chain no longer than that is
+ * what the user asked for, not a loop.
+ */
+export function askedRepeats(text: string): number {
+  let most = 0;
+  for (const match of text.matchAll(ASKED)) {
+    const word = (match[1] ?? match[2] ?? "").toLowerCase();
+    const n = /^\d+$/.test(word) ? Number(word) : (NUMBER_WORDS[word] ?? 0);
+    most = Math.max(most, n);
+  }
+  return most;
+}
+
+/** The count the user's last real message in view asks for (see {@link askedRepeats}), or 0. */
+function askedIn(timeline: Timeline, view: StepsView): number {
+  const entry = view.lastUserPosition >= 0 ? timeline.entries[view.lastUserPosition] : undefined;
+  return entry?.kind === "user" ? askedRepeats(entry.text) : 0;
+}
+
+/** A call opencode just finished (`tool.execute.after`): its part's `callID`, tool, input and output (or error). */
+export interface FinishedCall {
+  readonly callID: string;
+  readonly tool: string;
+  readonly input: unknown;
+  /** The output of a completed call, the error of a failed one. */
+  readonly output: unknown;
+  readonly status: "completed" | "error";
+}
+
+/** The check's answer for one call. */
+export interface ToolLoopCheck {
+  /** The call's run in its chain (1: not a repeat); 0 when it is not counted (ignored, a planning tool). */
+  readonly runs: number;
+  readonly action: ToolLoopAction;
+}
+
+/** The chain of `target` (an action of the newest step in `steps`), walked by the one chain judgement. */
+function runsOf(steps: readonly StepView[], view: StepsView, target: Action): number {
+  // No earlier action of the same key: the first run, with no output hashed.
+  const repeated = steps.some((step) =>
+    step.actions.some((action) => action !== target && action.kind === "tool" && action.key === target.key),
+  );
+  if (!repeated) return 1;
+  return buildChains(steps, view, target).last?.count ?? 1;
+}
+
+/**
+ * Is `call`, just finished, the `threshold`-th run of the same action with nothing new in
+ * between? Reads the newest {@link toolLoopHistoryLimit} of `messages`.
+ *
+ * @param messages the session's messages, oldest first, as `client.session.messages` returns
+ *   them (`Array<{ info, parts }>`): the call's own part may still be `running` (it is read as
+ *   `call` says), or missing (the call is read as one more step).
+ * @returns the call's run in its chain and what the guard does; never throws on any input.
+ */
+export function checkToolCall(messages: readonly unknown[], call: FinishedCall, settings: ToolLoopSettings): ToolLoopCheck {
+  if (settings.toolLoop === "off") return { runs: 0, action: null };
+  const limit = toolLoopHistoryLimit(settings);
+  const slice = messages.length > limit ? messages.slice(-limit) : messages.slice();
+  const state =
+    call.status === "completed"
+      ? { status: "completed", input: call.input, output: call.output }
+      : { status: "error", input: call.input, error: call.output };
+  let at = -1;
+  let partIndex = -1;
+  for (let i = slice.length - 1; i >= 0 && at === -1; i--) {
+    const message = slice[i];
+    const parts = isRecord(message) && Array.isArray(message.parts) ? message.parts : [];
+    const j = parts.findIndex((part) => isRecord(part) && part.type === "tool" && part.callID === call.callID);
+    if (j !== -1) [at, partIndex] = [i, j];
+  }
+  if (at === -1) {
+    slice.push({
+      info: { id: `pending_${call.callID}`, role: "assistant" },
+      parts: [{ type: "tool", callID: call.callID, tool: call.tool, state }],
+    });
+    [at, partIndex] = [slice.length - 1, 0];
+  } else {
+    const message = slice[at] as { parts: unknown[] };
+    const parts = [...message.parts];
+    parts[partIndex] = { ...(parts[partIndex] as Record<string, unknown>), tool: call.tool, state };
+    slice[at] = { ...message, parts };
+  }
+  // The call is the k-th finished tool part of its message: entry.toolCalls[k].
+  const parts = (slice[at] as { parts: unknown[] }).parts;
+  let k = 0;
+  for (let j = 0; j < partIndex; j++) {
+    const part = parts[j];
+    const status = isRecord(part) && part.type === "tool" && isRecord(part.state) ? part.state.status : undefined;
+    if (status === "completed" || status === "error") k += 1;
+  }
+  const timeline = buildTimeline(slice);
+  const view = buildStepsView(timeline, at, settings);
+  const steps = view.stepsUpTo(at, toolLoopSteps(settings));
+  const step = steps.at(-1);
+  const entry = timeline.entries[at];
+  const target =
+    step?.position === at && entry?.kind === "assistant" ? step.actions.find((action) => action.call === entry.toolCalls[k]) : undefined;
+  if (!target) return { runs: 0, action: null };
+  const runs = runsOf(steps, view, target);
+  return { runs, action: toolLoopAction(runs, settings, askedIn(timeline, view)) };
+}
+
+/** One call of a session where the guard would have acted (`replay --json`'s `toolLoop` list). */
+export interface ToolLoopEntry {
+  /** The step holding the call: 1-based among the session's assistant messages that are not summaries (the charts' steps). */
+  readonly step: number;
+  readonly action: "warn" | "stop";
+  /** The call's run in its chain. */
+  readonly runs: number;
+  /** The assistant message holding the call. */
+  readonly messageID: string;
+  readonly tool: string;
+  /** Redacted one-line preview of its input (never the raw input). */
+  readonly preview: string;
+}
+
+/**
+ * Every call of a whole session where the guard would have acted, oldest first: `warn` at
+ * each run from `threshold` on; with `toolLoop: "stop"`, `stop` once at `threshold + 2` (the
+ * session would have ended there: the chain's later runs are left out). The same judgement
+ * as {@link checkToolCall}, on the whole session's timeline (the hook reads only the newest
+ * messages, so an action last done further back than that can count as new there).
+ *
+ * @param directory the project directory, for relative paths in previews.
+ */
+export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, directory?: string): ToolLoopEntry[] {
+  if (settings.toolLoop === "off") return [];
+  const found: ToolLoopEntry[] = [];
+  const window = toolLoopSteps(settings);
+  let view: StepsView | undefined;
+  let stepNumber = 0;
+  /** The chain already stopped (key and first run): its later runs would not have happened. */
+  let stopped: string | undefined;
+  timeline.entries.forEach((entry, position) => {
+    if (!isStep(entry)) return;
+    stepNumber += 1;
+    if (entry.toolCalls.length === 0) return;
+    const here = buildStepsView(timeline, position, settings);
+    // Views of one stretch since the user's last message share what they judged new.
+    if (view === undefined || view.from !== here.from) view = here;
+    const steps = view.stepsUpTo(position, window);
+    const step = steps.at(-1);
+    if (step?.position !== position) return;
+    for (const action of step.actions) {
+      if (action.kind !== "tool" || action.call === null) continue;
+      const runs = runsOf(steps, view, action);
+      const act = toolLoopAction(runs, settings, askedIn(timeline, view));
+      if (act === null) continue;
+      const chain = buildChains(steps, view, action).last;
+      const chainKey = `${action.key}\u0000${chain?.firstPosition}`;
+      if (chainKey === stopped) continue;
+      if (act === "stop") stopped = chainKey;
+      found.push({
+        step: stepNumber,
+        action: act,
+        runs,
+        messageID: entry.id,
+        tool: action.call.tool,
+        preview: previewCall(action.call.tool, action.call.input, directory),
+      });
+    }
+  });
+  return found;
+}
+
+/**
+ * What identifies a call before it runs (`tool.execute.before` knows the tool and its
+ * arguments, not the result): the tool and its canonical comparable input (./signature.ts).
+ * The guard refuses, in `stop` mode, the next call with the key of a chain that already ran
+ * `threshold + 1` times.
+ */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${canonicalJson(comparableInput({ tool, input }))}`;
+}
+
+/**
+ * The notice appended to the output of a call that is the `runs`-th of its chain: what the
+ * model reads after the tool's own output (which is kept). Starts with
+ * {@link TOOL_LOOP_NOTICE_MARK}, so the rules leave it out when they compare outputs.
+ */
+export function toolLoopNotice(runs: number, stopping: boolean): string {
+  return (
+    `${TOOL_LOOP_NOTICE_MARK}This exact call has now returned the same result ${runs} times in a row, with nothing else done in between. ` +
+    `Repeating it will not change the result: change your approach, or stop and tell the user what is blocking you.` +
+    (stopping ? " The next identical call will be refused and the session stopped." : "")
+  );
+}
