@@ -8,8 +8,9 @@
  *
  * Exit codes: 0 it ran; 2 bad usage, an HTML report that cannot be written (checked before
  * anything is read), opencode missing, failing or not answering, or no export at all among
- * the paths given (one line on stderr); 1 an internal error (a bug). 130 / 143 on Ctrl-C or
- * SIGTERM (the progress bar stopped first, so the terminal gets its cursor back).
+ * the paths given (one line on stderr); 1 an internal error (a bug). On Ctrl-C or SIGTERM it
+ * stops the progress bar (so the terminal gets its cursor back), then ends by the signal
+ * (the shell's 130 / 143) at once, whatever it was waiting on (shared/signals.ts).
  *
  * Everything untrusted printed to the terminal (file names, titles, what opencode said) goes
  * through `terminalSafe` (report/terminal.ts); the outputs are the list in report/index.ts.
@@ -21,6 +22,7 @@ import cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../report/terminal.js";
+import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
@@ -123,9 +125,9 @@ export async function runAudit(
     bar = undefined;
     drawn?.stop();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
     stopBar();
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    endBySignal(signal);
   };
   let pathSignals = false;
   try {
