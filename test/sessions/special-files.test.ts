@@ -3,8 +3,8 @@
  * device that never ends (/dev/zero), a socket. `replay` and `audit` never open them: one
  * line each, exit 2 when nothing else is left, and they return at once (a test timeout
  * bounds each run; before, `replay` on a FIFO waited forever and on /dev/zero read until
- * memory ran out). And a process whose thread pool is stuck in `open()` still ends on
- * SIGINT / SIGTERM.
+ * memory ran out). In-process, but for one run of the real executable; and a process whose
+ * thread pool is stuck in `open()` still ends on SIGINT / SIGTERM.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExports } from "../../src/sessions/files.js";
+import { cli } from "../support/cli.js";
 import { readExport } from "../../src/sessions/export.js";
 
 const BIN = fileURLToPath(new URL("../../src/bin.ts", import.meta.url));
@@ -53,10 +54,18 @@ describe("replay: a path that is not a regular file is refused before it is open
   ])(
     "%s: exit 2, one line",
     async (path, line) => {
-      expect(await run(["replay", path])).toEqual({ code: 2, stdout: "", stderr: `opencode-compaction-guard: ${line}\n` });
+      expect(await cli(["replay", path])).toEqual({ code: 2, stdout: "", stderr: `opencode-compaction-guard: ${line}\n` });
     },
-    20_000,
+    5_000,
   );
+
+  it("the executable on a FIFO: exit 2 at once", async () => {
+    expect(await run(["replay", fifo])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `opencode-compaction-guard: ${fifo}: is a named pipe (FIFO), not a file; to read from it, give it as standard input (replay - < ${fifo})\n`,
+    });
+  }, 20_000);
 
   it("readExport says the same without the CLI", async () => {
     await expect(readExport("/dev/zero")).rejects.toThrow(/^\/dev\/zero: is a character device, not a file$/);
@@ -65,7 +74,7 @@ describe("replay: a path that is not a regular file is refused before it is open
 
 describe("audit: such paths are skipped with one line each, given or in a folder", () => {
   it("given on the command line, among an export: the export is read", async () => {
-    const { code, stdout, stderr } = await run(["audit", fifo, "/dev/zero", socketPath, FIXTURE, "--json"]);
+    const { code, stdout, stderr } = await cli(["audit", fifo, "/dev/zero", socketPath, FIXTURE, "--json"]);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).totals.sessions).toBe(1);
     expect(stderr).toBe(
@@ -76,15 +85,15 @@ describe("audit: such paths are skipped with one line each, given or in a folder
         "",
       ].join("\n"),
     );
-  }, 20_000);
+  }, 5_000);
 
   it("alone: exit 2 after the skipped lines", async () => {
-    expect(await run(["audit", fifo])).toEqual({
+    expect(await cli(["audit", fifo])).toEqual({
       code: 2,
       stdout: "",
       stderr: `skipped ${fifo}: is a named pipe (FIFO), not an export file\nopencode-compaction-guard: no opencode session export among the file given\n`,
     });
-  }, 20_000);
+  }, 5_000);
 
   it("in a folder: listed as skipped, never yielded as a file", async () => {
     const folder = mkdtempSync(join(dir, "folder-"));
@@ -96,9 +105,9 @@ describe("audit: such paths are skipped with one line each, given or in a folder
       { kind: "file", path: join(folder, "a.json") },
       { kind: "skipped", line: `${join(folder, "b.json")}: is a named pipe (FIFO), not an export file` },
     ]);
-    const { code, stderr } = await run(["audit", folder, "--json"]);
+    const { code, stderr } = await cli(["audit", folder, "--json"]);
     expect([code, stderr]).toEqual([0, `skipped ${join(folder, "b.json")}: is a named pipe (FIFO), not an export file\n`]);
-  }, 20_000);
+  }, 5_000);
 });
 
 describe("SIGINT / SIGTERM end the process while a thread is stuck in open()", () => {
