@@ -13,7 +13,7 @@
  * (the shell's 130 / 143) at once, whatever it was waiting on (shared/signals.ts).
  *
  * Everything untrusted printed to the terminal (file names, titles, what opencode said) goes
- * through `terminalSafe` (report/terminal.ts); the outputs are the list in report/index.ts.
+ * through `terminalSafe` (redact/terminal-safe.ts); the outputs are the list in report/index.ts.
  */
 import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
-import { terminalSafe } from "../report/terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";

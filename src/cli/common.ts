@@ -9,7 +9,7 @@ import type { ModelLimits } from "../decide/opencode-facts.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
 import { VERSION } from "../shared/version.js";
 import { REPORTS } from "../report/index.js";
-import { terminalSafe } from "../report/terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 
 /** The settings replay and audit take as flags (the others mean nothing to a replay). */
 export const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);

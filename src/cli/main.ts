@@ -22,6 +22,8 @@ import {
   warnPredictWithoutLimits,
 } from "./common.js";
 import { fmt } from "../report/format.js";
+import { displayWidth, padToWidth } from "../report/terminal.js";
+import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
@@ -53,30 +55,35 @@ const USAGE = [
 /** Every long flag replay knows, for "did you mean". */
 const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
 
+/**
+ * Replay's table: a header line, one row per automatic compaction, then the first deny. Every
+ * text from the session (its id, the message ids, the evidence's tool names and path
+ * previews) is made terminal-safe, and the columns are padded by display width.
+ */
 function table(sessionID: string, rows: readonly ReplayRow[], usable: number | null, firstDeny: ReplayRow | undefined): string {
   const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
   const body = rows.map((r) => [
     String(r.compaction.index),
-    r.compaction.messageID,
+    terminalSafe(r.compaction.messageID),
     fmt(r.triggerTokens),
     fmt(r.afterTokens),
     r.decision,
     r.rule ?? "-",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
   const right = new Set([0, 2, 3]);
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
       .join("  ")
       .trimEnd();
   return [
-    `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
+    `session ${terminalSafe(sessionID)}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
     line(header),
     ...body.map(line),
     firstDeny
-      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${describeEvidence(firstDeny)}`
+      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
       : "no deny: the guard would have let every continue turn through",
   ].join("\n");
 }
@@ -154,7 +161,7 @@ export async function main(
         afterTokens: r.afterTokens,
         evidence: r.evidence,
       }));
-      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
+      out(`${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null })}\n`);
     } else {
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny)}\n`);
