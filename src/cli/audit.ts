@@ -33,6 +33,7 @@ import {
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
+  unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
@@ -185,6 +186,7 @@ export async function runAudit(
     for (const line of warnings) err(`${terminalSafe(line)}\n`);
     for (const line of result.skipped) err(`skipped ${terminalSafe(line)}\n`);
     for (const line of result.duplicates) err(`${terminalSafe(line)}\n`);
+    if (result.unphysicalTokens > 0) err(`${unphysicalTokensWarning(result.unphysicalTokens, "session")}\n`);
     if (result.withoutTime > 0) {
       err(
         `${result.withoutTime === 1 ? "1 session" : `${fmt(result.withoutTime)} sessions`} without a time ${result.withoutTime === 1 ? "was" : "were"} left out by --since\n`,

@@ -18,9 +18,11 @@ import {
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
+  unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
+import { unphysicalTokenMessages } from "../decide/history.js";
 import { fmt } from "../report/format.js";
 import { displayWidth, padToWidth } from "../report/terminal.js";
 import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
@@ -146,6 +148,8 @@ export async function main(
     warnPredictWithoutLimits(inputs, err);
     const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
+    const unphysical = unphysicalTokenMessages(session.messages);
+    if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
     const replayed = replaySession(session, { settings, limits, reserved });
     const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
