@@ -27,12 +27,22 @@ import { fakeClient, newestMessages } from "./support/client.js";
 import { syntheticExport } from "./support/synthetic.js";
 
 /**
+ * The seed of every property of this run: FUZZ_SEED when given (to replay a failure), else a
+ * new one, printed before any property runs, so that a run that dies (a worker out of memory)
+ * can still be replayed: `FUZZ_SEED=<seed> npm run fuzz`, or this file with vitest.
+ */
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+process.stderr.write(`fuzz: seed ${SEED} (FUZZ_SEED=${SEED} replays this run)\n`);
+
+/**
  * Generated histories per property: 150 in `npm test`; `npm run fuzz` sets FUZZ_RUNS
- * (100,000) for the long run. FUZZ_SEED replays a failure fast-check reported.
+ * (100,000) for the long run. FUZZ_SEED replays a run (see {@link SEED}); FUZZ_PATH, the
+ * `path` fast-check reports with a failure, goes straight to the failing case.
  */
 const RUNS = {
   numRuns: Number(process.env.FUZZ_RUNS) || 150,
-  ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+  seed: SEED,
+  ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}),
 };
 const DEFAULTS = DEFAULT_SETTINGS;
 

@@ -8,7 +8,7 @@ import { sessionDecision } from "../sessions/opencode-limits.js";
 import type { SessionItem } from "../sessions/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
-import { compactionEnd, contextTokens, type Timeline } from "../decide/history.js";
+import { compactionEnd, contextTokens, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import {
   parentOf,
@@ -217,6 +217,7 @@ export async function auditSessions(
   const duplicates: string[] = [];
   let read = 0;
   let withoutTime = 0;
+  let unphysicalTokens = 0;
   for await (const item of source.items()) {
     if (item.kind === "skipped") {
       skipped.push(item.line);
@@ -230,6 +231,7 @@ export async function auditSessions(
       if (updated === null) withoutTime += 1;
       if (updated === null || updated < since) continue;
     }
+    if (unphysicalTokenMessages(item.session.messages) > 0) unphysicalTokens += 1;
     const decision = item.known ? sessionDecision(options, item.known) : options;
     const audited = auditSession(item.session, item.source, decision);
     const { row } = audited;
@@ -254,5 +256,5 @@ export async function auditSessions(
   const listed = [...kept.values()].filter((k) => isListed(k.row));
   listed.sort((a, b) => byCreated(a.row, b.row));
   const series = listed.flatMap((l) => (l.series ? [l.series] : []));
-  return { rows: listed.map((l) => l.row), series, totals, skipped, duplicates, read, withoutTime };
+  return { rows: listed.map((l) => l.row), series, totals, skipped, duplicates, read, withoutTime, unphysicalTokens };
 }

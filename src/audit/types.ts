@@ -138,4 +138,6 @@ export interface AuditResult {
   readonly read: number;
   /** Sessions `--since` left out because they have no time at all. */
   readonly withoutTime: number;
+  /** Sessions decided with a token count no model could have made (negative, NaN, over 10¹²) read as missing. */
+  readonly unphysicalTokens: number;
 }

@@ -8,11 +8,12 @@
  *
  * Exit codes: 0 it ran; 2 bad usage, an HTML report that cannot be written (checked before
  * anything is read), opencode missing, failing or not answering, or no export at all among
- * the paths given (one line on stderr); 1 an internal error (a bug). 130 / 143 on Ctrl-C or
- * SIGTERM (the progress bar stopped first, so the terminal gets its cursor back).
+ * the paths given (one line on stderr); 1 an internal error (a bug). On Ctrl-C or SIGTERM it
+ * stops the progress bar (so the terminal gets its cursor back), then ends by the signal
+ * (the shell's 130 / 143) at once, whatever it was waiting on (shared/signals.ts).
  *
  * Everything untrusted printed to the terminal (file names, titles, what opencode said) goes
- * through `terminalSafe` (report/terminal.ts); the outputs are the list in report/index.ts.
+ * through `terminalSafe` (redact/terminal-safe.ts); the outputs are the list in report/index.ts.
  */
 import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -20,7 +21,8 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
-import { terminalSafe } from "../report/terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
@@ -31,6 +33,7 @@ import {
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
+  unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
@@ -123,9 +126,9 @@ export async function runAudit(
     bar = undefined;
     drawn?.stop();
   };
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
     stopBar();
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    endBySignal(signal);
   };
   let pathSignals = false;
   try {
@@ -183,6 +186,7 @@ export async function runAudit(
     for (const line of warnings) err(`${terminalSafe(line)}\n`);
     for (const line of result.skipped) err(`skipped ${terminalSafe(line)}\n`);
     for (const line of result.duplicates) err(`${terminalSafe(line)}\n`);
+    if (result.unphysicalTokens > 0) err(`${unphysicalTokensWarning(result.unphysicalTokens, "session")}\n`);
     if (result.withoutTime > 0) {
       err(
         `${result.withoutTime === 1 ? "1 session" : `${fmt(result.withoutTime)} sessions`} without a time ${result.withoutTime === 1 ? "was" : "were"} left out by --since\n`,

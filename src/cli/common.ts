@@ -8,8 +8,10 @@ import { ExportError } from "../sessions/export.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
 import { VERSION } from "../shared/version.js";
+import { MAX_PHYSICAL_TOKENS } from "../decide/history.js";
+import { fmt, plural } from "../report/format.js";
 import { REPORTS } from "../report/index.js";
-import { terminalSafe } from "../report/terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 
 /** The settings replay and audit take as flags (the others mean nothing to a replay). */
 export const REPLAY_KEYS = (Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>).filter((key) => SETTINGS[key].flag !== null);
@@ -126,6 +128,18 @@ export function decisionInputs(
   const limits = limitsFlags(values);
   const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
   return { settings: settings as unknown as GuardSettings, limits, reserved };
+}
+
+/**
+ * The one warning (no newline) about token counts no model could have made, read as missing:
+ * `warning: 2 messages have token counts …` (replay) or `warning: 1 session has …` (audit).
+ * @param count how many `unit`s (`message`, `session`) hold such a count; at least 1.
+ */
+export function unphysicalTokensWarning(count: number, unit: "message" | "session"): string {
+  return (
+    `warning: ${plural(count, unit)} ${count === 1 ? "has" : "have"} token counts no model could have made ` +
+    `(negative, not a number, or over ${fmt(MAX_PHYSICAL_TOKENS)}): read as missing`
+  );
 }
 
 /** The line `--predict` without model limits gets (cannot-make-room needs opencode's usable context). */

@@ -18,11 +18,14 @@ import {
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
+  unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
 } from "./common.js";
+import { unphysicalTokenMessages } from "../decide/history.js";
 import { fmt } from "../report/format.js";
-import { terminalSafe } from "../report/terminal.js";
+import { displayWidth, padToWidth } from "../report/terminal.js";
+import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
@@ -71,6 +74,11 @@ function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
   return `tool loop: the guard would have acted at ${entries.length} call${entries.length === 1 ? "" : "s"}: ${named.join(", ")}${more}`;
 }
 
+/**
+ * Replay's table: a header line, one row per automatic compaction, the first deny, then the
+ * tool-loop line. Every text from the session (its id, the message ids, the evidence's tool
+ * names and path previews) is made terminal-safe, and the columns are padded by display width.
+ */
 function table(
   sessionID: string,
   rows: readonly ReplayRow[],
@@ -81,26 +89,26 @@ function table(
   const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
   const body = rows.map((r) => [
     String(r.compaction.index),
-    r.compaction.messageID,
+    terminalSafe(r.compaction.messageID),
     fmt(r.triggerTokens),
     fmt(r.afterTokens),
     r.decision,
     r.rule ?? "-",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
   const right = new Set([0, 2, 3]);
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
       .join("  ")
       .trimEnd();
   return [
-    `session ${sessionID}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
+    `session ${terminalSafe(sessionID)}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
     line(header),
     ...body.map(line),
     firstDeny
-      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${describeEvidence(firstDeny)}`
+      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
       : "no deny: the guard would have let every continue turn through",
     ...(toolLoop.length > 0 ? [toolLoopLine(toolLoop)] : []),
   ].join("\n");
@@ -164,6 +172,8 @@ export async function main(
     warnPredictWithoutLimits(inputs, err);
     const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
+    const unphysical = unphysicalTokenMessages(session.messages);
+    if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
     const replayed = replaySession(session, { settings, limits, reserved });
     const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
@@ -187,7 +197,7 @@ export async function main(
         tool,
         preview,
       }));
-      out(`${JSON.stringify({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
+      out(`${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
     } else {
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);

@@ -187,13 +187,47 @@ export interface Timeline {
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** A token count opencode could have written: finite and ≥ 0; anything else reads as 0. */
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+/**
+ * The most tokens one step can count: far above any model's context (10 million at most
+ * today), far below what would print as a 13-digit number. More is not a count but damage.
+ */
+export const MAX_PHYSICAL_TOKENS = 1e12;
+
+/** A token count opencode could have written: finite, ≥ 0 and at most {@link MAX_PHYSICAL_TOKENS}; anything else reads as 0 (missing). */
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 && value <= MAX_PHYSICAL_TOKENS ? value : 0;
+
+/** A number no model could have counted: negative, NaN, infinite (`1e400` parses so) or over {@link MAX_PHYSICAL_TOKENS}. */
+const unphysical = (value: unknown): boolean =>
+  typeof value === "number" && !(Number.isFinite(value) && value >= 0 && value <= MAX_PHYSICAL_TOKENS);
+
+/**
+ * Whether a step's `tokens` holds a count no model could have made (see {@link unphysical}) in
+ * `total`, `input`, `output`, `reasoning`, `cache.read` or `cache.write`. Such a field reads
+ * as missing (0), as an absent one does; this tells `replay` and `audit` to say so.
+ */
+export function hasUnphysicalTokens(tokens: unknown): boolean {
+  if (!isRecord(tokens)) return false;
+  const cache = isRecord(tokens.cache) ? tokens.cache : {};
+  return [tokens.total, tokens.input, tokens.output, tokens.reasoning, cache.read, cache.write].some(unphysical);
+}
+
+/**
+ * How many messages of a session (`Array<{ info, parts }>`) hold a token count no model could
+ * have made in `info.tokens` (see {@link hasUnphysicalTokens}): their sizes are read as missing,
+ * and `replay` and `audit` say so once.
+ */
+export function unphysicalTokenMessages(messages: readonly unknown[]): number {
+  let found = 0;
+  for (const message of messages) if (isRecord(message) && isRecord(message.info) && hasUnphysicalTokens(message.info.tokens)) found += 1;
+  return found;
+}
 
 /**
  * opencode's context size of one step, in tokens:
  * `tokens.total || input + output + cache.read + cache.write`
- * (session/overflow.ts, `isOverflow`). Negative, NaN or non-numeric fields read as 0.
+ * (session/overflow.ts, `isOverflow`). Non-numeric fields, and counts no model could have
+ * made (negative, NaN, infinite, over {@link MAX_PHYSICAL_TOKENS}), read as 0: missing.
  *
  * @returns the size, or null when it is missing or zero (the rules treat both as "no data").
  */
@@ -218,7 +252,7 @@ export function promptTokens(tokens: unknown): number | null {
 /**
  * The output a step leaves in the context, in tokens: `tokens.output` (opencode records
  * hidden reasoning apart, in `tokens.reasoning`, e.g. output 100 and reasoning 3,800 for a
- * reply of 3,900 completion tokens). 0 when missing or invalid.
+ * reply of 3,900 completion tokens). 0 when missing or invalid (as for {@link contextTokens}).
  */
 export function outputTokens(tokens: unknown): number {
   return isRecord(tokens) ? count(tokens.output) : 0;

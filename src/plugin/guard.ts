@@ -12,6 +12,7 @@ import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { buildTimeline } from "../decide/history.js";
 import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
 import { redactSecrets } from "../redact/secrets.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.js";
 import { VERSION } from "../shared/version.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
@@ -170,8 +171,21 @@ export function createGuard(
       // Nowhere left to report to.
     }
   };
-  const log = (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> =>
-    quietly("client.app.log", () => client.app.log({ body: { service: SERVICE, level, message, ...(extra ? { extra } : {}) } }));
+  /**
+   * Writes one log line. What it names from the session (its id and title, tool names, path
+   * previews, message ids in `extra`) is made terminal-safe here: the log is read in a terminal.
+   */
+  const log = (level: Level, message: string, extra?: Record<string, unknown>): Promise<void> => {
+    const safeExtra = extra && Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, typeof v === "string" ? terminalSafe(v) : v]));
+    return quietly("client.app.log", () =>
+      client.app.log({ body: { service: SERVICE, level, message: terminalSafe(message), ...(safeExtra ? { extra: safeExtra } : {}) } }),
+    );
+  };
+  /** Shows one toast, its title and message made terminal-safe (they name the session, its title, tools and paths). */
+  const toast = (body: { title: string; message: string; variant: "warning" | "info" }): Promise<void> =>
+    quietly("tui.showToast", () =>
+      client.tui.showToast({ body: { ...body, title: terminalSafe(body.title), message: terminalSafe(body.message) } }),
+    );
 
   for (const problem of problems) void log("warn", `compaction-guard: setting ignored: ${problem}`);
   if (!settings.enabled) {
@@ -436,7 +450,7 @@ export function createGuard(
       const session = sessionLabel(sessionID, title);
       if (observe) {
         if (settings.notify === "toast" && verdict.severity === "warning") {
-          await quietly("tui.showToast", () => client.tui.showToast({ body: observedToast(verdict, sessionID, title) }));
+          await toast(observedToast(verdict, sessionID, title));
         }
         await log(verdict.severity === "info" ? "info" : "warn", observedLogMessage(session, verdict, index), {
           ...extra,
@@ -449,8 +463,7 @@ export function createGuard(
         await log("info", denialLogMessage(session, verdict, index), extra);
         return;
       }
-      if (settings.notify === "toast")
-        await quietly("tui.showToast", () => client.tui.showToast({ body: denialToast(verdict, sessionID, title) }));
+      if (settings.notify === "toast") await toast(denialToast(verdict, sessionID, title));
       await log("warn", denialLogMessage(session, verdict, index), extra);
       // The toast is gone in seconds: leave the reason in the session too. Not now: right
       // after this hook opencode reads the history again, and answers a user message added

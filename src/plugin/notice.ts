@@ -8,6 +8,7 @@
 import { describeEvidence, nextSteps, wordsOf } from "../decide/explain.js";
 import type { Evidence, Verdict } from "../decide/verdict.js";
 import { percent } from "../decide/words.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 
 /**
  * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
@@ -111,6 +112,8 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  * opencode shows it in the conversation, never sends it to the model, and the guard does
  * not take it for the user speaking (decide/history.ts).
  *
+ * Each line is terminal-safe (the TUI shows it as it is).
+ *
  * @param session the session as {@link sessionLabel} names it.
  */
 export function denialRecord(session: string, verdict: Verdict, index: number | null): string {
@@ -122,5 +125,7 @@ export function denialRecord(session: string, verdict: Verdict, index: number | 
     `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
     `Next: ${nextSteps(verdict)}`,
     "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
-  ].join("\n");
+  ]
+    .map(terminalSafe)
+    .join("\n");
 }

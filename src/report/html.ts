@@ -10,7 +10,7 @@ import type { AuditReport, AuditSession, SessionSeries } from "../audit/types.js
 import { stepsAfterFirstDeny } from "../audit/series.js";
 import { denySentence } from "./deny-sentence.js";
 import { formatDate, formatSeconds, num, plural } from "./format.js";
-import { terminalSafe } from "./terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 
 /** Escapes text for an HTML text node or a double- or single-quoted attribute value. */
 export function escapeHtml(text: string): string {

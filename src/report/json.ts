@@ -1,13 +1,15 @@
 /** `audit --json`: the rows and totals as one JSON object. */
 import type { AuditResult } from "../audit/types.js";
+import { terminalSafeJson } from "../redact/terminal-safe.js";
 
 /**
  * `audit --json`: one object, `{ sessions: [...], totals }` (the documented shape, plus `parentID`,
  * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
- * was decided with, tokens, or null when its model's limits are unknown).
+ * was decided with, tokens, or null when its model's limits are unknown). C1 and bidi controls
+ * in its strings are `\u` escapes, as C0 ones are (terminal-safe, still the same JSON values).
  */
 export function auditJson(result: AuditResult): string {
-  return JSON.stringify({
+  return terminalSafeJson({
     sessions: result.rows.map((r) => ({
       sessionID: r.sessionID,
       source: r.source,

@@ -4,7 +4,8 @@
  */
 import type { AuditResult, AuditSession, AuditTotals } from "../audit/types.js";
 import { fmt, formatDate, formatSeconds, plural } from "./format.js";
-import { cutToWidth, displayWidth, padToWidth, terminalSafe } from "./terminal.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import { cutToWidth, displayWidth, padToWidth } from "./terminal.js";
 
 /** A title for one table cell: control and bidi characters made visible (terminalSafe), at most `max` columns. */
 function cell(text: string, max: number): string {

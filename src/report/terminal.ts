@@ -1,24 +1,4 @@
-/** Untrusted text made safe for a terminal line, and measured and cut by the columns it takes. */
-
-/**
- * Characters that must not reach a terminal raw: C0 controls, DEL, C1 controls (`\u009b` is a
- * one-byte CSI), and the bidi embeddings, overrides and isolates (U+202A–U+202E,
- * U+2066–U+2069) that reorder what follows them.
- */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Untrusted text (a file name, a title, what opencode or a server said) made safe for one
- * terminal line: tab, newline and carriage return become a space, every other character of
- * {@link UNSAFE} a visible escape (`\x1b`, `\u202e`). Printable text is untouched.
- */
-export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (c) => {
-    if (c === "\t" || c === "\n" || c === "\r") return " ";
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
+/** Text measured and cut by the columns it takes in a terminal (made safe first by redact/terminal-safe.ts). */
 
 const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
 

@@ -2,11 +2,13 @@
  * Reading a session export written by `opencode export <sessionID>`: `{ info, messages }`,
  * `messages` = `Array<{ info, parts }>`, oldest first.
  */
-import { readFile, stat } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { constants } from "node:buffer";
 import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
 import { isRecord } from "../shared/record.js";
+import { specialKind } from "./files.js";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -154,14 +156,60 @@ async function readStdin(name: string, limits: ReadLimits): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Opened without waiting, should the path have turned into a FIFO since it was checked (0 where there is no such flag). */
+const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+/** What is read at a time once a file turns out longer than its size said, bytes. */
+const GROWTH_CHUNK = 1 << 20;
+
+/** The error for a path that is not a regular file (it is not opened, or not read); a FIFO's says how to read it. */
+const notAFile = (name: string, kind: string): ExportError =>
+  new ExportError(
+    `${name}: is ${kind}, not a file` + (kind.includes("FIFO") ? `; to read from it, give it as standard input (replay - < ${name})` : ""),
+  );
+
+/**
+ * Reads a regular file whole, and nothing else: the path is checked again once open (it was
+ * checked before, but may have changed), and reading stops with an ExportError as soon as
+ * the file holds more than the limits allow (it may grow while it is read).
+ * @throws ExportError (not a regular file, too large); the errors of `open` and `read` as they are.
+ */
+async function readRegularFile(path: string, name: string, limits: ReadLimits): Promise<Buffer> {
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    const info = await handle.stat();
+    const special = info.isDirectory() ? null : specialKind(info);
+    if (special !== null) throw notAFile(name, special);
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    // The size the file says, plus one byte to see whether it goes on.
+    for (let want = info.size + 1; ; want = GROWTH_CHUNK) {
+      const chunk = Buffer.allocUnsafe(want);
+      let filled = 0;
+      for (let read = -1; filled < want && read !== 0; filled += read) {
+        read = (await handle.read(chunk, filled, want - filled, null)).bytesRead;
+      }
+      bytes += filled;
+      chunks.push(chunk.subarray(0, filled));
+      if (filled < want) break;
+      const problem = sizeProblem(bytes, limits, `more than ${mib(bytes)} MiB`);
+      if (problem) throw new ExportError(`${name}: ${problem}`);
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads and validates an export file, or standard input when `path` is "-".
  * A first line that is exactly opencode's progress line (`Exporting session: <id>`, which
  * `opencode export <id> > file 2>&1` puts there) is skipped when the rest is valid JSON.
  * @param limits upper bounds on what is read; by default V8's longest string and the heap
  *   Node.js may still use (tests pass smaller ones).
+ * Only a regular file is read: a named pipe, a device (/dev/zero) or a socket is an error
+ * before it is opened (standard input is the way to read one, and is read with the same bounds).
  * @throws ExportError one line naming the file and the problem: missing path, a directory,
- *   unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
+ *   not a regular file, unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
  *   (truncated, binary), or JSON of another shape. For a file that is not JSON it says what
  *   most likely went wrong (see {@link notJsonMessage}): an export cut off by a pipe, opencode's
  *   progress line or error output in the file.
@@ -174,10 +222,12 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
     if (path !== "-") {
       const info = await stat(path);
       if (info.isDirectory()) throw new ExportError(`${name}: is a directory, expected an opencode export file`);
+      const special = specialKind(info);
+      if (special !== null) throw notAFile(name, special);
       const problem = sizeProblem(info.size, limits);
       if (problem) throw new ExportError(`${name}: ${problem}`);
     }
-    const bytes = path === "-" ? await readStdin(name, limits) : await readFile(path);
+    const bytes = path === "-" ? await readStdin(name, limits) : await readRegularFile(path, name, limits);
     if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
       throw new ExportError(`${name}: is UTF-16 text (PowerShell's > writes it); save it as UTF-8`);
     }

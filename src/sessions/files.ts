@@ -2,8 +2,24 @@
  * Export files among the paths given on the command line: files as given, folders' files in
  * name order, symbolic links followed once.
  */
+import type { Dirent, Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
+
+/**
+ * What a path that is neither a regular file nor a folder is, in words (`a named pipe (FIFO)`,
+ * `a character device`, `a block device`, `a socket`), or null for a regular file or a
+ * folder. Only regular files are read: opening a FIFO waits for a writer (a thread that no
+ * signal frees), and a device such as /dev/zero never ends (its size reads as 0).
+ */
+export function specialKind(info: Stats | Dirent): string | null {
+  if (info.isFile() || info.isDirectory()) return null;
+  if (info.isFIFO()) return "a named pipe (FIFO)";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  return "not a regular file";
+}
 
 /**
  * One thing found while listing paths: a file to read; a path that was skipped and why (one
@@ -21,21 +37,25 @@ export type FoundPath =
  * their real path), so a link loop or a file reached twice costs nothing. A folder given
  * in which no file is found is yielded as `empty`. Whether a file is an export is decided
  * when it is read. A missing or unreadable path is yielded as skipped (`<path>: no such
- * file or folder`), never thrown.
+ * file or folder`), never thrown; so is a named pipe, a device or a socket, given or in a
+ * folder (`<path>: is a named pipe (FIFO), not an export file`), which is never opened.
  */
 export async function* findExports(paths: readonly string[], options: { recursive?: boolean } = {}): AsyncGenerator<FoundPath> {
   const seen = { folders: new Set<string>(), files: new Set<string>() };
   for (const path of paths) {
-    let isDirectory: boolean;
+    let info: Stats;
     let real: string;
     try {
-      isDirectory = (await stat(path)).isDirectory();
+      info = await stat(path);
       real = await realpath(path);
     } catch (error) {
       yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
       continue;
     }
-    if (isDirectory) {
+    const special = specialKind(info);
+    if (special !== null) {
+      yield { kind: "skipped", line: notAFile(path, special) };
+    } else if (info.isDirectory()) {
       const readBefore = seen.folders.has(real);
       let found = 0;
       for await (const item of folderFiles(path, real, options.recursive === true, seen)) {
@@ -69,21 +89,23 @@ async function* folderFiles(
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const path = join(folder, entry.name);
-    let isDirectory = entry.isDirectory();
-    let isFile = entry.isFile();
+    let info: Stats | Dirent = entry;
     let target = join(real, entry.name);
     if (entry.isSymbolicLink()) {
       try {
-        const info = await stat(path);
-        isDirectory = info.isDirectory();
-        isFile = info.isFile();
+        info = await stat(path);
         target = await realpath(path);
       } catch (error) {
         yield { kind: "skipped", line: `${path}: ${errorText(error)}` };
         continue;
       }
     }
-    if (isDirectory) {
+    const isDirectory = info.isDirectory();
+    const isFile = info.isFile();
+    const special = specialKind(info);
+    if (special !== null) {
+      yield { kind: "skipped", line: notAFile(path, special) };
+    } else if (isDirectory) {
       if (recursive) yield* folderFiles(path, target, true, seen);
     } else if (isFile && !seen.files.has(target)) {
       seen.files.add(target);
@@ -91,6 +113,9 @@ async function* folderFiles(
     }
   }
 }
+
+/** The skipped line of a path that is not a regular file: `<path>: is a named pipe (FIFO), not an export file`. */
+const notAFile = (path: string, kind: string): string => `${path}: is ${kind}, not an export file`;
 
 function errorText(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;

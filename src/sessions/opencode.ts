@@ -30,6 +30,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./opencode-limits.js";
 import type { SessionData } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
+import { endBySignal } from "../shared/signals.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */
 export class OpencodeError extends Error {
@@ -97,7 +98,7 @@ export interface OpenOptions {
   readonly requestTimeoutMs?: number;
   /**
    * Called first on Ctrl-C (SIGINT) or SIGTERM while opencode is open, before the server is
-   * stopped, its working folder removed and the process exits (130 / 143): e.g. to stop a
+   * stopped, its working folder removed and the process ends by the signal (the shell's 130 / 143): e.g. to stop a
    * progress bar. Must be synchronous.
    */
   readonly beforeExit?: () => void;
@@ -275,8 +276,8 @@ export async function openOpencode(
     await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
   };
   // Ctrl-C: the server runs in its own process group, so stop it ourselves, remove its working
-  // folder, then exit (synchronously: nothing after process.exit runs).
-  const onSignal = (signal: NodeJS.Signals) => {
+  // folder, then end by the signal (synchronously: nothing after it runs).
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
     try {
       options.beforeExit?.();
     } catch {
@@ -294,7 +295,7 @@ export async function openOpencode(
     } catch {
       // Left for the OS to clean.
     }
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    endBySignal(signal);
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

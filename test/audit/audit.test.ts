@@ -1,7 +1,7 @@
 import type { AuditJson, AuditSession } from "../../src/audit/types.js";
 import { execFileSync, spawn } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { constants as osConstants, tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -801,7 +801,10 @@ describe("review defects: each session counted once", () => {
 });
 
 describe("review defects: Ctrl-C during the progress bar", () => {
-  /** Starts audit-tty.ts, waits until the bar is drawn, sends `signal`; resolves with what it wrote and its exit. */
+  /**
+   * Starts audit-tty.ts, waits until the bar is drawn, sends `signal`; resolves with what it
+   * wrote and its exit code as a shell sees it (128 + the signal's number when the signal ended it).
+   */
   function interrupt(args: string[], env: Record<string, string>, signal: NodeJS.Signals) {
     return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--import", "tsx", AUDIT_TTY, ...args], {
@@ -821,9 +824,9 @@ describe("review defects: Ctrl-C during the progress bar", () => {
           setTimeout(() => child.kill(signal), 50);
         }
       });
-      child.on("exit", (code) => {
+      child.on("exit", (code, ended) => {
         clearTimeout(timer);
-        resolve({ code, stderr });
+        resolve({ code: code ?? 128 + osConstants.signals[ended!], stderr });
       });
     });
   }

@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,11 +15,13 @@ import { main } from "../../src/cli/main.js";
 import { readExport } from "../../src/sessions/export.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
-// readFile stays the real one unless a test makes it fail (root reads any file, so a
+// open stays the real one unless a test makes it fail (root reads any file, so a
 // permission error cannot be staged with chmod).
+const realOpen = vi.hoisted(() => ({ open: undefined as unknown as typeof import("node:fs/promises").open }));
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
-  return { ...actual, readFile: vi.fn(actual.readFile) };
+  realOpen.open = actual.open;
+  return { ...actual, open: vi.fn(actual.open) };
 });
 
 const dir = mkdtempSync(join(tmpdir(), "ocg-input-"));
@@ -69,7 +71,7 @@ describe("files that cannot be read: exit 2, one line", () => {
     [
       "permission denied",
       () => {
-        vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
+        vi.mocked(open).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
         return file("locked.json", JSON.stringify(loopExport()));
       },
       /locked\.json: permission denied$/,
@@ -87,7 +89,11 @@ describe("files that cannot be read: exit 2, one line", () => {
     [
       "a read that fails midway",
       () => {
-        vi.mocked(readFile).mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" }));
+        vi.mocked(open).mockImplementationOnce(async (...args: Parameters<typeof open>) =>
+          Object.assign(await realOpen.open(...args), {
+            read: () => Promise.reject(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" })),
+          }),
+        );
         return file("eio.json", "{}");
       },
       /eio\.json: cannot be read \(EIO\)$/,

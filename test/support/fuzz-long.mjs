@@ -5,7 +5,11 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 const blocks = [...readFileSync(new URL("../fuzz.test.ts", import.meta.url), "utf8").matchAll(/^describe\("([^"]+)"/gm)].map((m) => m[1]);
-const env = { ...process.env, FUZZ_RUNS: process.env.FUZZ_RUNS ?? "100000" };
+// One seed for the whole run, printed before anything runs (a worker that dies out of memory
+// takes its output with it): FUZZ_SEED=<seed> npm run fuzz replays the run.
+const seed = process.env.FUZZ_SEED ?? String(Math.floor(Math.random() * 2 ** 31));
+const env = { ...process.env, FUZZ_RUNS: process.env.FUZZ_RUNS ?? "100000", FUZZ_SEED: seed };
+console.log(`fuzz: seed ${seed} at FUZZ_RUNS=${env.FUZZ_RUNS} (FUZZ_SEED=${seed} npm run fuzz replays this run)`);
 let failed = 0;
 for (const name of blocks) {
   const started = Date.now();
@@ -15,7 +19,9 @@ for (const name of blocks) {
     stdio: "inherit",
   });
   if (run.status !== 0) failed += 1;
-  console.log(`fuzz: "${name}" ${run.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(
+    `fuzz: "${name}" ${run.status === 0 ? "passed" : `FAILED (seed ${seed}${run.signal ? `, ended by ${run.signal}` : ""})`} in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
 }
-console.log(`fuzz: ${blocks.length - failed}/${blocks.length} blocks passed at FUZZ_RUNS=${env.FUZZ_RUNS}`);
+console.log(`fuzz: ${blocks.length - failed}/${blocks.length} blocks passed at FUZZ_RUNS=${env.FUZZ_RUNS}, seed ${seed}`);
 process.exit(failed === 0 ? 0 : 1);
