@@ -36,7 +36,7 @@ export interface RunOptions {
   opencodeBin?: string;
   /**
    * The plugin entry written to `opencode.json` instead of the built file's `file://` URL,
-   * e.g. `"opencode-compaction-guard@0.3.0"` for opencode to install by name.
+   * e.g. `"opencode-compaction-guard@0.4.0"` for opencode to install by name.
    */
   pluginSpec?: string;
   /** Called with the sandbox after it is set up, before opencode runs (e.g. write `~/.npmrc`). */
