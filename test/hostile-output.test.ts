@@ -30,8 +30,8 @@ function hostileSession(where: "tool" | "path"): { info: Record<string, unknown>
   const session = new SessionBuilder(`ses_${HOSTILE}`).user("go");
   const call =
     where === "tool"
-      ? { tool: `read${HOSTILE}`, input: { filePath: "/work/a.ts" }, output: "same" }
-      : { tool: "read", input: { filePath: `/work/a${HOSTILE}.ts` }, output: "same" };
+      ? { tool: `read${HOSTILE}`, input: { filePath: "/home/dev/a.ts" }, output: "same" }
+      : { tool: "read", input: { filePath: `/home/dev/a${HOSTILE}.ts` }, output: "same" };
   for (let i = 0; i < 3; i++) session.step(call).compact();
   const exported = session.export();
   const text = JSON.stringify({ ...exported, info: { ...exported.info, title: `title ${HOSTILE}` } }).replace(/"(msg_[^"]*)"/g, (_, id) =>

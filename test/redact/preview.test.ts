@@ -148,20 +148,20 @@ describe("bash: readable previews of ordinary commands", () => {
 });
 
 describe("file tools: the path, relative when it can be", () => {
-  const dir = "/work/proj";
+  const dir = "/home/dev/proj";
   const home = homedir();
   it.each([
-    ["read", { filePath: "/work/proj/src/a.ts", offset: 10 }, "filePath=src/a.ts"],
-    ["edit", { filePath: "/work/proj/src/a.ts", oldString: "S3cret", newString: "x" }, "filePath=src/a.ts"],
-    ["write", { filePath: "/work/proj/.env", content: "API_KEY=S3cret" }, "filePath=.env"],
-    ["read", { filePath: "/work/proj" }, "filePath=."],
+    ["read", { filePath: "/home/dev/proj/src/a.ts", offset: 10 }, "filePath=src/a.ts"],
+    ["edit", { filePath: "/home/dev/proj/src/a.ts", oldString: "S3cret", newString: "x" }, "filePath=src/a.ts"],
+    ["write", { filePath: "/home/dev/proj/.env", content: "API_KEY=S3cret" }, "filePath=.env"],
+    ["read", { filePath: "/home/dev/proj" }, "filePath=."],
     ["read", { filePath: "/etc/ssl/private/server.key" }, "filePath=…/server.key"],
-    ["read", { filePath: "/work/project-other/a.ts" }, "filePath=…/a.ts"],
+    ["read", { filePath: "/home/dev/project-other/a.ts" }, "filePath=…/a.ts"],
     ["read", { filePath: join(home, "notes", "todo.md") }, "filePath=~/notes/todo.md"],
     ["read", { filePath: "src/b.ts" }, "filePath=src/b.ts"],
     ["read", { filePath: "../other/b.ts" }, "filePath=…/b.ts"],
-    ["list", { path: "/work/proj/src" }, "path=src"],
-    ["read", { filePath: `/work/proj/${"deep/".repeat(20)}file.ts` }, "filePath=…/deep/deep/deep/deep/deep/deep/deep/deep/file.ts"],
+    ["list", { path: "/home/dev/proj/src" }, "path=src"],
+    ["read", { filePath: `/home/dev/proj/${"deep/".repeat(20)}file.ts` }, "filePath=…/deep/deep/deep/deep/deep/deep/deep/deep/file.ts"],
   ])("%s %j → %s", (tool, input, preview) => {
     expect(previewCall(tool, input, dir)).toBe(preview);
   });
@@ -180,7 +180,7 @@ describe("file tools: the path, relative when it can be", () => {
   });
 
   it("a path too long even as its last segment keeps that segment's end", () => {
-    const preview = previewCall("write", { filePath: `/work/proj/${"x".repeat(100)}.ts`, content: "" }, dir);
+    const preview = previewCall("write", { filePath: `/home/dev/proj/${"x".repeat(100)}.ts`, content: "" }, dir);
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
     expect(preview).toMatch(/^filePath=…x+\.ts$/);
   });
@@ -192,7 +192,7 @@ describe("file tools: the path, relative when it can be", () => {
 
 describe("other tools: key names, never values", () => {
   it.each([
-    ["grep", { pattern: "password=S3cret", path: "/work/proj" }, "{path, pattern}"],
+    ["grep", { pattern: "password=S3cret", path: "/home/dev/proj" }, "{path, pattern}"],
     ["glob", { pattern: "**/*.env" }, "{pattern}"],
     ["webfetch", { url: "https://u:Web9pass@example.com", format: "text" }, "{format, url}"],
     ["task", { description: "d", prompt: "use key sk-abc", subagent_type: "general" }, "{description, prompt, subagent_type}"],
@@ -251,7 +251,7 @@ describe("never throws", () => {
     ["a non-string path", "read", { filePath: 7 }],
     ["a huge path", "read", { filePath: `/${"a/".repeat(1_000_000)}` }],
   ])("%s", (_, tool, input) => {
-    const preview = previewCall(tool, input as unknown, "/work/proj");
+    const preview = previewCall(tool, input as unknown, "/home/dev/proj");
     expect(typeof preview).toBe("string");
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
   });
@@ -356,7 +356,7 @@ describe("property: a secret token in a place that carries one is never shown", 
         fc.constantFrom("grep", "webfetch", "github_create_issue", "read", "list", "bash"),
         fc.constantFrom("pattern", "url", "body", "token", "content"),
         (t, tool, key) => {
-          expect(previewCall(tool, { [key]: t, nested: { deeper: [t] } }, "/work/proj")).not.toContain(t);
+          expect(previewCall(tool, { [key]: t, nested: { deeper: [t] } }, "/home/dev/proj")).not.toContain(t);
         },
       ),
       { numRuns: 500 },
