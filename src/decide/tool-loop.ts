@@ -175,7 +175,7 @@ export function checkToolCall(messages: readonly unknown[], call: FinishedCall, 
     if (status === "completed" || status === "error") k += 1;
   }
   const timeline = buildTimeline(slice);
-  const view = buildStepsView(timeline, at, settings);
+  const view = buildStepsView(timeline, at, { ...settings, askingByResult: false });
   const steps = view.stepsUpTo(at, toolLoopSteps(settings));
   const step = steps.at(-1);
   const entry = timeline.entries[at];
@@ -221,7 +221,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     if (!isStep(entry)) return;
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
-    const here = buildStepsView(timeline, position, settings);
+    const here = buildStepsView(timeline, position, { ...settings, askingByResult: false });
     // Views of one stretch since the user's last message share what they judged new.
     if (view === undefined || view.from !== here.from) view = here;
     const steps = view.stepsUpTo(position, window);

@@ -188,8 +188,15 @@ export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
   return ignore.some((item) => item === call.tool || commands.some((part) => part === item || part.startsWith(`${item} `)));
 }
 
+/**
+ * What shapes actions: `matchOutput` and `ignore`, and `askingByResult` (default true): an
+ * asking call is the same as another when the same came back, whatever it asked. The
+ * tool-time check turns it off: its notice speaks of "this exact call".
+ */
+export type ActionOptions = Pick<GuardSettings, "matchOutput" | "ignore"> & { readonly askingByResult?: boolean | undefined };
+
 /** The settings that shape actions, with an id naming them. */
-type ActionSettings = Pick<GuardSettings, "matchOutput" | "ignore"> & { readonly id: string };
+type ActionSettings = ActionOptions & { readonly id: string };
 
 /** The actions of the step at `position`, computed once per entry and settings. */
 function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): LazyAction[] {
@@ -216,7 +223,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           );
         }
         // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
-        if (kind === "asking" && settings.matchOutput)
+        if (kind === "asking" && settings.matchOutput && settings.askingByResult !== false)
           return action(
             "result",
             () => head,
@@ -346,17 +353,18 @@ export interface StepsView {
  * Builds the steps view of `timeline.entries[start..end]`: the steps since the user's last
  * real message at or before `end`.
  *
- * @param settings `matchOutput` (whether outputs are part of a call's signature) and `ignore`.
+ * @param settings `matchOutput` (whether outputs are part of a call's signature), `ignore`,
+ *   and `askingByResult` (see {@link ActionOptions}).
  * @returns the view; never throws on a timeline from buildTimeline.
  */
-export function buildStepsView(
-  timeline: Timeline,
-  end: number,
-  settings: Pick<GuardSettings, "matchOutput" | "ignore">,
-  start = 0,
-): StepsView {
+export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
   const { entries } = timeline;
-  const actionSettings: ActionSettings = { ...settings, id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}` };
+  const askingByResult = settings.askingByResult !== false;
+  const actionSettings: ActionSettings = {
+    ...settings,
+    askingByResult,
+    id: `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`,
+  };
   const lastUserAt = realUserPositions(timeline)[end] ?? -1;
   const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);

@@ -98,11 +98,13 @@ describe("checkToolCall: the call just finished against the history", () => {
     expect(checkToolCall(planned.messages, finished(echo), settings()).runs).toBe(3);
   });
 
-  it("asking tools are compared by their result: a rephrased search that brings the same pages is a repeat", () => {
+  it("at tool time an asking tool counts only when asked the same way: the notice speaks of this exact call", () => {
     const pages = "1. https://example.org/a — the page about retries and back-off, long enough to stand for the query itself. ".repeat(2);
     const search = (query: string): ToolSpec => ({ tool: "websearch", input: { query }, output: pages });
-    const session = new SessionBuilder().user().step(search("retry backoff")).step(search("exponential backoff retries"));
-    expect(checkToolCall(session.messages, finished(search("backoff for retries")), settings()).runs).toBe(3);
+    const rephrased = new SessionBuilder().user().step(search("retry backoff")).step(search("exponential backoff retries"));
+    expect(checkToolCall(rephrased.messages, finished(search("backoff for retries")), settings()).runs).toBe(1);
+    const same = new SessionBuilder().user().step(search("retry backoff")).step(search("retry backoff"));
+    expect(checkToolCall(same.messages, finished(search("retry backoff")), settings()).runs).toBe(3);
   });
 
   it("the guard's own notice on an earlier run is not part of that run's result", () => {
@@ -214,9 +216,13 @@ describe("toolLoopsOf: where the guard would have acted in a whole session", () 
 });
 
 /** Every case the project holds, with expect.json's answer: firstDeny null = healthy. */
-const SETS = ["../../fixtures/", "../../fixtures/judgement/", "../../fixtures/judgement2/", "../../fixtures/review/"].map(
-  (path) => new URL(path, import.meta.url),
-);
+const SETS = [
+  "../../fixtures/",
+  "../../fixtures/judgement/",
+  "../../fixtures/judgement2/",
+  "../../fixtures/review/",
+  "../../fixtures/breaker/",
+].map((path) => new URL(path, import.meta.url));
 const CASES = SETS.flatMap((dir) => {
   const expected = JSON.parse(readFileSync(new URL("expect.json", dir), "utf8")) as Record<string, { firstDeny: number | null }>;
   return readdirSync(dir)
@@ -233,12 +239,20 @@ describe("over every case the project holds", () => {
     toolLoopsOf(buildTimeline(messages), settings()).map(({ step, action, runs, tool }) => `${step} ${action} ${runs} ${tool}`);
 
   it("reads them all (sanity)", () => {
-    expect(CASES.length).toBe(25 + 12 + 10 + 22 - 0);
+    expect(CASES.length).toBe(25 + 12 + 10 + 22 + 18);
     expect(CASES.filter((c) => c.healthy).length).toBeGreaterThan(15);
   });
 
-  it.each(CASES.filter((c) => c.healthy).map((c) => [c.name, c] as const))("healthy %s: no notice", (_name, c) => {
-    expect(listOf(c.messages)).toEqual([]);
+  /**
+   * The one healthy case that gets a notice, and why it is right to: the same build failed the
+   * same way three times in a row with nothing in between (the model then fixed it; a notice
+   * stops nothing). Searches whose rephrasings bring back the same pages get none at tool time:
+   * the notice speaks of "this exact call".
+   */
+  const NOTICED: Record<string, string[]> = { "breaker/stale-chain-then-fixed": ["3 warn 3 bash"] };
+
+  it.each(CASES.filter((c) => c.healthy).map((c) => [c.name, c] as const))("healthy %s: no notice", (name, c) => {
+    expect(listOf(c.messages)).toEqual(NOTICED[name] ?? []);
   });
 
   /** Loops and the calls expected: the first call named, and how many calls in all. */
