@@ -347,20 +347,30 @@ export function createGuard(
     await write;
   };
 
+  /**
+   * The newest `count` messages of a session, oldest first (`client.session.messages` with
+   * `query.limit`), within `timeoutMs`. Throws one line when the call fails, times out or
+   * returns no message list; every caller turns that into a warn line and opencode's behaviour.
+   */
+  const readMessages = async (sessionID: string, count: number, timeoutMs: number): Promise<unknown[]> => {
+    const response = await withTimeout(
+      Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit: count } })),
+      timeoutMs,
+      "session.messages",
+    );
+    const data: unknown = (response as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data)) {
+      const error = (response as { error?: unknown } | undefined)?.error;
+      throw new Error(`session.messages returned no message list${error ? ` (${reason(JSON.stringify(error))})` : ""}`);
+    }
+    return data;
+  };
+
   /** The tool-loop check's hooks (plugin/tool-loop.ts): they share this guard's log, timeouts and notes. */
   const toolLoop = createToolLoopHooks({
     settings,
     directory,
-    messages: async (sessionID, limit) => {
-      const response = await withTimeout(
-        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
-        messagesTimeoutMs,
-        "session.messages",
-      );
-      const data: unknown = (response as { data?: unknown } | undefined)?.data;
-      if (!Array.isArray(data)) throw new Error("session.messages returned no message list");
-      return data;
-    },
+    messages: (sessionID, count) => readMessages(sessionID, count, messagesTimeoutMs),
     abort: async (sessionID) => {
       const result = await withTimeout(
         Promise.resolve(client.session.abort({ path: { id: sessionID } })),
@@ -406,16 +416,7 @@ export function createGuard(
       if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
       const reserved = readReserved();
       const sessionInfo = readSession(sessionID);
-      const response = await withTimeout(
-        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
-        messagesTimeoutMs,
-        "session.messages",
-      );
-      const data: unknown = (response as { data?: unknown } | undefined)?.data;
-      if (!Array.isArray(data)) {
-        const error = (response as { error?: unknown } | undefined)?.error;
-        throw new Error(`session.messages returned no message list${error ? ` (${reason(JSON.stringify(error))})` : ""}`);
-      }
+      const data = await readMessages(sessionID, limit, messagesTimeoutMs);
       const timeline = buildTimeline(data);
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
@@ -500,16 +501,7 @@ export function createGuard(
     ? createPrevention({
         limit,
         directory,
-        readMessages: async (sessionID) => {
-          const response = await withTimeout(
-            Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit } })),
-            preventTimeoutMs,
-            "session.messages",
-          );
-          const data: unknown = (response as { data?: unknown } | undefined)?.data;
-          if (!Array.isArray(data)) throw new Error("session.messages returned no message list");
-          return data;
-        },
+        readMessages: (sessionID) => readMessages(sessionID, limit, preventTimeoutMs),
         warn: (message, error, sessionID) => log("warn", `${message}: ${reason(error)}`, { sessionID }),
       })
     : {};
