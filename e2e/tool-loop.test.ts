@@ -95,8 +95,11 @@ describe("stop: the chain goes on", () => {
     expect([0, 1]).toContain(stop.run.exitCode);
     expect(stop.run.errorEvents).toEqual(stop.run.exitCode === 0 ? [] : ["Aborted"]);
     const requests = chats(stop.seen);
-    // Four runs, the refusal, then at most the request opencode had already started: a few calls, not the cap of 12.
-    expect(requests.length).toBeLessThanOrEqual(6);
+    // Four runs and the refusal; then the model may ask again while the abort is on its way (it
+    // lands between steps, later on a loaded machine) and each repeat is refused too. Stopped,
+    // not run to the model server's cap of 12.
+    expect(requests.length).toBeGreaterThanOrEqual(5);
+    expect(requests.length).toBeLessThan(12);
     const messages = stop.run.export!.messages as Array<{
       info: { role: string };
       parts: Array<{ type: string; tool?: string; state?: { status: string; error?: string }; text?: string; ignored?: boolean }>;
@@ -105,6 +108,11 @@ describe("stop: the chain goes on", () => {
     expect(tools.slice(0, 4).map((p) => p.state!.status)).toEqual(["completed", "completed", "completed", "completed"]);
     expect(tools[4]!.state!.status).toBe("error");
     expect(tools[4]!.state!.error).toContain("compaction-guard refused this bash call");
+    // A repeat asked for before the abort landed is refused too, or cut off by the abort itself.
+    for (const late of tools.slice(5)) {
+      expect(late.state!.status).toBe("error");
+      expect(late.state!.error).toMatch(/compaction-guard refused this bash call|aborted/i);
+    }
     // Nothing identical ran after the refusal.
     expect(tools.filter((p) => p.state!.status === "completed")).toHaveLength(4);
     const note = messages.flatMap((m) => m.parts).find((p) => p.type === "text" && p.ignored === true);
