@@ -9,14 +9,15 @@
  * on any failure the guard logs one warning and leaves `output.enabled` as it was.
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
+import { reason, withTimeout, type Client, type Level } from "./calls.js";
 import { buildTimeline } from "../decide/history.js";
 import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
-import { redactSecrets } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.js";
 import { VERSION } from "../shared/version.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { createPrevention } from "./prevent.js";
+import { createStopNotes } from "./stop-note.js";
 import { createToolLoopHooks } from "./tool-loop.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
@@ -29,35 +30,8 @@ export const PREVENT_READ_TIMEOUT_MS = 2_000;
 /** How long the hook waits for a toast or a log call before moving on, ms. */
 export const NOTIFY_TIMEOUT_MS = 1_000;
 
-type Client = PluginInput["client"];
 type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
 type EventHook = NonNullable<Hooks["event"]>;
-/** The body of `session.prompt`; opencode 1.18.33 also takes `variant` (its PromptInput), which the v1 types lack. */
-type PromptBody = NonNullable<Parameters<Client["session"]["prompt"]>[0]>["body"] & { variant?: string };
-
-/** How many stop notes may wait for their session to go idle at once (the newest are kept). */
-const MAX_PENDING_NOTES = 100;
-
-/**
- * The note to leave in a session whose loop the guard stopped, once the session is idle
- * (see the denial path in createGuard for why not at once).
- */
-interface PendingNote {
-  readonly text: string;
-  /**
-   * `compaction`: a denied continue turn (the note is stale once anything came after that
-   * compaction's summary); `tool-loop`: a refused call (plugin/tool-loop.ts; stale once the
-   * last message is not the stopped assistant step).
-   */
-  readonly kind: "compaction" | "tool-loop";
-  /** The compaction message whose continue turn was denied ("" for a tool loop). */
-  readonly compactionID: string;
-  readonly rule: string | null;
-  /** The agent and model of that compaction message, so the note changes neither for the session. */
-  readonly agent: string | undefined;
-  readonly model: { readonly providerID: string; readonly modelID: string } | undefined;
-  readonly variant: string | undefined;
-}
 
 /** The session an event says went idle (`session.status` idle, or `session.idle`), else undefined. */
 function idleSession(event: unknown): string | undefined {
@@ -73,7 +47,6 @@ function deletedSession(event: unknown): string | undefined {
   const id = e.properties?.info?.id ?? e.properties?.sessionID;
   return typeof id === "string" ? id : undefined;
 }
-type Level = "debug" | "info" | "warn" | "error";
 
 /** Test seams: everything the guard takes from its surroundings. */
 export interface GuardDeps {
@@ -90,8 +63,6 @@ export interface GuardDeps {
   /** How long a prevention hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
   readonly preventTimeoutMs?: number;
 }
-
-class TimeoutError extends Error {}
 
 /** Compactions already claimed by a copy of the guard, by session and message id; bounded. */
 export class DecisionRegistry {
@@ -113,25 +84,8 @@ export class DecisionRegistry {
 const PROCESS_REGISTRY: DecisionRegistry = ((globalThis as Record<symbol, unknown>)[Symbol.for("opencode-compaction-guard.registry")] ??=
   new DecisionRegistry()) as DecisionRegistry;
 
-/** Resolves like `promise`, or rejects with TimeoutError after `ms`. The timer never holds the process. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
-    timer.unref?.();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
 const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
-
-/** A one-line description of anything thrown, without stack or payload, secrets masked. */
-const reason = (error: unknown): string =>
-  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
-    0,
-    200,
-  );
 
 /**
  * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
@@ -242,109 +196,16 @@ export function createGuard(
     }
   };
 
-  /** Stop notes waiting for their session to go idle, by session id. */
-  const pendingNotes = new Map<string, PendingNote>();
-  /** Notes being written; `dispose` waits for them (`opencode run` exits right after the session goes idle). */
-  const writing = new Set<Promise<void>>();
-
-  /**
-   * Leaves a stop note in the session: a user message added with `noReply` (no model turn),
-   * holding one text part with `ignored: true` (opencode shows it in the conversation and
-   * never sends it to the model). Only while the denied compaction's summary is still the
-   * session's last message: when anything came after it (the user replied, or a later plugin
-   * turned the continue turn back on), the note would be stale. Each call waits at most
-   * notifyTimeoutMs. Never rejects.
-   */
-  const leaveNote = async (sessionID: string, pending: PendingNote): Promise<void> => {
-    let note = pending;
-    try {
-      if (typeof client.session?.prompt !== "function") return;
-      const response = await withTimeout(
-        Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit: 1 } })),
-        notifyTimeoutMs,
-        "session.messages",
-      );
-      const data: unknown = (response as { data?: unknown } | undefined)?.data;
-      const last = (Array.isArray(data) ? data.at(-1) : undefined) as
-        | {
-            info?: {
-              role?: unknown;
-              summary?: unknown;
-              parentID?: unknown;
-              agent?: unknown;
-              mode?: unknown;
-              providerID?: unknown;
-              modelID?: unknown;
-            };
-          }
-        | undefined;
-      const fresh =
-        note.kind === "tool-loop"
-          ? last?.info?.role === "assistant" && last.info.summary !== true
-          : last?.info?.role === "assistant" && last.info.summary === true && last.info.parentID === note.compactionID;
-      if (note.kind === "tool-loop" && fresh && last?.info) {
-        // The stopped step's agent and model, so that the note changes neither for the session.
-        const { agent, mode, providerID, modelID } = last.info;
-        const name = typeof agent === "string" ? agent : typeof mode === "string" ? mode : undefined;
-        note = {
-          ...note,
-          agent: name,
-          model: typeof providerID === "string" && typeof modelID === "string" ? { providerID, modelID } : undefined,
-        };
-      }
-      if (!fresh) {
-        await log("debug", `compaction-guard left no note in session ${sessionID}: the session went on after the stopped compaction`, {
-          sessionID,
-        });
-        return;
-      }
-      const now = Date.now();
-      const body: PromptBody = {
-        noReply: true,
-        ...(note.agent !== undefined ? { agent: note.agent } : {}),
-        ...(note.model !== undefined ? { model: { providerID: note.model.providerID, modelID: note.model.modelID } } : {}),
-        ...(note.variant !== undefined ? { variant: note.variant } : {}),
-        parts: [
-          {
-            type: "text",
-            text: note.text,
-            ignored: true,
-            time: { start: now, end: now },
-            metadata: {
-              compaction_guard:
-                note.kind === "tool-loop"
-                  ? { note: "tool-loop-stopped" }
-                  : { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID },
-            },
-          },
-        ],
-      };
-      const result = await withTimeout(
-        Promise.resolve(client.session.prompt({ path: { id: sessionID }, body })),
-        notifyTimeoutMs,
-        "session.prompt",
-      );
-      const error = (result as { error?: unknown } | undefined)?.error;
-      if (error !== undefined && error !== null) throw new Error(`session.prompt failed (${JSON.stringify(error)})`);
-    } catch (error) {
-      await log("warn", `compaction-guard could not leave its note in session ${sessionID}: ${reason(error)}`, { sessionID });
-    }
-  };
+  const notes = createStopNotes(client, log, notifyTimeoutMs);
 
   /** When a session with a note waiting goes idle, writes the note (once); a deleted session's state is dropped. Never rejects. */
   const event: EventHook = async (input) => {
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
     const sessionID = idleSession(input?.event);
-    if (sessionID !== undefined) toolLoop.sessionIdle(sessionID);
-    if (pendingNotes.size === 0) return;
-    const note = sessionID === undefined ? undefined : pendingNotes.get(sessionID);
-    if (sessionID === undefined || note === undefined) return;
-    pendingNotes.delete(sessionID);
-    const write = leaveNote(sessionID, note);
-    writing.add(write);
-    void write.finally(() => writing.delete(write));
-    await write;
+    if (sessionID === undefined) return;
+    toolLoop.sessionIdle(sessionID);
+    await notes.sessionIdle(sessionID);
   };
 
   /**
@@ -381,9 +242,8 @@ export function createGuard(
       if (error !== undefined && error !== null) throw new Error(`session.abort failed (${JSON.stringify(error)})`);
     },
     log,
-    noteWhenIdle: (sessionID, text) => {
-      pendingNotes.delete(sessionID);
-      pendingNotes.set(sessionID, {
+    noteWhenIdle: (sessionID, text) =>
+      notes.leaveWhenIdle(sessionID, {
         kind: "tool-loop",
         text,
         compactionID: "",
@@ -391,21 +251,9 @@ export function createGuard(
         agent: undefined,
         model: undefined,
         variant: undefined,
-      });
-      if (pendingNotes.size > MAX_PENDING_NOTES) pendingNotes.delete(pendingNotes.keys().next().value!);
-    },
+      }),
     reason,
   });
-
-  /** opencode is shutting down: waits (at most 2 × notifyTimeoutMs) for notes being written. */
-  const dispose = async (): Promise<void> => {
-    if (writing.size === 0) return;
-    try {
-      await withTimeout(Promise.all([...writing]), 2 * notifyTimeoutMs, "the guard's notes");
-    } catch {
-      // Shutting down: nowhere left to report to.
-    }
-  };
 
   const autocontinue: AutocontinueHook = async (hookInput, output) => {
     const started = performance.now();
@@ -474,8 +322,7 @@ export function createGuard(
         | { agent?: unknown; model?: { providerID?: unknown; modelID?: unknown; variant?: unknown } }
         | undefined;
       const model = message?.model;
-      pendingNotes.delete(sessionID);
-      pendingNotes.set(sessionID, {
+      notes.leaveWhenIdle(sessionID, {
         kind: "compaction",
         text: denialRecord(session, verdict, index),
         compactionID: verdict.compaction.messageID,
@@ -487,7 +334,6 @@ export function createGuard(
             : undefined,
         variant: typeof model?.variant === "string" ? model.variant : undefined,
       });
-      if (pendingNotes.size > MAX_PENDING_NOTES) pendingNotes.delete(pendingNotes.keys().next().value!);
     } catch (error) {
       await log("warn", `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`, {
         sessionID,
@@ -506,7 +352,7 @@ export function createGuard(
       })
     : {};
 
-  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose, ...prevention };
+  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose: notes.dispose, ...prevention };
   if (settings.toolLoop !== "off") {
     hooks["tool.execute.after"] = toolLoop.after;
     if (settings.toolLoop === "stop") hooks["tool.execute.before"] = toolLoop.before;
