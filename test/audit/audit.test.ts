@@ -509,7 +509,8 @@ describe("--since", () => {
 describe("audit: usage and input errors exit 2 with one line", () => {
   const dir = mkdtempSync(join(tmpdir(), "ocg-audit-bad-"));
   mkdirSync(join(dir, "sub"));
-  writeFileSync(join(dir, "notes.txt"), "not an export");
+  writeFileSync(join(dir, "notes.json"), "not an export");
+  writeFileSync(join(dir, "notes.txt"), "not read: not *.json");
 
   it.each([
     ["--since yesterday", [FIXTURES, "--since", "yesterday"], /--since must be an ISO date .*, got "yesterday"$/],
@@ -538,7 +539,8 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     const { code, stdout, stderr } = await cli(["audit", dir]);
     expect([code, stdout]).toEqual([2, ""]);
     expect(stderr.split("\n").filter(Boolean)).toEqual([
-      `skipped ${join(dir, "notes.txt")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
+      "passed over 1 file in the folders given: only *.json files are read there",
+      `skipped ${join(dir, "notes.json")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
       "opencode-compaction-guard: no opencode session export in the folder given",
     ]);
   });
