@@ -34,6 +34,12 @@ export interface AuditSession {
    */
   readonly looped: boolean;
   /**
+   * Whether the guard itself already stopped the loop (its stop note is in the session, or a
+   * compaction it denies got no continue turn in the history: see audit.ts `stoppedByGuard`).
+   * Such a loop did not run on: the totals count it in `stoppedByGuard`, not in `looping`.
+   */
+  readonly stoppedByGuard: boolean;
+  /**
    * Synthetic continue turns after the first deny's summary (the denied one included), up to the
    * user's next real message (work the user asked for is not the guard's to save); 0 when never
    * denied (here and in `--json`; the table and the HTML report show `-` for all three figures then).
@@ -63,8 +69,13 @@ export interface AuditSession {
 export interface AuditTotals {
   /** Sessions read (with and without compactions; skipped files not counted). */
   readonly sessions: number;
-  /** looping: sessions where the guard would have stopped a loop (a warning deny); turn-finished housekeeping not counted. */
+  /**
+   * Sessions where a loop ran on unguarded and the guard would have stopped it (a warning deny,
+   * not {@link AuditSession.stoppedByGuard}); turn-finished housekeeping not counted.
+   */
   readonly looping: number;
+  /** Sessions whose loop the guard itself already stopped (looped and stoppedByGuard). */
+  readonly stoppedByGuard: number;
   readonly continuesSaved: number;
   /** The sum of the rows' `tokensAfterDeny`, unknown (null) ones counted as 0. */
   readonly tokensAfterDeny: number;

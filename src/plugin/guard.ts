@@ -8,6 +8,7 @@
  * A throw inside a hook becomes a defect in opencode's runtime, so every path is caught:
  * on any failure the guard logs one warning and leaves `output.enabled` as it was.
  */
+import { GUARD_NOTE_KEY, GUARD_NOTE_KINDS } from "../decide/guard-note.js";
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { buildTimeline } from "../decide/history.js";
 import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
@@ -311,10 +312,10 @@ export function createGuard(
             ignored: true,
             time: { start: now, end: now },
             metadata: {
-              compaction_guard:
+              [GUARD_NOTE_KEY]:
                 note.kind === "tool-loop"
-                  ? { note: "tool-loop-stopped" }
-                  : { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID },
+                  ? { note: GUARD_NOTE_KINDS.toolLoop }
+                  : { note: GUARD_NOTE_KINDS.compaction, rule: note.rule, compactionMessageID: note.compactionID },
             },
           },
         ],

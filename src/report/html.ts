@@ -268,6 +268,7 @@ td.deny .rule { white-space: nowrap; }
 bdi { unicode-bidi: isolate; }
 tr.loop td.deny { color: ${COLORS.deny}; font-weight: 600; }
 tr.housekeeping td.deny { color: ${COLORS.allow}; }
+tr.stopped td.deny { color: ${COLORS.allow}; }
 a { color: #1d4ed8; }
 .skipped { color: #6b7280; font-size: 13px; }
 .legend { display: flex; flex-wrap: wrap; gap: 18px; font-size: 13px; color: #374151; margin-bottom: 8px; }
@@ -295,16 +296,17 @@ const subagent = (parentID: string | null | undefined): string =>
  * title (a link to the chart; the export's path in its tooltip), a subagent's label, and the
  * session id on a line of its own. Unknown figures are `-`, and so are the saved figures of a
  * session never denied (as in the terminal table). A first deny that is housekeeping
- * (severity `info`: turn-finished) is grey and says so; a stopped loop is red.
+ * (severity `info`: turn-finished), or a loop the guard itself already stopped, is grey and
+ * says so; a loop that ran on is red.
  */
 function tableRow(row: AuditSession, chartID: string): string {
   const housekeeping = row.severity === "info";
   const rule = row.rule ? ` <span class="rule">${escapeHtml(row.rule)}</span>` : "";
-  const denyCell =
-    row.firstDeny === null ? "-" : `#${row.firstDeny}${rule}${housekeeping ? ' <span class="why">(housekeeping)</span>' : ""}`;
+  const why = housekeeping ? "housekeeping" : row.stoppedByGuard ? "stopped by the guard" : "";
+  const denyCell = row.firstDeny === null ? "-" : `#${row.firstDeny}${rule}${why ? ` <span class="why">(${why})</span>` : ""}`;
   const denied = row.firstDeny !== null;
-  // A stopped loop is red; a first deny that is housekeeping (turn-finished) grey.
-  const rowClass = !denied ? "" : housekeeping ? ' class="housekeeping"' : ' class="loop"';
+  // A loop that ran on is red; one the guard already stopped, and housekeeping (turn-finished), grey.
+  const rowClass = !denied ? "" : housekeeping ? ' class="housekeeping"' : row.stoppedByGuard ? ' class="stopped"' : ' class="loop"';
   return (
     `<tr${rowClass}>` +
     `<td class="session"><a href="#${chartID}" title="${escapeHtml(terminalSafe(row.source))}">${row.title ? untrusted(row.title) : "(untitled)"}</a>` +
@@ -362,7 +364,8 @@ export function renderHtmlReport(report: AuditReport): string {
   const { totals } = report;
   const cards = [
     [totals.sessions, "sessions read", ""],
-    [totals.looping, "sessions that looped", totals.looping > 0 ? " loop" : ""],
+    [totals.stoppedByGuard, "loops the guard stopped", ""],
+    [totals.looping, "loops that ran on (the guard would have stopped them)", totals.looping > 0 ? " loop" : ""],
     [totals.continuesSaved, "continue turns that would have been saved", ""],
     [totals.tokensAfterDeny, "tokens that would have been saved", ""],
   ] as const;

@@ -135,6 +135,7 @@ function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditS
     rule: deny?.rule ?? null,
     severity: deny ? (deny.rule === "turn-finished" ? "info" : "warning") : null,
     looped: deny !== undefined && deny.rule !== "turn-finished",
+    stoppedByGuard: false,
     continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
     tokensAfterDeny: deny ? 44_100 : 0,
     secondsAfterDeny: deny ? 95 : 0,
@@ -150,6 +151,7 @@ function reportOf(series: readonly SessionSeries[], skipped: string[] = []): Aud
     totals: {
       sessions: series.length + 3,
       looping: sessions.filter((s) => s.row.looped).length,
+      stoppedByGuard: 0,
       continuesSaved: sessions.reduce((sum, s) => sum + s.row.continuesSaved, 0),
       tokensAfterDeny: sessions.reduce((sum, s) => sum + (s.row.tokensAfterDeny ?? 0), 0),
     },
@@ -176,7 +178,8 @@ describe("renderHtmlReport", () => {
       expect(html).toContain(`>${header}</th>`);
     // Totals: 6 read, 2 looped, 7 + 0 continue turns, 44,100 tokens.
     expect(html).toMatch(/<b>6<\/b><span>sessions read<\/span>/);
-    expect(html).toMatch(/<b>2<\/b><span>sessions that looped<\/span>/);
+    expect(html).toMatch(/<b>2<\/b><span>loops that ran on \(the guard would have stopped them\)<\/span>/);
+    expect(html).toMatch(/<b>0<\/b><span>loops the guard stopped<\/span>/);
     expect(html).toMatch(/<b>7<\/b><span>continue turns that would have been saved<\/span>/);
     expect(html).toMatch(/<b>88,200<\/b><span>tokens that would have been saved<\/span>/);
     // The unguarded loop's row: first deny #2 no-progress, 7 saved, 1 min 35 s after it.
@@ -315,7 +318,7 @@ describe("renderHtmlReport", () => {
   it("no session with compactions: the totals and a sentence, no chart", () => {
     const html = renderHtmlReport({
       generatedAt: "2026-11-30T19:00:00.000Z",
-      totals: { sessions: 4, looping: 0, continuesSaved: 0, tokensAfterDeny: 0 },
+      totals: { sessions: 4, looping: 0, stoppedByGuard: 0, continuesSaved: 0, tokensAfterDeny: 0 },
       sessions: [],
       skipped: [],
     });
