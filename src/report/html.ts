@@ -176,8 +176,14 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
     const color = denied && !housekeeping ? COLORS.deny : COLORS.allow;
     const dash = denied ? "" : ' stroke-dasharray="3 3"';
     parts.push(
-      `<line class="compaction ${denied ? "deny" : "allow"}${housekeeping ? " housekeeping" : ""}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${first ? 2 : top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
+      `<line class="compaction ${denied ? "deny" : "allow"}${housekeeping ? " housekeeping" : ""}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
     );
+    // The first deny's line goes on up to its label, with a gap where its index is written.
+    if (first) {
+      parts.push(
+        `<line class="first-deny-lead" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="2" y2="${top - 21}" stroke="${color}" stroke-width="2.5"/>`,
+      );
+    }
     const indices = group.length > 3 ? `${group[0]!.index}–${group.at(-1)!.index}` : group.map((c) => c.index).join(",");
     const half = (indices.length * CHAR_PX) / 2 + 3;
     const clear = cx - half >= lastLabelEnd && (denyX === undefined || first || Math.abs(cx - denyX) >= 2 * half + CHAR_PX);
@@ -228,8 +234,15 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
       if (tokens !== null) parts.push(`<circle cx="${x(step).toFixed(1)}" cy="${y(tokens).toFixed(1)}" r="2.5" fill="${COLORS.line}"/>`);
     }
   }
-  if (known.length === 0)
-    parts.push(label((left + right) / 2, (top + bottom) / 2, "no token data in this session", 'text-anchor="middle"'));
+  if (known.length === 0) {
+    // On a blank of its own: a compaction's line may run through the middle of the plot.
+    const text = "no token data in this session";
+    const [cx, cy, half] = [(left + right) / 2, (top + bottom) / 2, (text.length * CHAR_PX) / 2 + 6];
+    parts.push(
+      `<rect class="blank" x="${(cx - half).toFixed(1)}" y="${(cy - 13).toFixed(1)}" width="${(2 * half).toFixed(1)}" height="18" fill="#fff"/>`,
+    );
+    parts.push(label(cx, cy, text, 'text-anchor="middle"'));
+  }
 
   const title = `Context tokens per step of ${series.title || series.sessionID}`;
   return (
