@@ -152,8 +152,11 @@ describe("the audit's HTML report in Chromium", () => {
 
     // The totals and the table.
     const { totals } = report;
+    // Sessions read; loops the guard stopped (the two guarded e2e runs); loops that ran on (the
+    // unguarded run and the review's 70-step cycle); then what would have been saved.
+    expect([totals.stoppedByGuard, totals.looping]).toEqual([2, 2]);
     expect(await page.locator(".total b").allTextContents()).toEqual(
-      [6, 4, totals.continuesSaved, totals.tokensAfterDeny].map((n) => n.toLocaleString("en-US")),
+      [6, 2, 2, totals.continuesSaved, totals.tokensAfterDeny].map((n) => n.toLocaleString("en-US")),
     );
     expect(await page.locator("tbody tr").count()).toBe(SESSIONS.length);
 

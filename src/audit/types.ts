@@ -10,7 +10,7 @@ import type { RuleName, Severity } from "../decide/verdict.js";
  */
 export interface AuditSession {
   readonly sessionID: string;
-  /** The export file's path as given, or `"opencode"` for a session read through opencode. */
+  /** The export file's path as given (`-`: standard input), or `"opencode"` for a session read through opencode. */
   readonly source: string;
   readonly title: string;
   /** The parent session's id for a subagent's session, else null. */
@@ -67,7 +67,7 @@ export interface AuditSession {
 
 /** The totals line of an audit. */
 export interface AuditTotals {
-  /** Sessions read (with and without compactions; skipped files not counted). */
+  /** Sessions audited: read and kept by `--since` (with and without compactions; skipped files not counted). */
   readonly sessions: number;
   /**
    * Sessions where a loop ran on unguarded and the guard would have stopped it (a warning deny,
