@@ -57,29 +57,26 @@ await writeFile(
 );
 await chmod(launcher, 0o755);
 
-const show = (path: string): string => {
-  const near = relative(process.cwd(), path);
-  return near.startsWith("..") ? path : near;
-};
 const export_ = join(root, "session.json");
+// Absolute paths: the command is typed in another terminal, maybe in another folder.
 console.log(
   [
-    `scratch project ready: ${show(sandbox.project)} (opencode ${OPENCODE_VERSION}, the plugin from ${show(PLUGIN_ENTRY)})`,
+    `scratch project ready: ${sandbox.project} (opencode ${OPENCODE_VERSION}, the plugin from ${relative(PROJECT_ROOT, PLUGIN_ENTRY)} of this clone)`,
     `scripted model server on ${server.baseURL}: the fixed-point loop, model limits ${formatInt(MODEL_LIMITS.context)} context / ` +
       `${formatInt(MODEL_LIMITS.output)} output (usable ${formatInt(USABLE_TOKENS)} tokens)`,
     "",
     "In another terminal, open the opencode TUI there:",
     "",
-    `  ${shellWord(show(launcher))}`,
+    `  ${shellWord(launcher)}`,
     "",
     "Type anything and press Enter. The model runs the same bash call every step, opencode compacts after",
     'each one, and after compaction 2 the guard stops the loop: a "Compaction loop stopped" toast, and its note',
     "at the end of the conversation. Reply to go on.",
     "",
-    `The guard's log lines: ${show(join(sandbox.xdg.data, "opencode", "log"))}/ (grep compaction-guard)`,
-    `An export of the session: ${shellWord(show(launcher))} export <ses_…> > ${shellWord(show(export_))}` +
-      ` (the id: ${shellWord(show(launcher))} session list)`,
-    `Then: node dist/bin.js replay ${shellWord(show(export_))} --context-limit ${MODEL_LIMITS.context} --output-limit ${MODEL_LIMITS.output}`,
+    `The guard's log lines: ${join(sandbox.xdg.data, "opencode", "log")}/ (grep compaction-guard)`,
+    `An export of the session: ${shellWord(launcher)} export <ses_…> > ${shellWord(export_)}` +
+      ` (the id: ${shellWord(launcher)} session list)`,
+    `Then, in this clone: node dist/bin.js replay ${shellWord(export_)} --context-limit ${MODEL_LIMITS.context} --output-limit ${MODEL_LIMITS.output}`,
     "",
     "The server runs until you press Ctrl-C here. The scratch project stays (the next npm run try starts it afresh).",
   ].join("\n"),
