@@ -170,7 +170,14 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
       parentID: parent,
       title: `${SUBAGENT_TASK.description} (@general subagent)`,
     });
-    expect(audit.totals).toEqual({ sessions: 4, looping: 1, continuesSaved: loop.continuesSaved, tokensAfterDeny: loop.tokensAfterDeny });
+    // Unguarded runs: the loop ran on, nothing was stopped by the guard.
+    expect(audit.totals).toEqual({
+      sessions: 4,
+      looping: 1,
+      stoppedByGuard: 0,
+      continuesSaved: loop.continuesSaved,
+      tokensAfterDeny: loop.tokensAfterDeny,
+    });
 
     // audit over the exported files with the limits as flags decides the same (one code path), source aside: usable included.
     const fromFiles = JSON.parse((await auditCli([exportsDir, "--json", ...LIMIT_FLAGS])).stdout) as AuditJson;
@@ -184,7 +191,8 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
     expect(table).toHaveLength(5);
     expect(table.find((l) => l.startsWith(child!.sessionID))).toContain(`↳ subagent of ${parent}: `);
     expect(table.at(-1)).toBe(
-      `totals: 4 sessions read, 3 with automatic compactions (listed), 1 without; 1 looping; the guard would have saved ` +
+      `totals: 4 sessions read, 3 with automatic compactions (listed), 1 without; 0 loops stopped by the guard, 1 ran on (looping); ` +
+        `the guard would have saved ` +
         `${loop.continuesSaved} synthetic continue turn${loop.continuesSaved === 1 ? "" : "s"} and ${(loop.tokensAfterDeny ?? 0).toLocaleString("en-US")} tokens`,
     );
     console.log(`audit through opencode serve: ${Math.round(ms)} ms for 4 sessions`);
@@ -192,7 +200,10 @@ describe("audit with no path reads the sessions of the sandbox's real opencode",
 
   it("--since: after every session, none listed or counted; before them, all four; the server is stopped either way", async () => {
     const { stdout } = await auditCli(["--json", "--opencode", sandbox.opencodeBin, "--since", "2999-01-01"]);
-    expect(JSON.parse(stdout)).toEqual({ sessions: [], totals: { sessions: 0, looping: 0, continuesSaved: 0, tokensAfterDeny: 0 } });
+    expect(JSON.parse(stdout)).toEqual({
+      sessions: [],
+      totals: { sessions: 0, looping: 0, stoppedByGuard: 0, continuesSaved: 0, tokensAfterDeny: 0 },
+    });
     // A date before every session keeps all four (opencode's `start` filter is "updated at or after").
     const before = new Date(
       Math.min(...Object.values(runs).map((r) => (r.export!.info as unknown as { time: { created: number } }).time.created)) - 1000,

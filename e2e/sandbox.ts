@@ -81,7 +81,7 @@ export interface SandboxConfig {
 }
 
 /** Environment switches that keep opencode off the network and away from the user's setup. */
-const NETWORK_OFF_ENV = {
+export const NETWORK_OFF_ENV = {
   OPENCODE_DISABLE_AUTOUPDATE: "1",
   OPENCODE_DISABLE_MODELS_FETCH: "1",
   OPENCODE_DISABLE_SHARE: "1",
@@ -151,13 +151,14 @@ export async function writeOpencodeConfig(sandbox: Sandbox, config: SandboxConfi
 }
 
 /**
- * Create a sandbox under the OS temp dir: XDG dirs, HOME, a project dir holding the file
- * the read scenarios read, seeded config dirs. Write `opencode.json` with `writeOpencodeConfig`.
+ * Create a sandbox under the OS temp dir (or in `root`, created when missing): XDG dirs, HOME,
+ * a project dir holding the file the read scenarios read, seeded config dirs. Write
+ * `opencode.json` with `writeOpencodeConfig`.
  * @returns the sandbox; `dispose()` removes it.
  */
-export async function createSandbox(options: { opencodeBin?: string } = {}): Promise<Sandbox> {
+export async function createSandbox(options: { opencodeBin?: string; root?: string } = {}): Promise<Sandbox> {
   const opencodeBin = options.opencodeBin ?? opencodeBinary();
-  const root = await mkdtemp(join(tmpdir(), "ocg-e2e-"));
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), "ocg-e2e-")));
   const home = join(root, "home");
   const project = join(root, "project");
   const xdg = { data: join(root, "data"), config: join(root, "config"), cache: join(root, "cache"), state: join(root, "state") };

@@ -19,6 +19,7 @@ import {
   type SessionDecisionOptions,
 } from "../decide/replay.js";
 import { realUserAfter } from "../decide/timeline.js";
+import { isGuardNote } from "../decide/guard-note.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
 
@@ -46,7 +47,8 @@ export function sessionUpdated(info: SessionData["info"]): number | null {
  *   input + output + cache.read + cache.write (tokens; summaries included); 0 when no
  *   assistant message is in it, null when some are but none has token data;
  * - secondsAfterDeny: from that summary's end (`time.completed`, else `time.created`) to the
- *   latest time of a message in the span (s, ms precision); null without times.
+ *   latest time of a message in the span, the guard's stop note left out (s, ms precision);
+ *   null without times.
  */
 function afterDeny(
   messages: readonly unknown[],
@@ -76,11 +78,31 @@ function afterDeny(
         tokensAfterDeny += tokens;
       }
     }
-    const time = messageTime(message);
+    // The guard's own stop note is no time the loop cost.
+    const time = isGuardNote(message) ? null : messageTime(message);
     if (time !== null && (last === null || time > last)) last = time;
   }
   const secondsAfterDeny = start !== null && last !== null ? Math.max(0, Math.round(last - start)) / 1000 : null;
   return { continuesSaved, tokensAfterDeny: assistants > 0 && withTokens === 0 ? null : tokensAfterDeny, secondsAfterDeny };
+}
+
+/**
+ * Did the guard itself already stop a loop in this session? Yes when the session holds the
+ * guard's stop note (decide/guard-note.ts), or when a compaction replay denies as a loop
+ * (severity `warning`) got no synthetic continue turn in the history: after its summary the
+ * next user message is neither opencode's continue turn nor its re-sent message
+ * (session/compaction.ts adds one of them unless a plugin's autocontinue hook said no), so
+ * the guard (with `notify: off`, or a note that could not be written) skipped it.
+ */
+export function stoppedByGuard(messages: readonly unknown[], timeline: Timeline, replay: readonly ReplayRow[]): boolean {
+  if (messages.some(isGuardNote)) return true;
+  return replay.some((row) => {
+    if (row.decision !== "deny" || row.severity !== "warning") return false;
+    const compaction = timeline.compactions.find((c) => c.messageID === row.compaction.messageID);
+    if (!compaction) return false;
+    const next = timeline.entries.slice(compactionEnd(compaction) + 1).find((e) => e.kind === "user");
+    return next === undefined || (next.kind === "user" && next.role !== "continue" && next.role !== "resend");
+  });
 }
 
 /** One audited session: its row, and replay's rows and the timeline it was made from (for the charts). */
@@ -119,6 +141,7 @@ export function auditSession(
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
+    stoppedByGuard: stoppedByGuard(session.messages, timeline, replay),
     ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
@@ -126,13 +149,20 @@ export function auditSession(
 }
 
 /** Totals before any session: all zero. */
-export const EMPTY_TOTALS: AuditTotals = Object.freeze({ sessions: 0, looping: 0, continuesSaved: 0, tokensAfterDeny: 0 });
+export const EMPTY_TOTALS: AuditTotals = Object.freeze({
+  sessions: 0,
+  looping: 0,
+  stoppedByGuard: 0,
+  continuesSaved: 0,
+  tokensAfterDeny: 0,
+});
 
 /** The totals with one more session counted (listed or not). */
 export function addToTotals(totals: AuditTotals, row: AuditSession): AuditTotals {
   return {
     sessions: totals.sessions + 1,
-    looping: totals.looping + (row.looped ? 1 : 0),
+    looping: totals.looping + (row.looped && !row.stoppedByGuard ? 1 : 0),
+    stoppedByGuard: totals.stoppedByGuard + (row.looped && row.stoppedByGuard ? 1 : 0),
     continuesSaved: totals.continuesSaved + row.continuesSaved,
     tokensAfterDeny: totals.tokensAfterDeny + (row.tokensAfterDeny ?? 0),
   };

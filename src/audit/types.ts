@@ -10,7 +10,7 @@ import type { RuleName, Severity } from "../decide/verdict.js";
  */
 export interface AuditSession {
   readonly sessionID: string;
-  /** The export file's path as given, or `"opencode"` for a session read through opencode. */
+  /** The export file's path as given (`-`: standard input), or `"opencode"` for a session read through opencode. */
   readonly source: string;
   readonly title: string;
   /** The parent session's id for a subagent's session, else null. */
@@ -33,6 +33,12 @@ export interface AuditSession {
    * `warning` (not only turn-finished housekeeping). What the totals' `looping` counts.
    */
   readonly looped: boolean;
+  /**
+   * Whether the guard itself already stopped the loop (its stop note is in the session, or a
+   * compaction it denies got no continue turn in the history: see audit.ts `stoppedByGuard`).
+   * Such a loop did not run on: the totals count it in `stoppedByGuard`, not in `looping`.
+   */
+  readonly stoppedByGuard: boolean;
   /**
    * Synthetic continue turns after the first deny's summary (the denied one included), up to the
    * user's next real message (work the user asked for is not the guard's to save); 0 when never
@@ -61,10 +67,15 @@ export interface AuditSession {
 
 /** The totals line of an audit. */
 export interface AuditTotals {
-  /** Sessions read (with and without compactions; skipped files not counted). */
+  /** Sessions audited: read and kept by `--since` (with and without compactions; skipped files not counted). */
   readonly sessions: number;
-  /** looping: sessions where the guard would have stopped a loop (a warning deny); turn-finished housekeeping not counted. */
+  /**
+   * Sessions where a loop ran on unguarded and the guard would have stopped it (a warning deny,
+   * not {@link AuditSession.stoppedByGuard}); turn-finished housekeeping not counted.
+   */
   readonly looping: number;
+  /** Sessions whose loop the guard itself already stopped (looped and stoppedByGuard). */
+  readonly stoppedByGuard: number;
   readonly continuesSaved: number;
   /** The sum of the rows' `tokensAfterDeny`, unknown (null) ones counted as 0. */
   readonly tokensAfterDeny: number;

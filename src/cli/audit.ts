@@ -30,12 +30,14 @@ import {
   DECISION_OPTIONS,
   answeredHelpOrVersion,
   decisionInputs,
+  helpLines,
   LIMIT_FLAGS,
   reportError,
   SETTINGS_USAGE,
   unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
+  warnReservedWithoutEffect,
 } from "./common.js";
 
 /** The outputs asked for by a flag (all but the default table), from report/index.ts. */
@@ -76,7 +78,8 @@ const AUDIT_FLAGS = [
   ["-h, --help", "show this help"],
 ] as const;
 
-const USAGE = [
+/** `audit --help`. */
+export const AUDIT_USAGE = [
   "Usage: opencode-compaction-guard audit [<export.json | folder>...] [options]",
   "",
   "Decides every session exactly as `replay` does, and shows how often your sessions looped",
@@ -100,7 +103,7 @@ const USAGE = [
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
-  ...AUDIT_FLAGS.map(([flag, help]) => `  ${flag.padEnd(23)}${help}`),
+  ...AUDIT_FLAGS.map(([flag, help]) => helpLines(flag, help)),
   "",
 ].join("\n");
 
@@ -134,7 +137,7 @@ export async function runAudit(
   try {
     const { values: parsed, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: AUDIT_PARSE_OPTIONS });
     const values = parsed as Record<string, string | boolean | undefined>;
-    if (answeredHelpOrVersion(values, USAGE, out)) return 0;
+    if (answeredHelpOrVersion(values, AUDIT_USAGE, out)) return 0;
     const paths = positionals.slice(1);
     const sinceText = values.since as string | undefined;
     const since = sinceText === undefined ? null : parseSince(sinceText);
@@ -151,6 +154,7 @@ export async function runAudit(
     const inputs = decisionInputs(values, env, err);
     // With paths the flags are the only source of limits; with no path opencode lists each session's model's own.
     if (paths.length > 0) warnPredictWithoutLimits(inputs, err);
+    warnReservedWithoutEffect(inputs, err, paths.length === 0);
     for (const { output, file } of files) await checkTarget(file, output);
 
     if (paths.length > 0) {

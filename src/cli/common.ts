@@ -5,9 +5,9 @@
  */
 import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../sessions/export.js";
-import type { ModelLimits } from "../decide/opencode-facts.js";
+import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../decide/opencode-facts.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
-import { VERSION } from "../shared/version.js";
+import { BUGS_URL, VERSION } from "../shared/version.js";
 import { MAX_PHYSICAL_TOKENS } from "../decide/history.js";
 import { fmt, plural } from "../report/format.js";
 import { REPORTS } from "../report/index.js";
@@ -24,11 +24,38 @@ export const LIMIT_FLAGS = [
   ["--reserved N", "opencode's compaction.reserved, tokens (moves the usable line of a model with an input limit)"],
 ] as const;
 
+/** How wide a help line may be, in columns. */
+export const HELP_WIDTH = 100;
+
+/**
+ * One help entry: the flag padded to 23 columns after two spaces, then its help, wrapped at
+ * word boundaries to {@link HELP_WIDTH} columns with the continuation lines under the help.
+ */
+export function helpLines(flag: string, help: string): string {
+  const lines = [`  ${flag.padEnd(22)}`];
+  let fresh = true;
+  for (const word of help.split(" ")) {
+    if (!fresh && lines.at(-1)!.length + 1 + word.length > HELP_WIDTH) lines.push(" ".repeat(24));
+    lines[lines.length - 1] += ` ${word}`;
+    fresh = false;
+  }
+  return lines.join("\n");
+}
+
 /** Usage lines of the settings flags, with their defaults. */
 export const SETTINGS_USAGE: readonly string[] = REPLAY_KEYS.map((key) => {
   const s = SETTINGS[key];
-  const value = typeof s.default === "boolean" ? "BOOL" : Array.isArray(s.default) ? "LIST" : Number.isInteger(s.default) ? "N" : "F";
-  return `  ${`--${s.flag} ${value}`.padEnd(23)}${s.help} (default ${showValue(s.default)})`;
+  const value =
+    typeof s.default === "boolean"
+      ? "BOOL"
+      : Array.isArray(s.default)
+        ? "LIST"
+        : typeof s.default === "string"
+          ? "MODE"
+          : Number.isInteger(s.default)
+            ? "N"
+            : "F";
+  return helpLines(`--${s.flag} ${value}`, `${s.help} (default ${showValue(s.default)})`);
 });
 
 /** parseArgs option definitions of the decision flags. */
@@ -49,16 +76,51 @@ export const DECISION_FLAGS: readonly string[] = [
   "--reserved",
 ];
 
+/**
+ * `argv` with a negative number after a flag that takes a value joined to it (`--context-limit -5`
+ * → `--context-limit=-5`). parseArgs reads a word that starts with `-` as the next flag, so `-5`
+ * would read as a missing value; joined, it reaches the flag's own range check, which says
+ * what was typed and what is allowed.
+ */
+export function joinNegativeValues(argv: readonly string[], options: Readonly<Record<string, { type: string }>>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const next = argv[i + 1];
+    const takesValue = word.startsWith("--") && options[word.slice(2)]?.type === "string";
+    if (takesValue && next !== undefined && /^-\.?\d/.test(next)) {
+      joined.push(`${word}=${next}`);
+      i += 1;
+    } else joined.push(word);
+  }
+  return joined;
+}
+
+/** Where an internal error is reported, in words: `please report it (see <where>), with this line and version 0.4.0`. */
+export const REPORT_BUGS = `please report it (see ${BUGS_URL}), with this line and version ${VERSION}`;
+
 /** A usage or input problem: printed as one line, exit 2. */
 export class UsageError extends Error {}
 
-/** A whole number of tokens ≥ `min` from a flag; a UsageError otherwise. */
+/**
+ * The most tokens a limit flag (or `--reserved`) takes: ten times the largest context window
+ * any model has today (10 million tokens). More is a typing slip, not a model.
+ */
+export const MAX_LIMIT_TOKENS = 100_000_000;
+
+/**
+ * A whole number of tokens from `min` to {@link MAX_LIMIT_TOKENS} from a flag.
+ * @throws UsageError one line with what was typed: `--context-limit -5 is out of range: …`
+ *   for a whole number outside the range, `--reserved must be a whole number of tokens, got "lots"` otherwise.
+ */
 export function wholeTokens(name: string, text: string, min: number): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(value >= min)) {
-    throw new UsageError(`--${name} must be a ${min > 0 ? "positive " : ""}whole number of tokens, got ${JSON.stringify(text)}`);
+  const range = `a whole number of tokens from ${fmt(min)} to ${fmt(MAX_LIMIT_TOKENS)}`;
+  if (/^-?\d+$/.test(text.trim())) {
+    const value = Number(text);
+    if (value >= min && value <= MAX_LIMIT_TOKENS) return value;
+    throw new UsageError(`--${name} ${text.trim()} is out of range: ${range}`);
   }
-  return value;
+  throw new UsageError(`--${name} must be ${range}, got ${JSON.stringify(text)}`);
 }
 
 function tokensFlag(name: string, text: string | undefined): number | undefined {
@@ -66,18 +128,23 @@ function tokensFlag(name: string, text: string | undefined): number | undefined 
 }
 
 /**
- * The model's limits from the flags. opencode's usable context needs the context and the
- * output limit together (an unknown output limit would count as 32,000), and an output or
- * input limit means nothing without the context limit.
- * @throws UsageError one line naming the flag.
+ * The model's limits from the flags, and `--reserved`. opencode's usable context needs the
+ * context and the output limit together (an unknown output limit would count as 32,000), an
+ * output or input limit means nothing without the context limit, and limits that leave no
+ * usable context (opencode would compact before every step) are a slip, not a model.
+ * @throws UsageError one line naming the flags and what was typed.
  */
-export function limitsFlags(values: Record<string, string | boolean | undefined>): Partial<ModelLimits> {
+export function limitsFlags(values: Record<string, string | boolean | undefined>): {
+  limits: Partial<ModelLimits>;
+  reserved: number | undefined;
+} {
   const text = (name: string) => values[name] as string | undefined;
   const limits = {
     context: tokensFlag("context-limit", text("context-limit")),
     output: tokensFlag("output-limit", text("output-limit")),
     input: tokensFlag("input-limit", text("input-limit")),
   };
+  const reserved = text("reserved") === undefined ? undefined : wholeTokens("reserved", text("reserved")!, 0);
   if (limits.context !== undefined && limits.output === undefined) {
     throw new UsageError("--context-limit needs --output-limit too (opencode's usable context depends on both)");
   }
@@ -92,7 +159,16 @@ export function limitsFlags(values: Record<string, string | boolean | undefined>
   if (limits.context !== undefined && limits.input !== undefined && limits.input > limits.context) {
     throw new UsageError(`--input-limit ${limits.input} is over --context-limit ${limits.context}`);
   }
-  return limits;
+  if (limits.context !== undefined && usableContext(limits, reserved) === 0) {
+    // Only an input limit is left to blame: context − output > 0 was checked above.
+    const kept =
+      reserved !== undefined
+        ? `--reserved ${reserved}`
+        : `the ${fmt(Math.min(RESERVED_MAX, Math.min(limits.output!, OUTPUT_TOKEN_MAX)))} tokens opencode reserves ` +
+          `(min(${fmt(RESERVED_MAX)}, --output-limit))`;
+    throw new UsageError(`--input-limit ${limits.input} minus ${kept} leaves no usable context: opencode would compact before every step`);
+  }
+  return { limits, reserved };
 }
 
 /** What a decision needs besides the history, from the environment and the flags. */
@@ -125,8 +201,7 @@ export function decisionInputs(
     if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
     settings[key] = checked.value;
   }
-  const limits = limitsFlags(values);
-  const reserved = typeof values.reserved === "string" ? wholeTokens("reserved", values.reserved, 0) : undefined;
+  const { limits, reserved } = limitsFlags(values);
   return { settings: settings as unknown as GuardSettings, limits, reserved };
 }
 
@@ -154,6 +229,22 @@ export function warnPredictWithoutLimits(inputs: DecisionInputs, err: (text: str
   if (inputs.settings.predict && (inputs.limits.context === undefined || inputs.limits.output === undefined)) {
     err(`${PREDICT_WITHOUT_LIMITS}\n`);
   }
+}
+
+/**
+ * Warns (one line on `err`) when `--reserved` is given but cannot move the usable line:
+ * opencode's `compaction.reserved` only applies to a model with an input limit
+ * (session/overflow.ts), so with `--context-limit` and no `--input-limit`, or (when no model
+ * limits come from elsewhere) with no limits at all, it has no effect.
+ * @param limitsFromOpencode audit with no path: each session's limits come from opencode, where `reserved` may apply.
+ */
+export function warnReservedWithoutEffect(inputs: DecisionInputs, err: (text: string) => void, limitsFromOpencode = false): void {
+  if (inputs.reserved === undefined || inputs.limits.input !== undefined) return;
+  if (inputs.limits.context === undefined && limitsFromOpencode) return;
+  err(
+    `warning: --reserved ${inputs.reserved} has no effect: opencode's compaction.reserved only moves the usable line ` +
+      "of a model with an input limit (--input-limit)\n",
+  );
 }
 
 /**
@@ -236,7 +327,7 @@ export function reportError(
     err(`opencode-compaction-guard: ${terminalSafe((error as Error).message.replace(/\s+/g, " ").trim())} (try --help)\n`);
     return 2;
   }
-  err(`opencode-compaction-guard: internal error: ${terminalSafe(String((error as Error)?.message ?? error))}\n`);
+  err(`opencode-compaction-guard: internal error: ${terminalSafe(String((error as Error)?.message ?? error))} (${REPORT_BUGS})\n`);
   return 1;
 }
 

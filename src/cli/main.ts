@@ -9,19 +9,24 @@
  */
 import { parseArgs } from "node:util";
 import { auditedSeries, auditSession } from "../audit/audit.js";
-import { AUDIT_PARSE_OPTIONS, runAudit } from "./audit.js";
+import { AUDIT_PARSE_OPTIONS, AUDIT_USAGE, runAudit } from "./audit.js";
 import {
   DECISION_FLAGS,
   answeredHelpOrVersion,
   DECISION_OPTIONS,
   decisionInputs,
+  helpLines,
+  joinNegativeValues,
   LIMIT_FLAGS,
   reportError,
+  REPORT_BUGS,
   SETTINGS_USAGE,
   unphysicalTokensWarning,
   UsageError,
   warnPredictWithoutLimits,
+  warnReservedWithoutEffect,
 } from "./common.js";
+import { VERSION } from "../shared/version.js";
 import { unphysicalTokenMessages } from "../decide/history.js";
 import { fmt } from "../report/format.js";
 import { displayWidth, padToWidth } from "../report/terminal.js";
@@ -41,9 +46,32 @@ const OTHER_FLAGS = [
   ["-h, --help", "show this help"],
 ] as const;
 
+/** The help with no command (`--help`, `help`): the commands first. */
+const COMMANDS_USAGE = [
+  "Usage: opencode-compaction-guard <command> [options]",
+  "",
+  "Commands:",
+  helpLines(
+    "replay <file | ->",
+    "where would the guard have stopped this session? Decides every automatic compaction of an " +
+      "`opencode export` file (- reads standard input) as the plugin does (replay --help)",
+  ),
+  helpLines(
+    "audit [<path>...]",
+    "how often did your sessions loop, and what did it cost? Every session of your own opencode, " +
+      "or every export among the files and folders given (audit --help)",
+  ),
+  helpLines("help [command]", "this help, or a command's"),
+  helpLines("version", "print the version (also -v, --version)"),
+  "",
+  "Exit codes: 0 it ran; 2 bad input or usage (one line on standard error); 1 an internal error,",
+  `a bug: ${REPORT_BUGS}.`,
+  "",
+].join("\n");
+
+/** `replay --help`. */
 const USAGE = [
   "Usage: opencode-compaction-guard replay <export.json | -> [options]",
-  "       opencode-compaction-guard audit [<export.json | folder>...] [options]   (see audit --help)",
   "",
   "Replays a session exported with `opencode export <sessionID> > session.json` through the",
   "guard and shows, for every automatic compaction, whether the guard would have allowed the",
@@ -51,9 +79,12 @@ const USAGE = [
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
-  ...OTHER_FLAGS.map(([flag, help]) => `  ${flag.padEnd(23)}${help}`),
+  ...OTHER_FLAGS.map(([flag, help]) => helpLines(flag, help)),
   "",
 ].join("\n");
+
+/** The help a topic asks for (`help audit`); undefined for a topic that is no command. */
+const HELP_OF: Readonly<Record<string, string>> = { replay: USAGE, audit: AUDIT_USAGE };
 
 /** Every long flag replay knows, for "did you mean". */
 const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
@@ -120,13 +151,21 @@ function chartWidth(): number {
   return typeof columns === "number" && columns > 0 ? Math.max(40, Math.min(160, columns)) : 80;
 }
 
-/** The command named on the command line (the first positional), or undefined; never throws. */
-function commandOf(argv: readonly string[]): string | undefined {
+/** The options replay takes. */
+const REPLAY_OPTIONS = {
+  ...DECISION_OPTIONS,
+  json: { type: "boolean", default: false },
+  chart: { type: "boolean", default: false },
+  version: { type: "boolean", short: "v", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** The words on the command line that are not flags or their values; never throws. */
+function positionalsOf(argv: readonly string[]): string[] {
   try {
-    const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: AUDIT_PARSE_OPTIONS });
-    return positionals[0];
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: AUDIT_PARSE_OPTIONS }).positionals;
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -146,21 +185,23 @@ export async function main(
   env: Readonly<Record<string, string | undefined>> = process.env,
   progress: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
 ): Promise<number> {
-  if (commandOf(argv) === "audit") return runAudit(argv, out, err, env, progress);
+  const args = joinNegativeValues(argv, { ...AUDIT_PARSE_OPTIONS, ...REPLAY_OPTIONS });
+  const [first, topic] = positionalsOf(args);
+  if (first === "audit") return runAudit(args, out, err, env, progress);
   try {
-    const { values: parsed, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        ...DECISION_OPTIONS,
-        json: { type: "boolean", default: false },
-        chart: { type: "boolean", default: false },
-        version: { type: "boolean", short: "v", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    if (first === "help") {
+      const help = topic === undefined ? COMMANDS_USAGE : HELP_OF[topic];
+      if (help === undefined) throw new UsageError(`no command ${JSON.stringify(topic)} to help with; try help`);
+      out(help);
+      return 0;
+    }
+    if (first === "version") {
+      out(`${VERSION}\n`);
+      return 0;
+    }
+    const { values: parsed, positionals } = parseArgs({ args, allowPositionals: true, options: REPLAY_OPTIONS });
     const values = parsed as Record<string, string | boolean | undefined>;
-    if (answeredHelpOrVersion(values, USAGE, out)) return 0;
+    if (answeredHelpOrVersion(values, first === "replay" ? USAGE : COMMANDS_USAGE, out)) return 0;
     const [command, file, ...extra] = positionals;
     if (command !== "replay")
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
@@ -170,6 +211,7 @@ export async function main(
 
     const inputs = decisionInputs(values, env, err);
     warnPredictWithoutLimits(inputs, err);
+    warnReservedWithoutEffect(inputs, err);
     const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
     const unphysical = unphysicalTokenMessages(session.messages);

@@ -7,6 +7,7 @@
  * autocontinue hook opencode reads the history again and answers a user message added then as
  * a new turn (checked in 1.18.33: the loop goes on). A toast is gone in seconds; the note stays.
  */
+import { GUARD_NOTE_KEY, GUARD_NOTE_KINDS } from "../decide/guard-note.js";
 import { reason, withTimeout, type Client, type Log } from "./calls.js";
 
 /** How many stop notes may wait for their session to go idle at once (the newest are kept). */
@@ -115,10 +116,10 @@ export function createStopNotes(client: Client, log: Log, timeoutMs: number): St
             ignored: true,
             time: { start: now, end: now },
             metadata: {
-              compaction_guard:
+              [GUARD_NOTE_KEY]:
                 note.kind === "tool-loop"
-                  ? { note: "tool-loop-stopped" }
-                  : { note: "loop-stopped", rule: note.rule, compactionMessageID: note.compactionID },
+                  ? { note: GUARD_NOTE_KINDS.toolLoop }
+                  : { note: GUARD_NOTE_KINDS.compaction, rule: note.rule, compactionMessageID: note.compactionID },
             },
           },
         ],

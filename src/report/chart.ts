@@ -53,6 +53,14 @@ function wrap(text: string, width: number, indent = "  "): string[] {
   return lines;
 }
 
+/** The marker row's letters and what each means, in legend order. */
+const MARKERS = [
+  ["c", "compaction (continue allowed)"],
+  ["X", "first deny"],
+  ["x", "later deny"],
+  [".", "step after it"],
+] as const;
+
 /** Most columns one step gets when a session has few steps (so a short loop still reads as a line). */
 const MAX_STEP_COLUMNS = 4;
 
@@ -96,8 +104,8 @@ function yAxis(largest: number, height: number): { top: number; rows: number } {
  *  …
  *      0 ┤
  *        cXxxxxxx.
- * x: steps 1–9 (one column each); y: context tokens
- * c compaction (continue allowed)  X first deny  x later deny  . step after it
+ * across: steps 1–9 (one column each); up: context tokens
+ * c compaction (continue allowed)  X first deny  x later deny  . step after it   (only the markers shown)
  * flat line: usable context 6,000 tokens
  * first deny at compaction 2 (no-progress): the guard would have saved 7 steps
  * ```
@@ -192,9 +200,11 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
   const perColumn =
     n > columns ? `~${num(n / values.length)} a column, each its largest` : span === 1 ? "one column each" : `${span} columns each`;
   const missing = series.steps.filter((t) => t === null).length;
+  // Only the markers the row shows; the axes in words, so that no letter means two things.
+  const shown = MARKERS.filter(([mark]) => marks.includes(mark)).map(([mark, text]) => `${mark} ${text}`);
   const legend = [
-    `x: ${n === 1 ? "step 1" : `steps 1–${num(n)}`} (${perColumn}); y: context tokens`,
-    "c compaction (continue allowed)  X first deny  x later deny  . step after it",
+    `across: ${n === 1 ? "step 1" : `steps 1–${num(n)}`} (${perColumn}); up: context tokens`,
+    ...(shown.length > 0 ? [shown.join("  ")] : []),
     ...(missing > 0
       ? [
           `${missing === 1 ? "1 step has" : `${num(missing)} steps have`} no token data: ${gaps ? "a gap in the line" : "left out of its column"}`,

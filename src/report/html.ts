@@ -176,8 +176,14 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
     const color = denied && !housekeeping ? COLORS.deny : COLORS.allow;
     const dash = denied ? "" : ' stroke-dasharray="3 3"';
     parts.push(
-      `<line class="compaction ${denied ? "deny" : "allow"}${housekeeping ? " housekeeping" : ""}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${first ? 2 : top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
+      `<line class="compaction ${denied ? "deny" : "allow"}${housekeeping ? " housekeeping" : ""}${first ? " first-deny" : ""}" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${top - 4}" y2="${bottom}" stroke="${color}" stroke-width="${first ? 2.5 : 1.5}"${dash}/>`,
     );
+    // The first deny's line goes on up to its label, with a gap where its index is written.
+    if (first) {
+      parts.push(
+        `<line class="first-deny-lead" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="2" y2="${top - 21}" stroke="${color}" stroke-width="2.5"/>`,
+      );
+    }
     const indices = group.length > 3 ? `${group[0]!.index}–${group.at(-1)!.index}` : group.map((c) => c.index).join(",");
     const half = (indices.length * CHAR_PX) / 2 + 3;
     const clear = cx - half >= lastLabelEnd && (denyX === undefined || first || Math.abs(cx - denyX) >= 2 * half + CHAR_PX);
@@ -228,8 +234,15 @@ export function renderChartSvg(series: SessionSeries, id = "chart"): string {
       if (tokens !== null) parts.push(`<circle cx="${x(step).toFixed(1)}" cy="${y(tokens).toFixed(1)}" r="2.5" fill="${COLORS.line}"/>`);
     }
   }
-  if (known.length === 0)
-    parts.push(label((left + right) / 2, (top + bottom) / 2, "no token data in this session", 'text-anchor="middle"'));
+  if (known.length === 0) {
+    // On a blank of its own: a compaction's line may run through the middle of the plot.
+    const text = "no token data in this session";
+    const [cx, cy, half] = [(left + right) / 2, (top + bottom) / 2, (text.length * CHAR_PX) / 2 + 6];
+    parts.push(
+      `<rect class="blank" x="${(cx - half).toFixed(1)}" y="${(cy - 13).toFixed(1)}" width="${(2 * half).toFixed(1)}" height="18" fill="#fff"/>`,
+    );
+    parts.push(label(cx, cy, text, 'text-anchor="middle"'));
+  }
 
   const title = `Context tokens per step of ${series.title || series.sessionID}`;
   return (
@@ -268,6 +281,7 @@ td.deny .rule { white-space: nowrap; }
 bdi { unicode-bidi: isolate; }
 tr.loop td.deny { color: ${COLORS.deny}; font-weight: 600; }
 tr.housekeeping td.deny { color: ${COLORS.allow}; }
+tr.stopped td.deny { color: ${COLORS.allow}; }
 a { color: #1d4ed8; }
 .skipped { color: #6b7280; font-size: 13px; }
 .legend { display: flex; flex-wrap: wrap; gap: 18px; font-size: 13px; color: #374151; margin-bottom: 8px; }
@@ -295,16 +309,17 @@ const subagent = (parentID: string | null | undefined): string =>
  * title (a link to the chart; the export's path in its tooltip), a subagent's label, and the
  * session id on a line of its own. Unknown figures are `-`, and so are the saved figures of a
  * session never denied (as in the terminal table). A first deny that is housekeeping
- * (severity `info`: turn-finished) is grey and says so; a stopped loop is red.
+ * (severity `info`: turn-finished), or a loop the guard itself already stopped, is grey and
+ * says so; a loop that ran on is red.
  */
 function tableRow(row: AuditSession, chartID: string): string {
   const housekeeping = row.severity === "info";
   const rule = row.rule ? ` <span class="rule">${escapeHtml(row.rule)}</span>` : "";
-  const denyCell =
-    row.firstDeny === null ? "-" : `#${row.firstDeny}${rule}${housekeeping ? ' <span class="why">(housekeeping)</span>' : ""}`;
+  const why = housekeeping ? "housekeeping" : row.stoppedByGuard ? "stopped by the guard" : "";
+  const denyCell = row.firstDeny === null ? "-" : `#${row.firstDeny}${rule}${why ? ` <span class="why">(${why})</span>` : ""}`;
   const denied = row.firstDeny !== null;
-  // A stopped loop is red; a first deny that is housekeeping (turn-finished) grey.
-  const rowClass = !denied ? "" : housekeeping ? ' class="housekeeping"' : ' class="loop"';
+  // A loop that ran on is red; one the guard already stopped, and housekeeping (turn-finished), grey.
+  const rowClass = !denied ? "" : housekeeping ? ' class="housekeeping"' : row.stoppedByGuard ? ' class="stopped"' : ' class="loop"';
   return (
     `<tr${rowClass}>` +
     `<td class="session"><a href="#${chartID}" title="${escapeHtml(terminalSafe(row.source))}">${row.title ? untrusted(row.title) : "(untitled)"}</a>` +
@@ -362,7 +377,8 @@ export function renderHtmlReport(report: AuditReport): string {
   const { totals } = report;
   const cards = [
     [totals.sessions, "sessions read", ""],
-    [totals.looping, "sessions that looped", totals.looping > 0 ? " loop" : ""],
+    [totals.stoppedByGuard, "loops the guard stopped", ""],
+    [totals.looping, "loops that ran on (the guard would have stopped them)", totals.looping > 0 ? " loop" : ""],
     [totals.continuesSaved, "continue turns that would have been saved", ""],
     [totals.tokensAfterDeny, "tokens that would have been saved", ""],
   ] as const;

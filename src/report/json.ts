@@ -3,7 +3,9 @@ import type { AuditResult } from "../audit/types.js";
 import { terminalSafeJson } from "../redact/terminal-safe.js";
 
 /**
- * `audit --json`: one object, `{ sessions: [...], totals }` (the documented shape, plus `parentID`,
+ * `audit --json`: one object, `{ sessions: [...], totals }` (the documented shape: each session
+ * says `stoppedByGuard` when the guard itself already stopped its loop, and the totals count
+ * those in `stoppedByGuard`, apart from the `looping` that ran on unguarded; plus `parentID`,
  * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
  * was decided with, tokens, or null when its model's limits are unknown). C1 and bidi controls
  * in its strings are `\u` escapes, as C0 ones are (terminal-safe, still the same JSON values).
@@ -17,6 +19,7 @@ export function auditJson(result: AuditResult): string {
       compactions: r.compactions,
       firstDeny: r.firstDeny,
       rule: r.rule,
+      stoppedByGuard: r.stoppedByGuard,
       continuesSaved: r.continuesSaved,
       tokensAfterDeny: r.tokensAfterDeny,
       secondsAfterDeny: r.secondsAfterDeny,
@@ -27,6 +30,7 @@ export function auditJson(result: AuditResult): string {
     totals: {
       sessions: result.totals.sessions,
       looping: result.totals.looping,
+      stoppedByGuard: result.totals.stoppedByGuard,
       continuesSaved: result.totals.continuesSaved,
       tokensAfterDeny: result.totals.tokensAfterDeny,
     },

@@ -16,12 +16,37 @@ function cell(text: string, max: number): string {
 const titleCell = (row: AuditSession): string =>
   row.parentID === null ? cell(row.title, 40) : `↳ subagent of ${cell(row.parentID, 40)}: ${cell(row.title, 30)}`;
 
-/** The totals line of the table. */
-export function totalsLine(totals: AuditTotals, listed: number): string {
+/** The source cell: the export file's name (`stdin` for `-`), or the opencode it was read through. */
+function sourceCell(source: string): string {
+  if (source === "-") return "stdin";
+  return cell(source === "opencode" ? source : (source.split(/[\\/]/).filter(Boolean).at(-1) ?? source), 30);
+}
+
+/** The loop cell: the guard already stopped it, it ran on (the guard would have stopped it), or no loop. */
+const loopCell = (row: AuditSession): string => (!row.looped ? "-" : row.stoppedByGuard ? "stopped by guard" : "ran on");
+
+/**
+ * The totals line of the table: what was read (and how many of those `--since` kept), the
+ * loops the guard stopped and those that ran on, and what it would have saved.
+ * @param read sessions read before `--since`; @param listed rows listed.
+ */
+export function totalsLine(totals: AuditTotals, listed: number, read: number = totals.sessions): string {
+  const kept = read === totals.sessions ? "" : `, ${fmt(totals.sessions)} active since --since:`;
   return (
-    `totals: ${plural(totals.sessions, "session")} read, ${fmt(listed)} with automatic compactions (listed), ` +
-    `${fmt(totals.sessions - listed)} without; ${fmt(totals.looping)} looping; the guard would have saved ` +
+    `totals: ${plural(read, "session")} read${kept}${kept ? " " : ", "}${fmt(listed)} with automatic compactions (listed), ` +
+    `${fmt(totals.sessions - listed)} without; ${plural(totals.stoppedByGuard, "loop")} stopped by the guard, ` +
+    `${fmt(totals.looping)} ran on (looping); the guard would have saved ` +
     `${plural(totals.continuesSaved, "synthetic continue turn")} and ${plural(totals.tokensAfterDeny, "token")}`
+  );
+}
+
+/** The line under the table when some sessions were decided without their model's limits, or "". */
+function unknownLimitsLine(rows: readonly AuditSession[]): string {
+  const unknown = rows.filter((r) => r.usable === null).length;
+  if (unknown === 0) return "";
+  return (
+    `model limits unknown for ${plural(unknown, "session")} (usable: unknown): no-progress compared their compactions ` +
+    "with each other only; give --context-limit and --output-limit"
   );
 }
 
@@ -30,10 +55,13 @@ export function auditTable(result: AuditResult): string {
   const header = [
     "session",
     "title",
+    "source",
     "created (UTC)",
+    "usable",
     "compactions",
     "first deny",
     "rule",
+    "loop",
     "continues saved",
     "tokens saved",
     "time saved",
@@ -41,22 +69,26 @@ export function auditTable(result: AuditResult): string {
   const body = result.rows.map((r) => [
     terminalSafe(r.sessionID),
     titleCell(r),
+    sourceCell(r.source),
     formatDate(r.created),
+    r.usable === null ? "unknown" : fmt(r.usable),
     String(r.compactions),
     r.firstDeny === null ? "-" : String(r.firstDeny),
     r.rule ?? "-",
+    loopCell(r),
     // Never denied: nothing to save, `-` in all three (as in the HTML report; --json has 0).
     r.firstDeny === null ? "-" : String(r.continuesSaved),
     r.firstDeny === null ? "-" : fmt(r.tokensAfterDeny),
     r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
-  const right = new Set([3, 4, 6, 7, 8]);
+  const right = new Set([4, 5, 6, 9, 10, 11]);
   const line = (cells: string[]) =>
     cells
       .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
       .join("  ")
       .trimEnd();
   const lines = result.rows.length > 0 ? [line(header), ...body.map(line)] : ["no session with an automatic compaction"];
-  return [...lines, totalsLine(result.totals, result.rows.length)].join("\n");
+  const unknown = unknownLimitsLine(result.rows);
+  return [...lines, ...(unknown ? [unknown] : []), totalsLine(result.totals, result.rows.length, result.read)].join("\n");
 }

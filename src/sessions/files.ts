@@ -27,12 +27,15 @@ export function specialKind(info: Stats | Dirent): string | null {
  */
 export type FoundPath =
   | { readonly kind: "file"; readonly path: string }
+  /** A file in a folder whose name does not end in `.json`: not opened (a picture, a log). */
+  | { readonly kind: "passed"; readonly path: string }
   | { readonly kind: "skipped"; readonly line: string }
   | { readonly kind: "empty"; readonly folder: string };
 
 /**
- * The files to audit among `paths`, in order: a file path as given; a folder's files in
- * name order (not hidden ones, not sub-folders unless `recursive`, then depth first).
+ * The files to audit among `paths`, in order: a file path as given (`-`: standard input,
+ * once); a folder's `*.json` files in name order (not hidden ones, not sub-folders unless
+ * `recursive`, then depth first; its other files are yielded as `passed`, never opened).
  * Symbolic links are followed, but each folder is read once and each file yielded once (by
  * their real path), so a link loop or a file reached twice costs nothing. A folder given
  * in which no file is found is yielded as `empty`. Whether a file is an export is decided
@@ -42,7 +45,13 @@ export type FoundPath =
  */
 export async function* findExports(paths: readonly string[], options: { recursive?: boolean } = {}): AsyncGenerator<FoundPath> {
   const seen = { folders: new Set<string>(), files: new Set<string>() };
+  let stdin = false;
   for (const path of paths) {
+    if (path === "-") {
+      if (!stdin) yield { kind: "file", path };
+      stdin = true;
+      continue;
+    }
     let info: Stats;
     let real: string;
     try {
@@ -109,7 +118,7 @@ async function* folderFiles(
       if (recursive) yield* folderFiles(path, target, true, seen);
     } else if (isFile && !seen.files.has(target)) {
       seen.files.add(target);
-      yield { kind: "file", path };
+      yield { kind: entry.name.toLowerCase().endsWith(".json") ? "file" : "passed", path };
     }
   }
 }

@@ -29,16 +29,23 @@ export interface SessionSource {
   close(): Promise<void>;
 }
 
-/** The export files among `paths` (folders listed first, so the total is known). */
+/**
+ * The export files among `paths` (folders listed first, so the total is known); `-` is
+ * standard input. A folder's files that are not `*.json` are counted in one note, not read.
+ */
 export async function exportFiles(paths: readonly string[], recursive: boolean): Promise<SessionSource> {
   const files: string[] = [];
   const skipped: string[] = [];
   const notes: string[] = [];
+  let passed = 0;
   for await (const found of findExports(paths, { recursive })) {
     if (found.kind === "file") files.push(found.path);
+    else if (found.kind === "passed") passed += 1;
     else if (found.kind === "empty") notes.push(`no export files found in ${found.folder}`);
     else skipped.push(found.line);
   }
+  if (passed > 0)
+    notes.push(`passed over ${passed === 1 ? "1 file" : `${passed} files`} in the folders given: only *.json files are read there`);
   async function* items(): AsyncGenerator<SessionItem> {
     for (const line of skipped) yield { kind: "skipped", line, counted: false };
     for (const path of files) {

@@ -23,7 +23,7 @@ async function replay(path: string, flags: string[] = []) {
   expect(code).toBe(0);
   return JSON.parse(stdout) as {
     sessionID: string;
-    compactions: Array<{ decision: "allow" | "deny"; rule: string | null; severity: "warning" | "info" | null }>;
+    compactions: Array<{ messageID: string; decision: "allow" | "deny"; rule: string | null; severity: "warning" | "info" | null }>;
     firstDeny: number | null;
   };
 }
@@ -70,9 +70,36 @@ function keptFiles(files: string[]): string[] {
   return [...kept.values()].map((k) => k.file);
 }
 
+type RawPart = { type?: string; text?: string; synthetic?: boolean; ignored?: boolean; metadata?: Record<string, unknown> };
+type RawMessage = { info: { id: string; role: string; summary?: boolean; parentID?: string }; parts: RawPart[] };
+
+/**
+ * Read straight from the export, apart from the audit's code: did the guard already stop this
+ * loop? Its stop note is there, or a compaction replay denies as a loop got no continue turn
+ * (the next user message after its summary is neither opencode's continue turn nor a copy of
+ * an earlier message, opencode's re-send after an overflow).
+ */
+function guardStopped(file: string, denied: readonly string[]): boolean {
+  const messages = (JSON.parse(readFileSync(file, "utf8")) as { messages: RawMessage[] }).messages;
+  const note = (m: RawMessage) =>
+    m.info.role === "user" && m.parts.some((p) => p.ignored === true && p.metadata?.compaction_guard !== undefined);
+  if (messages.some(note)) return true;
+  const isContinue = (p: RawPart) =>
+    p.metadata?.compaction_continue === true || (p.synthetic === true && p.text?.startsWith("Continue if you have next steps") === true);
+  const textOf = (m: RawMessage) => m.parts.map((p) => (p.type === "text" && !p.synthetic ? (p.text ?? "") : "")).join("");
+  return denied.some((id) => {
+    const summary = messages.findIndex((m) => m.info.summary === true && m.info.parentID === id);
+    const next = messages.slice(summary + 1).find((m) => m.info.role === "user");
+    if (next === undefined) return true;
+    const resend = textOf(next) !== "" && messages.slice(0, summary).some((m) => m.info.role === "user" && textOf(m) === textOf(next));
+    return !next.parts.some(isContinue) && !resend;
+  });
+}
+
 /** Checks an audit against replay, session by session, and its totals against its rows. */
 async function expectAgreesWithReplay(audit: AuditJson, allFiles: string[], flags: string[] = []) {
   let looping = 0;
+  let stopped = 0;
   let listed = 0;
   const files = keptFiles(allFiles);
   for (const file of files) {
@@ -91,14 +118,18 @@ async function expectAgreesWithReplay(audit: AuditJson, allFiles: string[], flag
       r.firstDeny === null ? null : r.compactions[r.firstDeny - 1]!.rule,
     ]);
     // Looping: a loop stopped (a warning deny); a turn-finished (info) deny alone is housekeeping.
-    const looped = r.compactions.some((c) => c.decision === "deny" && c.severity === "warning");
-    if (looped) looping += 1;
+    const denied = r.compactions.filter((c) => c.decision === "deny" && c.severity === "warning").map((c) => c.messageID);
+    const byGuard = denied.length > 0 && guardStopped(file, denied);
+    expect(row!.stoppedByGuard, file).toBe(byGuard);
+    if (denied.length > 0 && byGuard) stopped += 1;
+    else if (denied.length > 0) looping += 1;
     if (r.firstDeny === null) expect([row!.continuesSaved, row!.tokensAfterDeny, row!.secondsAfterDeny]).toEqual([0, 0, 0]);
   }
   expect(audit.sessions).toHaveLength(listed);
   expect(audit.totals).toEqual({
     sessions: files.length,
     looping,
+    stoppedByGuard: stopped,
     continuesSaved: audit.sessions.reduce((sum, s) => sum + s.continuesSaved, 0),
     tokensAfterDeny: audit.sessions.reduce((sum, s) => sum + (s.tokensAfterDeny ?? 0), 0),
   });
@@ -117,8 +148,10 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
     // Not recursive: nothing from breaker/, judgement/, judgement2/ or review/.
     expect(audit.sessions.filter((s) => /\/(judgement|review)\//.test(s.source))).toEqual([]);
     expect(stderr).toBe(`skipped ${join(FIXTURES, "expect.json")}: not an opencode session export (no \`info\` object)\n`);
-    // Known figures: 25 exports, 17 denied, 15 of them a stopped loop (2 turn-finished housekeeping); the shared loop export's third continue turn came after the first deny.
-    expect(audit.totals).toEqual({ sessions: 25, looping: 15, continuesSaved: 8, tokensAfterDeny: 51_450 });
+    // Known figures: 25 exports, 17 denied, 15 of them a loop (2 turn-finished housekeeping). The guard
+    // itself stopped 14 (every guarded e2e run, and the shared loop export, whose third continue turn it
+    // denied); only the unguarded fixed-point run's loop ran on. The shared loop's third continue came after the first deny.
+    expect(audit.totals).toEqual({ sessions: 25, looping: 1, stoppedByGuard: 14, continuesSaved: 8, tokensAfterDeny: 51_450 });
     const loop = audit.sessions.find((s) => s.sessionID === "ses_dd48353bdffeeLNjPk1FftaDqf")!;
     expect(loop).toMatchObject({ compactions: 3, firstDeny: 2, rule: "no-progress", continuesSaved: 1, tokensAfterDeny: 7350 });
     // The unguarded fixed-point run: 8 compactions, denied at 2; 7 continue turns and 44,100 tokens after it.
@@ -131,6 +164,7 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       "compactions",
       "firstDeny",
       "rule",
+      "stoppedByGuard",
       "continuesSaved",
       "tokensAfterDeny",
       "secondsAfterDeny",
@@ -150,14 +184,14 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const files = exportFiles(true);
       expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
       await expectAgreesWithReplay(audit, files);
-      // The review fixtures are 20 exports of one session id (ses_review), and the judgement and
-      // e2e back-to-back exports share one: counted once each, one line per duplicate.
-      expect(keptFiles(files)).toHaveLength(87 - 19 - 1);
-      expect(audit.totals.sessions).toBe(67);
+      // Each review fixture has its own session id; the judgement and e2e back-to-back exports
+      // share one: counted once, one line for the duplicate.
+      expect(keptFiles(files)).toHaveLength(87 - 1);
+      expect(audit.totals.sessions).toBe(86);
       const lines = stderr.trim().split("\n");
       const duplicates = lines.filter((l) => l.startsWith("duplicate session "));
-      expect(duplicates).toHaveLength(20);
-      expect(duplicates.filter((l) => l.startsWith("duplicate session ses_review in "))).toHaveLength(19);
+      expect(duplicates).toHaveLength(1);
+      expect(duplicates[0]).toMatch(/^duplicate session ses_dd2e41e0affenskYHX1x1Ohd6q in /);
       for (const line of duplicates)
         expect(line).toMatch(/^duplicate session \S+ in \S+ and (\S+): counted once, from \1 \((more messages|the later one)\)$/);
       const skipped = lines.filter((l) => !l.startsWith("duplicate session "));
@@ -189,7 +223,8 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       [loop, 2],
       [healthy, null],
     ]);
-    expect(audit.totals).toEqual({ sessions: 2, looping: 1, continuesSaved: 1, tokensAfterDeny: 7350 });
+    // The shared loop export: the guard denied its third continue turn, so the loop did not run on.
+    expect(audit.totals).toEqual({ sessions: 2, looping: 0, stoppedByGuard: 1, continuesSaved: 1, tokensAfterDeny: 7350 });
   });
 });
 
@@ -272,6 +307,8 @@ describe("what the first deny would have saved, on a hand-made export", () => {
         compactions: 3,
         firstDeny: 2,
         rule: "no-progress",
+        // Both denied compactions got their continue turn: the loop ran on.
+        stoppedByGuard: false,
         // The continue turn at 33 s (the one the deny stops) and at 53 s.
         continuesSaved: 2,
         // After the summary of compaction 2: step 40 (6,000 + 20 + 1,000 cache), summary 3 (total 330), step 60 (total 7,020).
@@ -283,7 +320,7 @@ describe("what the first deny would have saved, on a hand-made export", () => {
         usable: null,
       },
     ]);
-    expect(audit.totals).toEqual({ sessions: 1, looping: 1, continuesSaved: 2, tokensAfterDeny: 14_370 });
+    expect(audit.totals).toEqual({ sessions: 1, looping: 1, stoppedByGuard: 0, continuesSaved: 2, tokensAfterDeny: 14_370 });
   });
 
   it("auditSession and auditTotals (the pure part); a subagent's session is labelled and decided as one", () => {
@@ -300,7 +337,13 @@ describe("what the first deny would have saved, on a hand-made export", () => {
       tokensAfterDeny: 0,
       secondsAfterDeny: 0,
     });
-    expect(auditTotals([child.row, quiet, child.row])).toEqual({ sessions: 3, looping: 2, continuesSaved: 4, tokensAfterDeny: 28_740 });
+    expect(auditTotals([child.row, quiet, child.row])).toEqual({
+      sessions: 3,
+      looping: 2,
+      stoppedByGuard: 0,
+      continuesSaved: 4,
+      tokensAfterDeny: 28_740,
+    });
   });
 
   it("the table: one row per session with compactions, sessions without counted in the totals line", async () => {
@@ -311,12 +354,19 @@ describe("what the first deny would have saved, on a hand-made export", () => {
     const { code, stdout, stderr } = await cli(["audit", dir]);
     expect([code, stderr]).toEqual([0, ""]);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^session +title +created \(UTC\) +compactions +first deny +rule +continues saved +tokens saved +time saved$/);
-    expect(lines[1]).toMatch(/^ses_a +hand-made ses_a +2026-11-30 12:00 +3 +2 +no-progress +2 +14,370 +29\.5 s$/);
-    expect(lines[2]).toMatch(/^ses_c +↳ subagent of ses_a: hand-made ses_c +2026-11-30 12:00 +3 +2 +no-progress +2 +14,370 +29\.5 s$/);
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatch(
+      /^session +title +source +created \(UTC\) +usable +compactions +first deny +rule +loop +continues saved +tokens saved +time saved$/,
+    );
+    expect(lines[1]).toMatch(/^ses_a +hand-made ses_a +a\.json +2026-11-30 12:00 +unknown +3 +2 +no-progress +ran on +2 +14,370 +29\.5 s$/);
+    expect(lines[2]).toMatch(
+      /^ses_c +↳ subagent of ses_a: hand-made ses_c +c\.json +2026-11-30 12:00 +unknown +3 +2 +no-progress +ran on +2 +14,370 +29\.5 s$/,
+    );
     expect(lines[3]).toBe(
-      "totals: 3 sessions read, 2 with automatic compactions (listed), 1 without; 2 looping; the guard would have saved 4 synthetic continue turns and 28,740 tokens",
+      "model limits unknown for 2 sessions (usable: unknown): no-progress compared their compactions with each other only; give --context-limit and --output-limit",
+    );
+    expect(lines[4]).toBe(
+      "totals: 3 sessions read, 2 with automatic compactions (listed), 1 without; 0 loops stopped by the guard, 2 ran on (looping); the guard would have saved 4 synthetic continue turns and 28,740 tokens",
     );
   });
 });
@@ -509,7 +559,8 @@ describe("--since", () => {
 describe("audit: usage and input errors exit 2 with one line", () => {
   const dir = mkdtempSync(join(tmpdir(), "ocg-audit-bad-"));
   mkdirSync(join(dir, "sub"));
-  writeFileSync(join(dir, "notes.txt"), "not an export");
+  writeFileSync(join(dir, "notes.json"), "not an export");
+  writeFileSync(join(dir, "notes.txt"), "not read: not *.json");
 
   it.each([
     ["--since yesterday", [FIXTURES, "--since", "yesterday"], /--since must be an ISO date .*, got "yesterday"$/],
@@ -538,7 +589,8 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     const { code, stdout, stderr } = await cli(["audit", dir]);
     expect([code, stdout]).toEqual([2, ""]);
     expect(stderr.split("\n").filter(Boolean)).toEqual([
-      `skipped ${join(dir, "notes.txt")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
+      "passed over 1 file in the folders given: only *.json files are read there",
+      `skipped ${join(dir, "notes.json")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
       "opencode-compaction-guard: no opencode session export in the folder given",
     ]);
   });
@@ -751,7 +803,7 @@ describe("review defects: each session counted once", () => {
     );
     const audit = JSON.parse(stdout) as AuditJson;
     expect(audit.sessions.map((s) => s.source)).toEqual([join(dir, "a-full.json"), join(dir, "c-other.json")]);
-    expect(audit.totals).toEqual({ sessions: 2, looping: 2, continuesSaved: 4, tokensAfterDeny: 28_740 });
+    expect(audit.totals).toEqual({ sessions: 2, looping: 2, stoppedByGuard: 0, continuesSaved: 4, tokensAfterDeny: 28_740 });
     // Same messages: the later time.updated wins, whichever file is read first.
     const later = { ...full, info: { ...full.info, time: { created: T0, updated: T0 + 99_000 } } };
     writeFileSync(join(dir, "b-short.json"), JSON.stringify(later));
@@ -946,7 +998,7 @@ describe("review defects: unknown is not 0, and the user's own work is not saved
     expect(json.sessions[0]).toMatchObject({ firstDeny: 2, continuesSaved: 2, tokensAfterDeny: null, secondsAfterDeny: null });
     expect(json.totals.tokensAfterDeny).toBe(0);
     const table = (await cli(["audit", dir])).stdout.split("\n");
-    expect(table[1]).toMatch(/ 2 +no-new-work +2 +- +-$/);
+    expect(table[1]).toMatch(/ 2 +no-new-work +ran on +2 +- +-$/);
   });
 
   it("the user's reply after the deny ends what it would have saved (fixtures/review/healthy-user-reply-after-overflow-denial.json)", async () => {
@@ -954,7 +1006,9 @@ describe("review defects: unknown is not 0, and the user's own work is not saved
     const json = JSON.parse((await cli(["audit", file, "--json"])).stdout) as AuditJson;
     // Denied at compaction 2; the user wrote right after its summary: the continue turn and the 30,650 + 330 + 14,150 + 15,150 tokens after that are the user's.
     expect(json.sessions[0]).toMatchObject({ firstDeny: 2, continuesSaved: 0, tokensAfterDeny: 0 });
-    expect(json.totals).toEqual({ sessions: 1, looping: 1, continuesSaved: 0, tokensAfterDeny: 0 });
+    // The guard denied that continue turn in the run (no continue turn followed the summary): stopped by the guard.
+    expect(json.sessions[0]!.stoppedByGuard).toBe(true);
+    expect(json.totals).toEqual({ sessions: 1, looping: 0, stoppedByGuard: 1, continuesSaved: 0, tokensAfterDeny: 0 });
     // The hand-made loop with a real message after the deny: only the span before it counts.
     const hand = handMade("ses_user");
     const at = hand.messages.findIndex((m) => (m as { info: { id: string } }).info.id === "msg_010"); // the step at 40 s, after compaction 2
@@ -990,30 +1044,38 @@ describe("newcomer issues: looping counts stopped loops only; never denied reads
     const { code, stdout } = await cli(["audit", restarted, loop, healthy, "--json"]);
     expect(code).toBe(0);
     const audit = JSON.parse(stdout) as AuditJson;
-    // 3 read; 2 denied, 1 of them a stopped loop (no-progress); the restart's 3 continue turns and 174,800 tokens still saved.
-    expect(audit.totals).toEqual({ sessions: 3, looping: 1, continuesSaved: 3 + 1, tokensAfterDeny: 174_800 + 7350 });
+    // 3 read; 2 denied, 1 of them a loop (no-progress) the guard itself stopped at its third
+    // compaction; the restart's 3 continue turns and 174,800 tokens still saved.
+    expect(audit.totals).toEqual({ sessions: 3, looping: 0, stoppedByGuard: 1, continuesSaved: 3 + 1, tokensAfterDeny: 174_800 + 7350 });
     const table = await cli(["audit", restarted, loop, healthy]);
     expect(table.stdout.trimEnd().split("\n").at(-1)).toBe(
-      "totals: 3 sessions read, 3 with automatic compactions (listed), 0 without; 1 looping; the guard would have saved 4 synthetic continue turns and 182,150 tokens",
+      "totals: 3 sessions read, 3 with automatic compactions (listed), 0 without; 1 loop stopped by the guard, 0 ran on (looping); the guard would have saved 4 synthetic continue turns and 182,150 tokens",
     );
   });
 
-  it("the HTML report: a housekeeping first deny is grey and says so; a stopped loop red; only loops in the card", async () => {
+  it("the HTML report: a housekeeping first deny grey, a loop the guard stopped grey, one that ran on red; both in the cards", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocg-audit-"));
     const html = join(dir, "report.html");
-    const { code } = await cli(["audit", restarted, loop, healthy, "--html", html]);
+    const unguarded = join(FIXTURES, "e2e-fixed-point-unguarded.json");
+    const { code } = await cli(["audit", restarted, loop, healthy, unguarded, "--html", html]);
     expect(code).toBe(0);
     const page = readFileSync(html, "utf8");
-    expect(page).toContain('<div class="total loop"><b>1</b><span>sessions that looped</span>');
+    expect(page).toContain('<div class="total"><b>1</b><span>loops the guard stopped</span>');
+    expect(page).toContain('<div class="total loop"><b>1</b><span>loops that ran on (the guard would have stopped them)</span>');
     const rows = [...page.matchAll(/<tr( class="[a-z]+")?><td class="session">.*?<\/tr>/g)].map((m) => m[0]);
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(4);
+    expect(rows.find((r) => r.includes("ses_dd42ec0c1ffebQWsYCN8ZKZND9"))).toMatch(
+      /^<tr class="loop">.*<td class="deny">#2 <span class="rule">no-progress<\/span><\/td>/,
+    );
     const bySession = (id: string) => rows.find((r) => r.includes(id))!;
     expect(bySession("ses_finished_then_restarted")).toMatch(/^<tr class="housekeeping">/);
     expect(bySession("ses_finished_then_restarted")).toContain(
       '<td class="deny">#1 <span class="rule">turn-finished</span> <span class="why">(housekeeping)</span></td>',
     );
-    expect(bySession("ses_dd48353bdffeeLNjPk1FftaDqf")).toMatch(/^<tr class="loop">/);
-    expect(bySession("ses_dd48353bdffeeLNjPk1FftaDqf")).toContain('<td class="deny">#2 <span class="rule">no-progress</span></td>');
+    expect(bySession("ses_dd48353bdffeeLNjPk1FftaDqf")).toMatch(/^<tr class="stopped">/);
+    expect(bySession("ses_dd48353bdffeeLNjPk1FftaDqf")).toContain(
+      '<td class="deny">#2 <span class="rule">no-progress</span> <span class="why">(stopped by the guard)</span></td>',
+    );
     expect(page).toContain("tr.housekeeping td.deny { color: #6b7280; }");
     // The chart: the housekeeping deny's label grey and worded as housekeeping.
     expect(page).toMatch(/class="deny-label housekeeping">first deny #1 turn-finished \(housekeeping\)<\/text>/);
@@ -1026,11 +1088,11 @@ describe("newcomer issues: looping counts stopped loops only; never denied reads
     const table = await cli(["audit", healthy, loop, "--html", html]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/ +first deny +rule +continues saved +tokens saved +time saved$/);
+    expect(lines[0]).toMatch(/ +first deny +rule +loop +continues saved +tokens saved +time saved$/);
     const quiet = lines.find((l) => l.startsWith("ses_dd42f0d8effeNfBHsd3ylExYB1"))!;
-    expect(quiet).toMatch(/ 2 +- +- +- +- +-$/);
+    expect(quiet).toMatch(/ 2 +- +- +- +- +- +-$/);
     const denied = lines.find((l) => l.startsWith("ses_dd48353bdffeeLNjPk1FftaDqf"))!;
-    expect(denied).toMatch(/ 3 +2 +no-progress +1 +7,350 +0\.4 s$/);
+    expect(denied).toMatch(/ 3 +2 +no-progress +stopped by guard +1 +7,350 +0\.4 s$/);
     const page = readFileSync(html, "utf8");
     expect(page).toContain('<th class="n">continues saved</th><th class="n">tokens saved</th><th class="n">time saved</th>');
     const quietRow = /<tr><td class="session">.*?ses_dd42f0d8effeNfBHsd3ylExYB1.*?<\/tr>/.exec(page)![0];

@@ -179,17 +179,21 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
       () => [LOOP, "--ignore", "x".repeat(201)],
       /--ignore: ignore must be a list of up to 100 tool names or command starts, got \["x+\.\.\.$/,
     ],
-    ["a bad reserve", () => [LOOP, "--reserved=lots"], /--reserved must be a whole number of tokens, got "lots"$/],
-    ["a fractional reserve", () => [LOOP, "--reserved", "1.5"], /--reserved must be a whole number of tokens, got "1.5"$/],
+    ["a bad reserve", () => [LOOP, "--reserved=lots"], /--reserved must be a whole number of tokens from 0 to 100,000,000, got "lots"$/],
     [
-      "a bad limit",
+      "a fractional reserve",
+      () => [LOOP, "--reserved", "1.5"],
+      /--reserved must be a whole number of tokens from 0 to 100,000,000, got "1.5"$/,
+    ],
+    [
+      "a negative limit",
       () => [LOOP, "--context-limit=-5", "--output-limit", "2000"],
-      /--context-limit must be a positive whole number of tokens, got "-5"$/,
+      /--context-limit -5 is out of range: a whole number of tokens from 1 to 100,000,000$/,
     ],
     [
       "an empty limit",
       () => [LOOP, "--context-limit=", "--output-limit", "2000"],
-      /--context-limit must be a positive whole number of tokens, got ""$/,
+      /--context-limit must be a whole number of tokens from 1 to 100,000,000, got ""$/,
     ],
     [
       "a context limit alone (the output limit would count as 32,000)",
@@ -199,8 +203,8 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     ["an output limit alone", () => [LOOP, "--output-limit", "2000"], /--output-limit needs --context-limit too$/],
     ["an input limit alone", () => [LOOP, "--input-limit", "6000"], /--input-limit needs --context-limit too$/],
     [
-      "a flag without its value (the next word starts with -)",
-      () => [LOOP, "--context-limit", "-5"],
+      "a flag without its value (the next word is a flag)",
+      () => [LOOP, "--context-limit", "--json"],
       /^opencode-compaction-guard: --context-limit needs a value \(e\.g\. --context-limit 200000\); try --help$/,
     ],
     [
@@ -238,8 +242,8 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     });
   });
 
-  it("--help prints usage and exits 0", async () => {
-    const { code, stdout } = await cli(["--help"]);
+  it("replay --help prints replay's usage and exits 0", async () => {
+    const { code, stdout } = await cli(["replay", "--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("Usage: opencode-compaction-guard replay <export.json | -> [options]");
   });

@@ -135,6 +135,7 @@ function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditS
     rule: deny?.rule ?? null,
     severity: deny ? (deny.rule === "turn-finished" ? "info" : "warning") : null,
     looped: deny !== undefined && deny.rule !== "turn-finished",
+    stoppedByGuard: false,
     continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
     tokensAfterDeny: deny ? 44_100 : 0,
     secondsAfterDeny: deny ? 95 : 0,
@@ -150,6 +151,7 @@ function reportOf(series: readonly SessionSeries[], skipped: string[] = []): Aud
     totals: {
       sessions: series.length + 3,
       looping: sessions.filter((s) => s.row.looped).length,
+      stoppedByGuard: 0,
       continuesSaved: sessions.reduce((sum, s) => sum + s.row.continuesSaved, 0),
       tokensAfterDeny: sessions.reduce((sum, s) => sum + (s.row.tokensAfterDeny ?? 0), 0),
     },
@@ -176,7 +178,8 @@ describe("renderHtmlReport", () => {
       expect(html).toContain(`>${header}</th>`);
     // Totals: 6 read, 2 looped, 7 + 0 continue turns, 44,100 tokens.
     expect(html).toMatch(/<b>6<\/b><span>sessions read<\/span>/);
-    expect(html).toMatch(/<b>2<\/b><span>sessions that looped<\/span>/);
+    expect(html).toMatch(/<b>2<\/b><span>loops that ran on \(the guard would have stopped them\)<\/span>/);
+    expect(html).toMatch(/<b>0<\/b><span>loops the guard stopped<\/span>/);
     expect(html).toMatch(/<b>7<\/b><span>continue turns that would have been saved<\/span>/);
     expect(html).toMatch(/<b>88,200<\/b><span>tokens that would have been saved<\/span>/);
     // The unguarded loop's row: first deny #2 no-progress, 7 saved, 1 min 35 s after it.
@@ -312,10 +315,38 @@ describe("renderHtmlReport", () => {
     expect(svg).toContain(">no token data in this session</text>");
   });
 
+  it("no token data: its words on a blank of their own, drawn over a compaction's line", () => {
+    const compactions = [{ index: 1, afterStep: 0, decision: "allow" as const, rule: null }];
+    const svg = renderChartSvg({ sessionID: "s", title: "t", steps: [null, null], compactions, usable: 6_000, firstDeny: null });
+    const blank = svg.indexOf('<rect class="blank"');
+    expect(blank).toBeGreaterThan(svg.indexOf('<line class="compaction allow"'));
+    expect(svg.indexOf(">no token data in this session</text>")).toBeGreaterThan(blank);
+    // The blank is as wide as the words (6.2 px a character) and centred where they are.
+    const [, x, width] = /<rect class="blank" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"/.exec(svg)!.map(Number);
+    expect(x! + width! / 2).toBeCloseTo((58 + 1000 - 18) / 2, 1);
+    expect(width).toBeCloseTo(29 * 6.2 + 12, 1);
+  });
+
+  it("the first deny's line leaves a gap for its index, also when the deny is the last step", () => {
+    const compactions = [
+      { index: 1, afterStep: 0, decision: "allow" as const, rule: null },
+      { index: 2, afterStep: 1, decision: "deny" as const, rule: "no-progress" as const },
+    ];
+    const svg = renderChartSvg({ sessionID: "s", title: "t", steps: [7000, 7000], compactions, usable: 6_000, firstDeny: 1 });
+    const mark = /<line class="compaction deny first-deny" x1="([\d.]+)" x2="[\d.]+" y1="([\d.]+)"/.exec(svg)!;
+    const lead = /<line class="first-deny-lead" x1="([\d.]+)" x2="[\d.]+" y1="2" y2="([\d.]+)"/.exec(svg)!;
+    const index = /<text x="([\d.]+)" y="([\d.]+)" text-anchor="middle" class="mark halo"[^>]*>2<\/text>/.exec(svg)!;
+    expect(mark[1]).toBe(index[1]);
+    expect(lead[1]).toBe(index[1]);
+    // The index's baseline at 44 (about 10 px tall): the lead ends above it, the mark starts below it.
+    expect(Number(lead[2])).toBeLessThan(Number(index[2]) - 10);
+    expect(Number(mark[2])).toBeGreaterThan(Number(index[2]));
+  });
+
   it("no session with compactions: the totals and a sentence, no chart", () => {
     const html = renderHtmlReport({
       generatedAt: "2026-11-30T19:00:00.000Z",
-      totals: { sessions: 4, looping: 0, continuesSaved: 0, tokensAfterDeny: 0 },
+      totals: { sessions: 4, looping: 0, stoppedByGuard: 0, continuesSaved: 0, tokensAfterDeny: 0 },
       sessions: [],
       skipped: [],
     });
@@ -348,8 +379,9 @@ describe("terminalChart", () => {
       "   500 ┤",
       "     0 ┤",
       "                  c           X....",
-      "x: steps 1–7 (4 columns each); y: context tokens",
-      "c compaction (continue allowed)  X first deny  x later deny  . step after it",
+      "across: steps 1–7 (4 columns each); up: context tokens",
+      // Only the markers the row shows: no later deny here.
+      "c compaction (continue allowed)  X first deny  . step after it",
       "← usable: opencode's usable context, 2,500 tokens",
       "first deny at compaction 2 (no-progress): the guard would have saved 1 step",
     ]);
@@ -536,8 +568,10 @@ describe("review defects: the report and the charts say what the table says", ()
     const file = new URL("../../fixtures/judgement/back-to-back-compactions.json", import.meta.url).pathname;
     const chart = (await cli(["replay", file, "--chart"])).stdout.split("\n\n")[1]!;
     const legend = chart.trimEnd().split("\n").slice(-2).join(" ").replace(/ {3}/g, " ");
-    expect(chart).toContain("x: step 1 (");
+    expect(chart).toContain("across: step 1 (");
     expect(chart).not.toContain("steps 1–1");
+    // All three compactions share the one column, the first deny's X wins it: the only marker listed.
+    expect(chart.split("\n").filter((l) => /^[cXx.] /.test(l))).toEqual(["X first deny"]);
     expect(legend).toBe(
       "first deny at compaction 3 (back-to-back-compactions): the guard would have saved 0 steps, 2 continue turns, 400 tokens and 0.0 s",
     );
