@@ -18,6 +18,7 @@ import { VERSION } from "../shared/version.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { createPrevention } from "./prevent.js";
 import { createToolLoopHooks } from "./tool-loop.js";
+import { createV2Runner } from "./v2-runner.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
@@ -89,6 +90,8 @@ export interface GuardDeps {
   readonly notifyTimeoutMs?: number;
   /** How long a prevention hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
   readonly preventTimeoutMs?: number;
+  /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
+  readonly fetch?: typeof fetch;
 }
 
 class TimeoutError extends Error {}
@@ -145,7 +148,7 @@ const reason = (error: unknown): string =>
  *   `prevent` the two of ./prevent.ts; none when disabled. Never throws.
  */
 export function createGuard(
-  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>,
+  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory" | "serverUrl">>,
   options: unknown,
   deps: GuardDeps = {},
 ): Hooks {
@@ -331,8 +334,25 @@ export function createGuard(
     }
   };
 
-  /** When a session with a note waiting goes idle, writes the note (once); a deleted session's state is dropped. Never rejects. */
+  /** V2 sessions (opencode serve's V2 session runner), watched through their `session.next.*` events. */
+  const v2 = createV2Runner({
+    settings,
+    serverUrl: input.serverUrl,
+    directory,
+    timeoutMs: messagesTimeoutMs,
+    log,
+    toast,
+    claim: registry ? (sessionID, messageID) => registry.claim(sessionID, messageID) : undefined,
+    reason,
+    fetch: deps.fetch,
+  });
+
+  /**
+   * When a session with a note waiting goes idle, writes the note (once); a deleted session's
+   * state is dropped; an automatic V2 compaction is decided (./v2-runner.ts). Never rejects.
+   */
   const event: EventHook = async (input) => {
+    await v2.event(input?.event);
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
     const sessionID = idleSession(input?.event);
