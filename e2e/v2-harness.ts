@@ -220,11 +220,15 @@ export async function startV2Serve(options: {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ prompt: { text } }),
     });
-    // Idle: not listed as active on three polls in a row.
-    for (let quiet = 0; quiet < 3 && Date.now() - started < waitMs; ) {
-      await sleep(300);
+    // Idle: not listed as active, and no message added or changed, on four polls in a row
+    // (a second apart: on a loaded machine one model request can take several seconds).
+    let last = "";
+    for (let quiet = 0; quiet < 4 && Date.now() - started < waitMs; ) {
+      await sleep(1000);
       const active = JSON.stringify(await json(`/api/session/active?${q}`));
-      quiet = active.includes(sessionID) ? 0 : quiet + 1;
+      const messages = JSON.stringify(await json(`/api/session/${sessionID}/message?${q}&limit=3`));
+      quiet = active.includes(sessionID) || messages !== last ? 0 : quiet + 1;
+      last = messages;
     }
     events.abort();
     return { sessionID, ms: Date.now() - started };

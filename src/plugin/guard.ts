@@ -352,7 +352,10 @@ export function createGuard(
    * state is dropped; an automatic V2 compaction is decided (./v2-runner.ts). Never rejects.
    */
   const event: EventHook = async (input) => {
-    await v2.event(input?.event);
+    // Both start at once: the V1 part registers a note being written before it first waits.
+    await Promise.all([v2.event(input?.event), v1Event(input)]);
+  };
+  const v1Event: EventHook = async (input) => {
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
     const sessionID = idleSession(input?.event);
