@@ -6,10 +6,12 @@
  * observe) run at once, the enforce one with the loop and the healthy session side by side.
  * See ./v2-harness.ts.
  */
+import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardLogLines } from "./guard-log.js";
-import { PLUGIN_ENTRY } from "./replay.js";
+import { PLUGIN_ENTRY, replayCli } from "./replay.js";
 import { HEALTHY_CALLS, startV2Model, startV2Serve, type V2Serve } from "./v2-harness.js";
 import { v2InOrder } from "../src/decide/v2-history.js";
 
@@ -77,6 +79,25 @@ describe("V2 session runner of opencode 1.18.33 (opencode serve), guarded by the
     const lines = guardLogLines(enforce.stderr()).filter((l) => l.fields.sessionID === healthy.sessionID);
     expect(lines.filter((l) => l.fields.decision === "deny")).toEqual([]);
     expect(lines.filter((l) => l.fields.decision === "allow").length).toBe(count(messages, "compaction"));
+  });
+});
+
+describe("audit through opencode serve reads V2 sessions", () => {
+  it("lists the loop and the healthy V2 session, decided as the live guard decided them", async () => {
+    // Its own `opencode serve` on the same data (the sandbox's XDG dirs), as a user would run it.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [replayCli(), "audit", "--opencode", enforce.sandbox.opencodeBin, "--json"],
+      { env: enforce.sandbox.env, cwd: enforce.sandbox.project, timeout: 90_000 },
+    );
+    const sessions = (
+      JSON.parse(stdout) as { sessions: { sessionID: string; compactions: number; firstDeny: number | null; rule: string | null }[] }
+    ).sessions;
+    const loopRow = sessions.find((s) => s.sessionID === loop.sessionID);
+    const healthyRow = sessions.find((s) => s.sessionID === healthy.sessionID);
+    expect(loopRow).toMatchObject({ firstDeny: 2, rule: "repeated-tool-call" });
+    expect(healthyRow).toMatchObject({ firstDeny: null });
+    expect(healthyRow!.compactions).toBe(count(await messagesOf(enforce, healthy.sessionID), "compaction"));
   });
 });
 
