@@ -7,7 +7,7 @@
  * across steps (opencode's `runner/step.ts`): there is no continue turn to deny, so the
  * stop is an interrupt, and it is silent (no error, no event), hence the log line, the
  * toast and the note. Host-neutral: plugin/v2-runner.ts runs it inside opencode 1.18.x over
- * the server's HTTP API, plugin/v2-entry.ts inside OpenCode 2.x over the plugin context.
+ * the server's HTTP API, plugin/v2-plugin.ts inside OpenCode 2.x over the plugin context.
  */
 import { historyLimit } from "../decide/verdict.js";
 import type { GuardSettings } from "../decide/settings.js";
