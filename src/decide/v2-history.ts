@@ -36,6 +36,7 @@
  */
 import { isRecord } from "../shared/record.js";
 import { buildTimeline, type Timeline } from "./history.js";
+import { CHARS_PER_TOKEN } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { decide, findDecisionPoint, historyLimit, type DecideOptions, type Verdict } from "./verdict.js";
 
@@ -79,15 +80,13 @@ function toPart(item: unknown): Record<string, unknown> | undefined {
   };
 }
 
-/** Characters a token, as the V2 runner estimates a request's size (`length / 4`). */
-export const V2_CHARS_PER_TOKEN = 4;
-
 /**
- * A V2 step's tokens with `total` set to the context it left: its prompt and output as the
- * provider reported them, plus its tool results at {@link V2_CHARS_PER_TOKEN} characters a
- * token. The V2 runner compacts on the estimated size of the *next* request, which holds
- * those results (V1 compacts on the finished step's own count): this is what set off a
- * compaction that follows the step. Undefined stays undefined, and a count missing stays missing.
+ * A V2 step's tokens (a count in tokens) with `total` set to the context it left: its prompt
+ * and output as the provider reported them, plus its tool results at {@link CHARS_PER_TOKEN}
+ * characters a token. The V2 runner compacts on the estimated size of the *next* request
+ * (`JSON.stringify(request).length / 4`, opencode's `session/compaction.ts`), which holds those
+ * results (V1 compacts on the finished step's own count): this is what set off a compaction
+ * that follows the step. Undefined stays undefined; a step with no reported count keeps none.
  */
 function v2StepTokens(tokens: unknown, parts: readonly Record<string, unknown>[]): unknown {
   if (!isRecord(tokens)) return tokens;
@@ -102,7 +101,7 @@ function v2StepTokens(tokens: unknown, parts: readonly Record<string, unknown>[]
     const state = isRecord(part.state) ? part.state : undefined;
     if (part.type === "tool" && state) chars += String(state.output ?? state.error ?? "").length;
   }
-  return { ...tokens, total: reported + Math.round(chars / V2_CHARS_PER_TOKEN) };
+  return { ...tokens, total: reported + Math.round(chars / CHARS_PER_TOKEN) };
 }
 
 /** The suffix that marks a compaction's summary message id: `<compaction id>:summary`. */
