@@ -160,9 +160,10 @@ export function createV2Plugin(
       if (events.size > MAX_SESSIONS) events.delete(events.keys().next().value!);
     };
 
-    const iterator = ctx.event.subscribe()[Symbol.asyncIterator]();
+    let iterator: AsyncIterator<unknown> | undefined;
     void (async () => {
       try {
+        iterator = ctx.event.subscribe()[Symbol.asyncIterator]();
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
           const event: unknown = next.value;
           const parsed = v2Event(event);
@@ -216,7 +217,7 @@ export function createV2Plugin(
     }
 
     return async () => {
-      await Promise.resolve(iterator.return?.()).catch(() => undefined);
+      await Promise.resolve(iterator?.return?.()).catch(() => undefined);
       for (const registration of registrations) await registration.dispose().catch(() => undefined);
     };
   };

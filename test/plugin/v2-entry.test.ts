@@ -160,6 +160,25 @@ describe("the OpenCode 2.x entry", () => {
     expect(host.hooks.size).toBe(0);
   });
 
+  it("a host whose event stream cannot be opened: setup still resolves, one warn line", async () => {
+    const host = fakeHost(LOOP);
+    const broken = {
+      ...host.ctx,
+      event: {
+        subscribe: () => {
+          throw new Error("no event domain");
+        },
+      },
+    };
+    const lines: string[] = [];
+    const cleanup = await createV2Plugin({ env: {}, write: (line) => lines.push(line) }).setup(broken);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(lines.filter((l) => l.startsWith("WARN"))).toEqual([
+      "WARN compaction-guard stopped watching events; V2 sessions go unguarded: no event domain",
+    ]);
+    await expect((cleanup as () => Promise<void>)()).resolves.toBeUndefined();
+  });
+
   it("a host whose interrupt fails: one warn line, and the plugin keeps running", async () => {
     const host = fakeHost(LOOP);
     const failing = { ...host.ctx, session: { ...host.ctx.session, interrupt: async () => Promise.reject(new Error("no such session")) } };
