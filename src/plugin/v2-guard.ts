@@ -39,7 +39,14 @@ export interface V2GuardDeps {
   readonly claim?: (sessionID: string, messageID: string) => boolean;
   /** A one-line description of anything thrown, secrets masked. */
   readonly reason: (error: unknown) => string;
+  /** The wait before reading the messages again, ms (default {@link RETRY_MS}). */
+  readonly retryMs?: number;
 }
+
+/** How many times the messages are read before a compaction missing from them is an error. */
+export const READ_ATTEMPTS = 4;
+/** The wait before the second read, ms (the third waits twice as long, and so on). */
+export const RETRY_MS = 150;
 
 /** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
 const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
@@ -70,14 +77,21 @@ export function v2StopNote(session: string, verdict: Parameters<typeof describeE
  */
 export function createV2Guard(deps: V2GuardDeps): { compacted(sessionID: string, messageID: string): Promise<void> } {
   const { settings, log } = deps;
+  const retryMs = deps.retryMs ?? RETRY_MS;
   const limit = historyLimit(settings);
   const compacted = async (sessionID: string, messageID: string): Promise<void> => {
     const started = performance.now();
     try {
       if (deps.claim && !deps.claim(sessionID, messageID)) return;
       const title = deps.readTitle?.(sessionID).catch(() => undefined);
-      const messages = await deps.readMessages(sessionID, limit);
-      const decided = decideV2(messages, messageID, settings, { directory: deps.directory });
+      // The event can come before the compaction is among the stored messages: read again, a little later.
+      let messages = await deps.readMessages(sessionID, limit);
+      let decided = decideV2(messages, messageID, settings, { directory: deps.directory });
+      for (let attempt = 1; !decided && attempt < READ_ATTEMPTS; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, retryMs * attempt));
+        messages = await deps.readMessages(sessionID, limit);
+        decided = decideV2(messages, messageID, settings, { directory: deps.directory });
+      }
       if (!decided) throw new Error(`compaction ${messageID} is not among the ${messages.length} newest V2 messages`);
       const { verdict } = decided;
       const index = messages.length < limit ? verdict.compaction.index : null;

@@ -85,6 +85,17 @@ describe("V2 sessions in opencode 1.18.x, watched by the V1 plugin", () => {
     ]);
   });
 
+  it("the event before the stored message: read again a little later, then decided", async () => {
+    let reads = 0;
+    // The first two reads do not hold compaction 2 yet.
+    const serve = fakeServe(() => (++reads <= 2 ? 1 : 2));
+    const { hooks, fake } = guard({}, serve);
+    await hooks.event!(ended(2) as never);
+    expect(reads).toBe(3);
+    expect(serve.calls.filter((c) => c.startsWith("POST"))).toHaveLength(1);
+    expect(fake.logs[0]!.extra).toMatchObject({ compaction: 2, decision: "deny" });
+  });
+
   it("observe mode: the warn line says it would have interrupted; nothing is posted", async () => {
     const serve = fakeServe(() => 2);
     const { hooks, fake } = guard({ mode: "observe", notify: "log" }, serve);
