@@ -42,3 +42,5 @@ export {
   type Verdict,
 } from "./decide/verdict.js";
 export { readExport, type SessionExport } from "./sessions/export.js";
+/** V2 sessions (opencode's V2 session runner): their messages or events → the messages the rules read (docs/opencode-2.md). */
+export { decideV2, v2InOrder, v2MessagesFromEvents, v2ToV1Messages, type V1Message } from "./decide/v2-history.js";

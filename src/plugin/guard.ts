@@ -19,6 +19,7 @@ import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { createPrevention } from "./prevent.js";
 import { createStopNotes } from "./stop-note.js";
 import { createToolLoopHooks } from "./tool-loop.js";
+import { createV2Runner } from "./v2-runner.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
@@ -62,6 +63,8 @@ export interface GuardDeps {
   readonly notifyTimeoutMs?: number;
   /** How long a prevention hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
   readonly preventTimeoutMs?: number;
+  /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
+  readonly fetch?: typeof fetch;
 }
 
 /** Compactions already claimed by a copy of the guard, by session and message id; bounded. */
@@ -99,7 +102,7 @@ const elapsedSince = (started: number): number => Math.round((performance.now() 
  *   `prevent` the two of ./prevent.ts; none when disabled. Never throws.
  */
 export function createGuard(
-  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory">>,
+  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory" | "serverUrl">>,
   options: unknown,
   deps: GuardDeps = {},
 ): Hooks {
@@ -198,8 +201,28 @@ export function createGuard(
 
   const notes = createStopNotes(client, log, notifyTimeoutMs);
 
-  /** When a session with a note waiting goes idle, writes the note (once); a deleted session's state is dropped. Never rejects. */
+  /** V2 sessions (opencode serve's V2 session runner), watched through their `session.next.*` events. */
+  const v2 = createV2Runner({
+    settings,
+    serverUrl: input.serverUrl,
+    directory,
+    timeoutMs: messagesTimeoutMs,
+    log,
+    toast,
+    claim: registry ? (sessionID, messageID) => registry.claim(sessionID, messageID) : undefined,
+    reason,
+    fetch: deps.fetch,
+  });
+
+  /**
+   * When a session with a note waiting goes idle, writes the note (once); a deleted session's
+   * state is dropped; an automatic V2 compaction is decided (./v2-runner.ts). Never rejects.
+   */
   const event: EventHook = async (input) => {
+    // Both start at once: the V1 part registers a note being written before it first waits.
+    await Promise.all([v2.event(input?.event), v1Event(input)]);
+  };
+  const v1Event: EventHook = async (input) => {
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) toolLoop.sessionDeleted(deleted);
     const sessionID = idleSession(input?.event);

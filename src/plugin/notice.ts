@@ -62,17 +62,19 @@ function repeatSummary(e: Evidence["repeated-tool-call"]): string {
     : `longest repeat ${e.count} run${e.count === 1 ? "" : "s"}, none across a compaction yet`;
 }
 
-/** The info log line for an allowed continue turn. */
-export function allowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
+/** What an allowed verdict saw, in a few words: the longest repeat and the previous compaction's cut. */
+function allowedBecause(verdict: Verdict): string {
   const noProgress = verdict.evidence["no-progress"];
   const progress =
     noProgress.status === "measured"
       ? `previous compaction cut the context by ${percent(noProgress.reduction)}`
       : `no-progress abstained (${noProgress.reason})`;
-  return (
-    `compaction-guard allowed auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ` +
-    `${repeatSummary(verdict.evidence["repeated-tool-call"])}; ${progress}`
-  );
+  return `${repeatSummary(verdict.evidence["repeated-tool-call"])}; ${progress}`;
+}
+
+/** The info log line for an allowed continue turn. */
+export function allowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
+  return `compaction-guard allowed auto-continue in session ${sessionID} after ${compactionName(verdict, index)}: ${allowedBecause(verdict)}`;
 }
 
 /** The session as the toast names it: its title (up to 40 characters), else its id. */
@@ -128,4 +130,25 @@ export function denialRecord(session: string, verdict: Verdict, index: number | 
   ]
     .map(terminalSafe)
     .join("\n");
+}
+
+/**
+ * The log line of a stopped loop in a V2 session (opencode's V2 session runner: no continue
+ * turn, so the guard interrupts the session at the compaction), or in observe mode what it
+ * would have done: session, compaction, rule, evidence, and the next steps.
+ *
+ * @param session the session as {@link sessionLabel} names it.
+ */
+export function v2StopLogMessage(session: string, verdict: Verdict, index: number | null, observe: boolean): string {
+  const what = observe ? "would have interrupted" : "interrupted";
+  return (
+    `compaction-guard ${what} V2 session ${session} at ${compactionName(verdict, index)}` +
+    `${observe ? " (observe mode: the session goes on)" : ""}: ${verdict.rule}: ${describeEvidence(verdict)}.` +
+    (observe ? "" : ` ${nextSteps(verdict)}`)
+  );
+}
+
+/** The info line of a V2 compaction the guard let pass (the session goes on by itself). */
+export function v2AllowLogMessage(sessionID: string, verdict: Verdict, index: number | null): string {
+  return `compaction-guard let V2 session ${sessionID} go on after ${compactionName(verdict, index)}: ${allowedBecause(verdict)}`;
 }

@@ -1,6 +1,7 @@
 /**
  * Reading a session export written by `opencode export <sessionID>`: `{ info, messages }`,
- * `messages` = `Array<{ info, parts }>`, oldest first.
+ * `messages` = `Array<{ info, parts }>`, oldest first; or a V2 session saved from opencode's
+ * V2 API (`/api/session/{id}/message` or `/history`), mapped to the same shape.
  */
 import { constants as fsConstants } from "node:fs";
 import { open, stat } from "node:fs/promises";
@@ -9,6 +10,7 @@ import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
 import { isRecord } from "../shared/record.js";
 import { specialKind } from "./files.js";
+import { v2InOrder, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -131,12 +133,44 @@ export function isSessionExport(json: unknown): json is SessionExport {
   return true;
 }
 
+/** `type` values of a V2 session message (`@opencode-ai/sdk/v2` `SessionMessage`). */
+const V2_MESSAGE_TYPES = new Set(["user", "assistant", "compaction", "synthetic", "system", "shell", "agent-switched", "model-switched"]);
+
 /**
- * Validates parsed JSON as an export.
+ * A V2 session saved from opencode's V2 API (`GET /api/session/{id}/message`: `{ data:
+ * SessionMessage[], cursor }`, either order; `GET /api/session/{id}/history`: `{ data:
+ * SessionDurableEvent[], hasMore }`) as an export: its messages mapped to the V1 shape the
+ * rules read (decide/v2-history.ts), messages of no role (agent or model switched) left out.
+ * The session id is the events' `aggregateID` (or `sessionID`), else `name`; `info.runner` is "v2".
+ * @returns the export, or undefined when `json` is neither form.
+ */
+export function fromV2Session(json: unknown, name: string): SessionExport | undefined {
+  if (!isRecord(json) || !Array.isArray(json.data) || json.data.length === 0) return undefined;
+  const items: unknown[] = json.data;
+  const isEvent = (item: unknown) => isRecord(item) && typeof item.type === "string" && item.type.startsWith("session.");
+  const isMessage = (item: unknown) => isRecord(item) && typeof item.type === "string" && V2_MESSAGE_TYPES.has(item.type);
+  let v2: unknown[];
+  if (items.every(isEvent)) v2 = v2MessagesFromEvents(items);
+  else if (items.every(isMessage)) v2 = v2InOrder(items);
+  else return undefined;
+  const first = items[0] as Record<string, unknown>;
+  const durable = isRecord(first.durable) ? first.durable.aggregateID : undefined;
+  const data = isRecord(first.data) ? first.data.sessionID : undefined;
+  const id = [durable, data, first.sessionID].find((v): v is string => typeof v === "string" && v !== "") ?? name;
+  const messages = v2ToV1Messages(v2).filter((m) => m.info.role === "user" || m.info.role === "assistant");
+  if (messages.length === 0) return undefined;
+  return { info: { id, runner: "v2" }, messages } as unknown as SessionExport;
+}
+
+/**
+ * Validates parsed JSON as an export: an `opencode export`, or a V2 session saved from the
+ * V2 API (see {@link fromV2Session}).
  * @throws ExportError "`<name>`: <what is wrong>", naming the first offending field.
  */
 export function parseExport(json: unknown, name: string): SessionExport {
   if (isSessionExport(json)) return json;
+  const v2 = fromV2Session(json, name);
+  if (v2) return v2;
   const result = ExportSchema.safeParse(json);
   if (!result.success) throw new ExportError(`${name}: not an opencode session export (${firstIssue(result.error, json)})`);
   return result.data;

@@ -30,6 +30,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./opencode-limits.js";
 import type { SessionData } from "../decide/replay.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
+import { v2InOrder, v2ToV1Messages } from "../decide/v2-history.js";
 import { endBySignal } from "../shared/signals.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */
@@ -383,7 +384,18 @@ export async function openOpencode(
           continue;
         }
         if (result.data.length === 0) {
-          yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
+          // A session of the V2 session runner keeps no V1 messages: read its V2 ones.
+          const v2 = await v2Messages(client, session.id, timeout);
+          if (v2 === null) {
+            yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
+            continue;
+          }
+          // V2 draws its compaction line otherwise than V1: no model limits (see decideV2).
+          yield {
+            kind: "session",
+            session: { info: { ...(session as unknown as SessionData["info"]), runner: "v2" }, messages: v2 },
+            known: { model: null, limits: null, reserved: undefined },
+          };
           continue;
         }
         const model = lookUp ? compactionModel(result.data) : null;
@@ -404,6 +416,31 @@ export async function openOpencode(
 }
 
 type Client = ReturnType<(typeof import("@opencode-ai/sdk/v2/client"))["createOpencodeClient"]>;
+
+/** Pages of V2 messages read at most for one session (200 messages a page). */
+const V2_MAX_PAGES = 50;
+
+/**
+ * A V2 session's messages (`GET /api/session/{id}/message`, oldest first, page by page), mapped
+ * to the V1 shape (decide/v2-history.ts); null when it has none or they cannot be read.
+ */
+async function v2Messages(client: Client, sessionID: string, timeout: number): Promise<unknown[] | null> {
+  const found: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < V2_MAX_PAGES; page++) {
+    const result = await client.v2.session
+      .messages(cursor ? { sessionID, cursor, limit: 200 } : { sessionID, limit: 200, order: "asc" }, {
+        signal: AbortSignal.timeout(timeout),
+      })
+      .catch(() => undefined);
+    const data = result?.data;
+    if (!data || !Array.isArray(data.data)) break;
+    found.push(...data.data);
+    cursor = data.cursor?.next;
+    if (!cursor || data.data.length === 0) break;
+  }
+  return found.length > 0 ? v2ToV1Messages(v2InOrder(found)) : null;
+}
 
 /** An answer with a 200 and a JSON body. */
 const result200 = (result: { response?: Response | undefined; data?: unknown }): boolean =>

@@ -1,0 +1,225 @@
+/**
+ * The OpenCode 2.x plugin `{ id, setup(ctx) }` (2.x's `define`); ./v2-entry.ts is the module
+ * 2.x loads.
+ *
+ * Written from the published 2.x plugin interfaces (`packages/plugin/src/promise/*.ts`:
+ * `plugin.ts`, `event.ts`, `session.ts`, `tool.ts`); no 2.x host could be installed here, so it
+ * has run only in a fake host built from them (test/plugin/v2-entry.test.ts), never in a 2.x
+ * release. What it uses of the context:
+ *
+ * - `ctx.event.subscribe()`: every event, as `{ type, data }` (or `properties`), under the
+ *   names `session.next.*` and `session.*`. It keeps, per session, the events that make up its
+ *   messages (steps, text, tools, prompts, compactions; deltas left out), and rebuilds the V2
+ *   messages from them (decide/v2-history.ts) at each `compaction.ended` with `reason: "auto"`;
+ * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
+ *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
+ * - `ctx.session.hook("compaction")`: the ledger of completed calls (the V1 guard's prevention,
+ *   decide/ledger.ts) pushed as a system part of the summary request;
+ *   `ctx.session.hook("context")`: on the first primary request after an automatic
+ *   compaction, the note that the turn goes on after a compaction and what already completed.
+ *
+ * Logs go to standard error, one line each, starting `compaction-guard` (the 2.x context offers
+ * no log domain). Settings are the V1 plugin's (decide/settings.ts): `ctx.options`, then the
+ * `OPENCODE_COMPACTION_GUARD_*` variables. Any failure is one warn line and opencode's own
+ * behaviour.
+ */
+import { buildTimeline } from "../decide/history.js";
+import { completedCallsBefore, continueNote, ledgerText } from "../decide/ledger.js";
+import { describeSettings, resolveSettings } from "../decide/settings.js";
+import { historyLimit } from "../decide/verdict.js";
+import { v2Event, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
+import { redactSecrets } from "../redact/secrets.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import { isRecord } from "../shared/record.js";
+import { VERSION } from "../shared/version.js";
+import { createV2Guard } from "./v2-guard.js";
+
+/** What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts` `Context`). */
+export interface V2PluginContext {
+  readonly options?: unknown;
+  readonly event: { subscribe(): AsyncIterable<unknown> };
+  readonly session: {
+    interrupt(input: { sessionID: string }): Promise<unknown>;
+    synthetic?(input: { sessionID: string; text: string }): Promise<unknown>;
+    get?(input: { sessionID: string }): Promise<unknown>;
+    hook?(
+      name: "compaction" | "context",
+      callback: (input: V2SessionRequest) => Promise<void> | void,
+    ): Promise<{ dispose(): Promise<void> }>;
+  };
+}
+
+/** The part of a 2.x `SessionCompaction` / `SessionContext` the guard reads and extends. */
+export interface V2SessionRequest {
+  readonly sessionID: string;
+  readonly kind?: string;
+  system: Array<{ type: "text"; text: string }>;
+}
+
+/** The 2.x plugin module shape (`define({ id, setup })`). */
+export interface V2Plugin {
+  readonly id: string;
+  readonly setup: (ctx: V2PluginContext) => Promise<(() => Promise<void>) | void>;
+}
+
+/** Event kinds (without their `session.next.` prefix) the message rebuild reads; the rest is not kept. */
+const KEPT = new Set([
+  "prompted",
+  "prompt.admitted",
+  "synthetic",
+  "shell.started",
+  "step.started",
+  "step.ended",
+  "step.failed",
+  "text.ended",
+  "reasoning.ended",
+  "tool.input.started",
+  "tool.called",
+  "tool.success",
+  "tool.failed",
+  "compaction.ended",
+]);
+
+/**
+ * Sessions whose events are kept at once (the least recently active are dropped first). With
+ * at most {@link EVENTS_PER_MESSAGE} × the history limit events each (a tool result is at most
+ * opencode's 50 KB), memory stays bounded.
+ */
+const MAX_SESSIONS = 10;
+/** Events kept per message of the history limit: a step is about six (start, tool input, call, result, end). */
+const EVENTS_PER_MESSAGE = 6;
+
+/** One line of anything thrown, secrets masked. */
+const reason = (error: unknown): string =>
+  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
+    0,
+    200,
+  );
+
+/**
+ * Builds the 2.x plugin.
+ * @param deps test seams: the environment (default `process.env`) and where lines go
+ *   (default standard error).
+ */
+export function createV2Plugin(
+  deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void } = {},
+): V2Plugin {
+  const write = deps.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = async (level: string, message: string, extra?: Record<string, unknown>): Promise<void> => {
+    try {
+      write(`${level.toUpperCase()} ${terminalSafe(message)}${extra ? ` ${terminalSafe(JSON.stringify(extra))}` : ""}`);
+    } catch {
+      // Nowhere left to report to.
+    }
+  };
+
+  const setup = async (ctx: V2PluginContext): Promise<(() => Promise<void>) | void> => {
+    const resolved = resolveSettings(ctx.options, deps.env ?? process.env);
+    const { settings } = resolved;
+    for (const problem of resolved.problems) await log("warn", `compaction-guard: setting ignored: ${problem}`);
+    if (!settings.enabled) {
+      await log("info", `compaction-guard ${VERSION} is disabled; opencode behaves as without it`);
+      return;
+    }
+    await log("info", `compaction-guard ${VERSION} loaded (OpenCode 2.x entry): ${describeSettings(resolved)}`);
+    const limit = historyLimit(settings);
+    /** Per session, the kept events, oldest first (bounded: the messages of `limit` plus their steps' events). */
+    const events = new Map<string, unknown[]>();
+    const maxEvents = EVENTS_PER_MESSAGE * limit;
+    /** Sessions whose next primary request follows an automatic compaction (the context hook's note). */
+    const afterCompaction = new Set<string>();
+
+    const messagesOf = (sessionID: string) => v2MessagesFromEvents(events.get(sessionID) ?? []);
+    const guard = createV2Guard({
+      settings,
+      readMessages: async (sessionID, count) => messagesOf(sessionID).slice(-count),
+      interrupt: async (sessionID) => {
+        await ctx.session.interrupt({ sessionID });
+      },
+      readTitle: async (sessionID) => {
+        const info = await ctx.session.get?.({ sessionID });
+        const data = isRecord(info) && isRecord(info.data) ? info.data : info;
+        return isRecord(data) && typeof data.title === "string" && data.title.trim() !== "" ? data.title : undefined;
+      },
+      note: ctx.session.synthetic
+        ? async (sessionID, text) => {
+            await ctx.session.synthetic!({ sessionID, text });
+          }
+        : undefined,
+      log,
+      reason,
+    });
+
+    const keep = (sessionID: string, event: unknown) => {
+      let list = events.get(sessionID);
+      if (list) events.delete(sessionID);
+      else list = [];
+      events.set(sessionID, list); // most recently active last
+      list.push(event);
+      if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
+      if (events.size > MAX_SESSIONS) events.delete(events.keys().next().value!);
+    };
+
+    let iterator: AsyncIterator<unknown> | undefined;
+    void (async () => {
+      try {
+        iterator = ctx.event.subscribe()[Symbol.asyncIterator]();
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+          const event: unknown = next.value;
+          const parsed = v2Event(event);
+          const sessionID = parsed?.data.sessionID;
+          if (!parsed || typeof sessionID !== "string") continue;
+          if (parsed.kind === "deleted") events.delete(sessionID);
+          if (!KEPT.has(parsed.kind)) continue;
+          keep(sessionID, event);
+          if (parsed.kind === "compaction.ended" && parsed.data.reason === "auto" && typeof parsed.data.messageID === "string") {
+            afterCompaction.add(sessionID);
+            await guard.compacted(sessionID, parsed.data.messageID);
+          }
+        }
+      } catch (error) {
+        await log("warn", `compaction-guard stopped watching events; V2 sessions go unguarded: ${reason(error)}`);
+      }
+    })();
+
+    /** The calls completed since the user last spoke, from the kept events (all of the session's, unless some were dropped). */
+    const completed = (sessionID: string) => {
+      const timeline = buildTimeline(v2ToV1Messages(messagesOf(sessionID)));
+      return completedCallsBefore(timeline, timeline.entries.length, { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents });
+    };
+    const registrations: Array<{ dispose(): Promise<void> }> = [];
+    if (settings.prevent && ctx.session.hook) {
+      try {
+        registrations.push(
+          await ctx.session.hook("compaction", (request) => {
+            try {
+              // No continue turn follows a V2 compaction: the ledger says only what completed.
+              const text = ledgerText(completed(request.sessionID).calls, false);
+              if (text !== null && Array.isArray(request.system)) request.system.push({ type: "text", text });
+            } catch (error) {
+              void log("warn", `compaction-guard could not write its ledger for V2 session ${request.sessionID}: ${reason(error)}`);
+            }
+          }),
+          await ctx.session.hook("context", (request) => {
+            try {
+              if (request.kind !== "primary" || !afterCompaction.delete(request.sessionID)) return;
+              const found = completed(request.sessionID);
+              if (Array.isArray(request.system))
+                request.system.push({ type: "text", text: continueNote(found.complete ? found.calls : null) });
+            } catch (error) {
+              void log("warn", `compaction-guard could not add its note for V2 session ${request.sessionID}: ${reason(error)}`);
+            }
+          }),
+        );
+      } catch (error) {
+        await log("warn", `compaction-guard could not register its prevention hooks: ${reason(error)}`);
+      }
+    }
+
+    return async () => {
+      await Promise.resolve(iterator?.return?.()).catch(() => undefined);
+      for (const registration of registrations) await registration.dispose().catch(() => undefined);
+    };
+  };
+  return { id: "compaction-guard", setup };
+}
