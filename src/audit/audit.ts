@@ -93,9 +93,12 @@ function afterDeny(
  * next user message is neither opencode's continue turn nor its re-sent message
  * (session/compaction.ts adds one of them unless a plugin's autocontinue hook said no), so
  * the guard (with `notify: off`, or a note that could not be written) skipped it.
+ * A V2 session (`v2`: opencode's V2 session runner) never has a continue turn, so there only
+ * the note counts.
  */
-export function stoppedByGuard(messages: readonly unknown[], timeline: Timeline, replay: readonly ReplayRow[]): boolean {
+export function stoppedByGuard(messages: readonly unknown[], timeline: Timeline, replay: readonly ReplayRow[], v2 = false): boolean {
   if (messages.some(isGuardNote)) return true;
+  if (v2) return false;
   return replay.some((row) => {
     if (row.decision !== "deny" || row.severity !== "warning") return false;
     const compaction = timeline.compactions.find((c) => c.messageID === row.compaction.messageID);
@@ -141,7 +144,7 @@ export function auditSession(
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
-    stoppedByGuard: stoppedByGuard(session.messages, timeline, replay),
+    stoppedByGuard: stoppedByGuard(session.messages, timeline, replay, session.info.runner === "v2"),
     ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
