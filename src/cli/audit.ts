@@ -26,8 +26,9 @@ import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
+  AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
-  DECISION_OPTIONS,
+  OUTPUT_FLAGS,
   answeredHelpOrVersion,
   decisionInputs,
   LIMIT_FLAGS,
@@ -38,22 +39,7 @@ import {
   warnPredictWithoutLimits,
 } from "./common.js";
 
-/** The outputs asked for by a flag (all but the default table), from report/index.ts. */
-const OUTPUT_FLAGS = REPORTS.filter((r): r is AuditOutput & { flag: string } => r.flag !== null);
 const FILE_OUTPUTS = OUTPUT_FLAGS.filter((r) => r.to === "file");
-
-/** parseArgs options of `audit` (also used to find which command was asked for). */
-export const AUDIT_PARSE_OPTIONS = {
-  ...DECISION_OPTIONS,
-  ...(Object.fromEntries(
-    OUTPUT_FLAGS.map((r) => [r.flag, r.to === "file" ? { type: "string" } : { type: "boolean", default: false }]),
-  ) as Record<string, { type: "string" } | { type: "boolean"; default: false }>),
-  since: { type: "string" },
-  opencode: { type: "string" },
-  recursive: { type: "boolean", short: "r", default: false },
-  version: { type: "boolean", short: "v", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
 
 /** Every long flag audit knows, for "did you mean". */
 const KNOWN_FLAGS = [

@@ -8,9 +8,8 @@
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { auditedSeries, auditSession } from "../audit/audit.js";
-import { AUDIT_PARSE_OPTIONS, runAudit } from "./audit.js";
 import {
+  AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
   answeredHelpOrVersion,
   DECISION_OPTIONS,
@@ -146,7 +145,8 @@ export async function main(
   env: Readonly<Record<string, string | undefined>> = process.env,
   progress: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
 ): Promise<number> {
-  if (commandOf(argv) === "audit") return runAudit(argv, out, err, env, progress);
+  // Each command loads what it needs when it runs: audit its sources, outputs and progress bar.
+  if (commandOf(argv) === "audit") return (await import("./audit.js")).runAudit(argv, out, err, env, progress);
   try {
     const { values: parsed, positionals } = parseArgs({
       args: [...argv],
@@ -202,7 +202,10 @@ export async function main(
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
       if (values.chart) {
-        const { terminalChart } = await import("../report/chart.js");
+        const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
+          import("../report/chart.js"),
+          import("../audit/audit.js"),
+        ]);
         // One timeline and one decision pass: the chart and its legend (what the first deny
         // would have saved, as audit and its HTML report tell it) come from the rows above.
         const audited = auditSession(session, file, { settings, limits, reserved }, replayed);

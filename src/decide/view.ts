@@ -4,11 +4,12 @@
  * other. Also the helpers rules share: the steps since the user last spoke, each step's
  * actions (tool calls, or a text-only answer) and whether an action is new work.
  *
- * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle,
- * and up to NOVELTY_LOOKBACK_STEPS before an action to tell whether it is new). Each step's
- * actions and keys (tool, status, canonical input) are computed once per entry; outputs are
- * hashed only for two actions of the same key whose raw outputs differ: in healthy work most
- * calls differ in their input and their outputs are never hashed.
+ * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle).
+ * Each step's actions and keys (tool, status, canonical input) are computed once per entry,
+ * and each action is linked to the earlier runs of its key: whether it is new is told from
+ * those alone (up to NOVELTY_LOOKBACK_STEPS back), once per action for every view of the
+ * timeline. Outputs are hashed only for two actions of the same key whose raw outputs
+ * differ: in healthy work most calls differ in their input and their outputs are never hashed.
  */
 import {
   compactionEnd,
@@ -32,6 +33,7 @@ import {
   toolCallSignature,
 } from "./signature.js";
 import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
+import { previewCall } from "../redact/preview.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
@@ -87,6 +89,8 @@ export interface DecisionView {
   keyUsedBefore(action: Action): boolean;
   /** The same action, result included (equal signatures; identical raw outputs need no hashing). */
   same(a: Action, b: Action): boolean;
+  /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
+  keyUsedSince(action: Action, position: number): boolean;
 }
 
 /**
@@ -118,6 +122,17 @@ class LazyAction implements Action {
   private inputMemo: string | undefined;
   private substantialMemo: boolean | undefined;
 
+  /** The latest earlier action of the same key in the timeline (see {@link linkByKey}), or undefined. */
+  previousSameKey: LazyAction | undefined;
+  /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link linkByKey}. */
+  step = -1;
+  /**
+   * Position of the nearest earlier same action (result included) within the lookback, its
+   * own position for an earlier one in its own step, −1 for none; computed on first use.
+   * It does not depend on where the view begins: every view of the timeline shares it.
+   */
+  private sameBeforeMemo: number | undefined;
+
   constructor(
     readonly kind: Action["kind"],
     /** What separates keys cheaply: the tool name and status (or "text"). */
@@ -147,6 +162,34 @@ class LazyAction implements Action {
     return (this.substantialMemo ??= normalizeOutput(this.call!.output).length >= SUBSTANTIAL_RESULT_CHARS);
   }
 
+  /**
+   * Position of the nearest earlier action of the same key within {@link NOVELTY_LOOKBACK_STEPS}
+   * steps before its own, or in its own step (then its own position); −1 for none.
+   */
+  get keyBefore(): number {
+    const other = this.previousSameKey;
+    return other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS ? other.position : -1;
+  }
+
+  /** Like {@link keyBefore}, for the same action (result included): walks back the earlier actions of its key. */
+  get sameBefore(): number {
+    if (this.sameBeforeMemo === undefined) {
+      let found = -1;
+      for (
+        let other = this.previousSameKey;
+        other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS;
+        other = other.previousSameKey
+      ) {
+        if (this.sameAs(other)) {
+          found = other.position;
+          break;
+        }
+      }
+      this.sameBeforeMemo = found;
+    }
+    return this.sameBeforeMemo;
+  }
+
   /** Same key? Different tools or statuses differ without writing out their inputs. */
   sameKey(other: LazyAction): boolean {
     return this.head === other.head && this.key === other.key;
@@ -169,6 +212,21 @@ class LazyAction implements Action {
 
 /** Actions per step and per settings that shape them (`matchOutput`, `ignore`); they go with their entry. */
 const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
+
+/** Previews per call and project directory: replay's decisions name the same call at compaction after compaction. */
+const previews = new WeakMap<ToolCall, Map<string | undefined, string>>();
+
+/**
+ * The redacted one-line preview of a call's input (redact/preview.ts `previewCall`), made
+ * once per call and directory: what the evidence and the notices show, never the raw input.
+ */
+export function previewOf(call: ToolCall, directory?: string): string {
+  let byDirectory = previews.get(call);
+  if (!byDirectory) previews.set(call, (byDirectory = new Map()));
+  let preview = byDirectory.get(directory);
+  if (preview === undefined) byDirectory.set(directory, (preview = previewCall(call.tool, call.input, directory)));
+  return preview;
+}
 
 /** The command of a bash call, or undefined. */
 const bashCommand = (call: ToolCall): string | undefined => {
@@ -278,6 +336,34 @@ function workSteps(timeline: Timeline): Int32Array {
   return known;
 }
 
+/** The settings ids whose actions {@link linkByKey} has linked, per timeline. */
+const linked = new WeakMap<Timeline, Set<string>>();
+
+/**
+ * Links every action of the timeline's work steps to the latest earlier action of the same
+ * key (tool, status, input: the only ones that can be the same action), once per timeline and
+ * settings. Telling whether an action is new then walks the earlier runs of its key alone,
+ * not every step of the lookback, and what one view learnt every other view of the timeline
+ * reuses: replay's decisions at each compaction, the tool-loop check at each step.
+ * Cost: one canonical input per tool call of the timeline.
+ */
+function linkByKey(timeline: Timeline, settings: ActionSettings): void {
+  let ids = linked.get(timeline);
+  if (!ids) linked.set(timeline, (ids = new Set()));
+  if (ids.has(settings.id)) return;
+  ids.add(settings.id);
+  const latest = new Map<string, Map<string, LazyAction>>();
+  workSteps(timeline).forEach((position, step) => {
+    for (const action of actionsOf(timeline.entries[position] as AssistantEntry, position, settings)) {
+      let byKey = latest.get(action.head);
+      if (!byKey) latest.set(action.head, (byKey = new Map()));
+      action.step = step;
+      action.previousSameKey = byKey.get(action.key);
+      byKey.set(action.key, action);
+    }
+  });
+}
+
 /** Per timeline, for each position, the position of the last real user message at or before it (−1: none). */
 const realUsers = new WeakMap<Timeline, Int32Array>();
 
@@ -347,6 +433,22 @@ export interface StepsView {
   keyUsedBefore(action: Action): boolean;
   /** See {@link DecisionView.same}. */
   same(a: Action, b: Action): boolean;
+  /** See {@link DecisionView.keyUsedSince}. */
+  keyUsedSince(action: Action, position: number): boolean;
+}
+
+/** The action settings of each settings object, with their id: a replay builds thousands of views with one. */
+const settingsIds = new WeakMap<ActionOptions, ActionSettings>();
+
+/** `settings` with the id that names what shapes actions (see {@link ActionOptions}). */
+function withId(settings: ActionOptions): ActionSettings {
+  let known = settingsIds.get(settings);
+  if (!known) {
+    const askingByResult = settings.askingByResult !== false;
+    const id = `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`;
+    settingsIds.set(settings, (known = { ...settings, askingByResult, id }));
+  }
+  return known;
 }
 
 /**
@@ -359,34 +461,14 @@ export interface StepsView {
  */
 export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
   const { entries } = timeline;
-  const askingByResult = settings.askingByResult !== false;
-  const actionSettings: ActionSettings = {
-    ...settings,
-    askingByResult,
-    id: `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`,
-  };
+  const actionSettings = withId(settings);
   const lastUserAt = realUserPositions(timeline)[end] ?? -1;
   const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);
-  const novelty = new Map<Action, boolean>();
   const steps = workSteps(timeline);
-
-  /**
-   * Does an earlier action since `from` match `self` by `match`? Earlier in its own step, or
-   * in the NOVELTY_LOOKBACK_STEPS steps before it.
-   */
-  const doneBefore = (self: LazyAction, match: (other: LazyAction) => boolean): boolean => {
-    for (const other of actionsOf(entries[self.position] as AssistantEntry, self.position, actionSettings)) {
-      if (other === self) break;
-      if (match(other)) return true;
-    }
-    const last = firstPositionAfter(steps, self.position - 1) - 1;
-    for (let i = last; i >= 0 && i > last - NOVELTY_LOOKBACK_STEPS && steps[i]! >= from; i--) {
-      const position = steps[i]!;
-      for (const other of actionsOf(entries[position] as AssistantEntry, position, actionSettings)) if (match(other)) return true;
-    }
-    return false;
-  };
+  linkByKey(timeline, actionSettings);
+  /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
+  const inView = (self: LazyAction, before: number): boolean => before !== -1 && (before === self.position || before >= from);
 
   return {
     lastUserPosition,
@@ -402,15 +484,9 @@ export function buildStepsView(timeline: Timeline, end: number, settings: Action
       return found.reverse();
     },
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
-    isNew: (action) => {
-      let known = novelty.get(action);
-      if (known === undefined) {
-        const self = action as LazyAction;
-        novelty.set(action, (known = !doneBefore(self, (other) => self.sameAs(other))));
-      }
-      return known;
-    },
-    keyUsedBefore: (action) => doneBefore(action as LazyAction, (other) => other.sameKey(action as LazyAction)),
+    isNew: (action) => !inView(action as LazyAction, (action as LazyAction).sameBefore),
+    keyUsedBefore: (action) => inView(action as LazyAction, (action as LazyAction).keyBefore),
+    keyUsedSince: (action, position) => ((action as LazyAction).previousSameKey?.position ?? -1) >= position,
   };
 }
 
@@ -462,6 +538,7 @@ export function buildView(
     same: steps.same,
     isNew: steps.isNew,
     keyUsedBefore: steps.keyUsedBefore,
+    keyUsedSince: steps.keyUsedSince,
   };
 }
 
