@@ -122,9 +122,9 @@ class LazyAction implements Action {
   private inputMemo: string | undefined;
   private substantialMemo: boolean | undefined;
 
-  /** The latest earlier action of the same key in the timeline (see {@link linkByKey}), or undefined. */
+  /** The latest earlier action of the same key in the timeline (see {@link stepViews}), or undefined. */
   previousSameKey: LazyAction | undefined;
-  /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link linkByKey}. */
+  /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link stepViews}. */
   step = -1;
   /**
    * Position of the nearest earlier same action (result included) within the lookback, its
@@ -336,32 +336,38 @@ function workSteps(timeline: Timeline): Int32Array {
   return known;
 }
 
-/** The settings ids whose actions {@link linkByKey} has linked, per timeline. */
-const linked = new WeakMap<Timeline, Set<string>>();
+/** The work steps of each timeline with their actions, per settings id (see {@link stepViews}). */
+const stepViewCache = new WeakMap<Timeline, Map<string, readonly StepView[]>>();
 
 /**
- * Links every action of the timeline's work steps to the latest earlier action of the same
- * key (tool, status, input: the only ones that can be the same action), once per timeline and
- * settings. Telling whether an action is new then walks the earlier runs of its key alone,
- * not every step of the lookback, and what one view learnt every other view of the timeline
- * reuses: replay's decisions at each compaction, the tool-loop check at each step.
+ * Every work step of the timeline with its actions, in order (index i: `workSteps(timeline)[i]`),
+ * built once per timeline and settings. Each action is linked on the way to the latest earlier
+ * action of the same key (tool, status, input: the only ones that can be the same action):
+ * telling whether an action is new then walks the earlier runs of its key alone, not every
+ * step of the lookback, and what one view learnt every other view of the timeline reuses
+ * (replay's decisions at each compaction, the tool-loop check at each step).
  * Cost: one canonical input per tool call of the timeline.
  */
-function linkByKey(timeline: Timeline, settings: ActionSettings): void {
-  let ids = linked.get(timeline);
-  if (!ids) linked.set(timeline, (ids = new Set()));
-  if (ids.has(settings.id)) return;
-  ids.add(settings.id);
+function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepView[] {
+  let perSettings = stepViewCache.get(timeline);
+  if (!perSettings) stepViewCache.set(timeline, (perSettings = new Map()));
+  let views = perSettings.get(settings.id);
+  if (views) return views;
   const latest = new Map<string, Map<string, LazyAction>>();
-  workSteps(timeline).forEach((position, step) => {
-    for (const action of actionsOf(timeline.entries[position] as AssistantEntry, position, settings)) {
+  views = Array.from(workSteps(timeline), (position, step) => {
+    const entry = timeline.entries[position] as AssistantEntry;
+    const actions = actionsOf(entry, position, settings);
+    for (const action of actions) {
       let byKey = latest.get(action.head);
       if (!byKey) latest.set(action.head, (byKey = new Map()));
       action.step = step;
       action.previousSameKey = byKey.get(action.key);
       byKey.set(action.key, action);
     }
+    return { entry, position, actions };
   });
+  perSettings.set(settings.id, views);
+  return views;
 }
 
 /** Per timeline, for each position, the position of the last real user message at or before it (−1: none). */
@@ -460,13 +466,12 @@ function withId(settings: ActionOptions): ActionSettings {
  * @returns the view; never throws on a timeline from buildTimeline.
  */
 export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
-  const { entries } = timeline;
   const actionSettings = withId(settings);
   const lastUserAt = realUserPositions(timeline)[end] ?? -1;
   const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);
   const steps = workSteps(timeline);
-  linkByKey(timeline, actionSettings);
+  const views = stepViews(timeline, actionSettings);
   /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
   const inView = (self: LazyAction, before: number): boolean => before !== -1 && (before === self.position || before >= from);
 
@@ -474,14 +479,10 @@ export function buildStepsView(timeline: Timeline, end: number, settings: Action
     lastUserPosition,
     from,
     stepsUpTo: (high, n, low = from) => {
-      const found: StepView[] = [];
-      const bottom = Math.max(low, from);
-      for (let i = firstPositionAfter(steps, high) - 1; i >= 0 && steps[i]! >= bottom && found.length < n; i--) {
-        const position = steps[i]!;
-        const entry = entries[position] as AssistantEntry;
-        found.push({ entry, position, actions: actionsOf(entry, position, actionSettings) });
-      }
-      return found.reverse();
+      // Step indexes [begin, stop): at or after the bottom, at or before `high`, the newest n.
+      const stop = firstPositionAfter(steps, high);
+      const begin = Math.max(firstPositionAfter(steps, Math.max(low, from) - 1), stop - n);
+      return views.slice(begin, Math.max(begin, stop));
     },
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
     isNew: (action) => !inView(action as LazyAction, (action as LazyAction).sameBefore),
