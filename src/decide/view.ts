@@ -154,7 +154,7 @@ class LazyAction implements Action {
 
   /** The canonical comparable input (asking calls only: their key leaves it out). */
   private get input(): string {
-    return (this.inputMemo ??= canonicalJson(comparableInput(this.call!)));
+    return (this.inputMemo ??= comparableJson(this.call!));
   }
 
   /** Does the result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS})? */
@@ -212,6 +212,35 @@ class LazyAction implements Action {
 
 /** Actions per step and per settings that shape them (`matchOutput`, `ignore`); they go with their entry. */
 const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
+
+/**
+ * What is written of one call once and read under every settings (replay's decisions and the
+ * tool-loop check shape actions differently, from the same calls): its canonical comparable
+ * input, its result signature, its signature with and without the output.
+ */
+interface CallMemo {
+  input?: string;
+  result?: string;
+  withOutput?: string;
+  withoutOutput?: string;
+}
+const callMemos = new WeakMap<ToolCall, CallMemo>();
+
+function memoOf(call: ToolCall): CallMemo {
+  let memo = callMemos.get(call);
+  if (!memo) callMemos.set(call, (memo = {}));
+  return memo;
+}
+
+/** The call's canonical comparable input (signature.ts `comparableInput`), once per call. */
+const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= canonicalJson(comparableInput(call)));
+/** signature.ts `resultSignature`, once per call. */
+const resultSignatureOf = (call: ToolCall): string => (memoOf(call).result ??= resultSignature(call));
+/** signature.ts `toolCallSignature`, once per call and `matchOutput`. */
+const callSignatureOf = (call: ToolCall, matchOutput: boolean): string => {
+  const memo = memoOf(call);
+  return matchOutput ? (memo.withOutput ??= toolCallSignature(call, true)) : (memo.withoutOutput ??= toolCallSignature(call, false));
+};
 
 /** Previews per call and project directory: replay's decisions name the same call at compaction after compaction. */
 const previews = new WeakMap<ToolCall, Map<string | undefined, string>>();
@@ -285,7 +314,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           return action(
             "result",
             () => head,
-            () => resultSignature(call),
+            () => resultSignatureOf(call),
           );
         // A failed edit changed nothing: what it brings is the error it met on that file.
         const file = kind === "effect" && call.status === "error" && settings.matchOutput ? targetFile(call) : null;
@@ -293,12 +322,12 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           return action(
             "exact",
             () => `${head}\u0000${file}`,
-            () => resultSignature(call),
+            () => resultSignatureOf(call),
           );
         return action(
           "exact",
-          () => `${head}\u0000${canonicalJson(comparableInput(call))}`,
-          () => toolCallSignature(call, settings.matchOutput),
+          () => `${head}\u0000${comparableJson(call)}`,
+          () => callSignatureOf(call, settings.matchOutput),
         );
       });
   } else if (entry.text.trim() !== "") {

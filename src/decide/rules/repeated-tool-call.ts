@@ -70,7 +70,10 @@ export const repeatedToolCall = defineRule({
     const acrossCompaction = best !== undefined && across(best);
     const evidence: RepeatedToolCallEvidence = {
       tool: best?.action.call?.tool ?? null,
-      preview: best?.action.call ? previewOf(best.action.call, directory) : null,
+      // Written when read (then kept, see previewOf): a replay's table reads only its first deny's evidence.
+      get preview() {
+        return best?.action.call ? previewOf(best.action.call, directory) : null;
+      },
       count: best?.count ?? 0,
       threshold: settings.threshold,
       matchOutput: settings.matchOutput,
