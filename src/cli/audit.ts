@@ -18,7 +18,7 @@
 import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
@@ -151,9 +151,11 @@ export async function runAudit(
         : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
     for (const line of source.notes) err(`${terminalSafe(line)}\n`);
     if (progress.isTTY && source.total > 1) {
-      bar = new cliProgress.SingleBar(
+      // Loaded only to be drawn: a pipe or a file gets no bar.
+      const { default: bars } = await import("cli-progress");
+      bar = new bars.SingleBar(
         { stream: progress, format: `audit {bar} {value}/{total} ${source.unit}`, clearOnComplete: true, hideCursor: true },
-        cliProgress.Presets.shades_classic,
+        bars.Presets.shades_classic,
       );
       bar.start(source.total, 0);
     }
