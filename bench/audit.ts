@@ -81,7 +81,7 @@ function fixtureExports(): string[] {
  * Writes the corpus: `large.json` first (5,000 messages), then synthetic and fixture copies interleaved.
  * @returns the folder of all 1,000 and the folder of the first 100, and the largest file's size in bytes.
  */
-function writeCorpus(root: string): { all: string; first100: string; largestBytes: number; totalBytes: number } {
+export function writeCorpus(root: string): { all: string; first100: string; largestBytes: number; totalBytes: number } {
   const all = join(root, "all");
   const first100 = join(root, "first100");
   mkdirSync(all);

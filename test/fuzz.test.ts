@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExportSchema, isSessionExport, parseExport } from "../src/sessions/export.js";
+import { exportSchema, isSessionExport, parseExport } from "../src/sessions/export.js";
 import { buildTimeline, type AssistantEntry, type Compaction, type Entry, type Timeline, type UserEntry } from "../src/decide/history.js";
 import { createGuard } from "../src/plugin/guard.js";
 import type { ModelLimits } from "../src/decide/opencode-facts.js";
@@ -449,7 +449,7 @@ describe("the export check", () => {
 
   /** The check and the schema agree; an accepted export is returned as is, not copied. */
   function expectAgreement(json: unknown): void {
-    const accepted = ExportSchema.safeParse(json).success;
+    const accepted = exportSchema().safeParse(json).success;
     expect(isSessionExport(json)).toBe(accepted);
     if (accepted) expect(parseExport(json, "x")).toBe(json);
     else expect(() => parseExport(json, "x")).toThrow(/^x: not an opencode session export \(/);

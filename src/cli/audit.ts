@@ -18,7 +18,7 @@
 import { access, constants, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
 import { auditSessions, parseSince } from "../audit/audit.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
@@ -26,8 +26,9 @@ import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
 import {
+  AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
-  DECISION_OPTIONS,
+  OUTPUT_FLAGS,
   answeredHelpOrVersion,
   decisionInputs,
   helpLines,
@@ -40,22 +41,7 @@ import {
   warnReservedWithoutEffect,
 } from "./common.js";
 
-/** The outputs asked for by a flag (all but the default table), from report/index.ts. */
-const OUTPUT_FLAGS = REPORTS.filter((r): r is AuditOutput & { flag: string } => r.flag !== null);
 const FILE_OUTPUTS = OUTPUT_FLAGS.filter((r) => r.to === "file");
-
-/** parseArgs options of `audit` (also used to find which command was asked for). */
-export const AUDIT_PARSE_OPTIONS = {
-  ...DECISION_OPTIONS,
-  ...(Object.fromEntries(
-    OUTPUT_FLAGS.map((r) => [r.flag, r.to === "file" ? { type: "string" } : { type: "boolean", default: false }]),
-  ) as Record<string, { type: "string" } | { type: "boolean"; default: false }>),
-  since: { type: "string" },
-  opencode: { type: "string" },
-  recursive: { type: "boolean", short: "r", default: false },
-  version: { type: "boolean", short: "v", default: false },
-  help: { type: "boolean", short: "h", default: false },
-} as const;
 
 /** Every long flag audit knows, for "did you mean". */
 const KNOWN_FLAGS = [
@@ -169,9 +155,11 @@ export async function runAudit(
         : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
     for (const line of source.notes) err(`${terminalSafe(line)}\n`);
     if (progress.isTTY && source.total > 1) {
-      bar = new cliProgress.SingleBar(
+      // Loaded only to be drawn: a pipe or a file gets no bar.
+      const { default: bars } = await import("cli-progress");
+      bar = new bars.SingleBar(
         { stream: progress, format: `audit {bar} {value}/{total} ${source.unit}`, clearOnComplete: true, hideCursor: true },
-        cliProgress.Presets.shades_classic,
+        bars.Presets.shades_classic,
       );
       bar.start(source.total, 0);
     }

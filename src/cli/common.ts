@@ -10,7 +10,7 @@ import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, t
 import { BUGS_URL, VERSION } from "../shared/version.js";
 import { MAX_PHYSICAL_TOKENS } from "../decide/history.js";
 import { fmt, plural } from "../report/format.js";
-import { REPORTS } from "../report/index.js";
+import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 
 /** The settings replay and audit take as flags (the others mean nothing to a replay). */
@@ -66,6 +66,22 @@ export const DECISION_OPTIONS = {
   "input-limit": { type: "string" },
   reserved: { type: "string" },
 } as const satisfies Record<string, { type: "string" }>;
+
+/** The outputs asked for by a flag (all but the default table), from report/index.ts. */
+export const OUTPUT_FLAGS = REPORTS.filter((r): r is AuditOutput & { flag: string } => r.flag !== null);
+
+/** parseArgs options of `audit` (also used to find which command was asked for). */
+export const AUDIT_PARSE_OPTIONS = {
+  ...DECISION_OPTIONS,
+  ...(Object.fromEntries(
+    OUTPUT_FLAGS.map((r) => [r.flag, r.to === "file" ? { type: "string" } : { type: "boolean", default: false }]),
+  ) as Record<string, { type: "string" } | { type: "boolean"; default: false }>),
+  since: { type: "string" },
+  opencode: { type: "string" },
+  recursive: { type: "boolean", short: "r", default: false },
+  version: { type: "boolean", short: "v", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 /** Every long decision flag, for "did you mean". */
 export const DECISION_FLAGS: readonly string[] = [

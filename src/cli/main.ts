@@ -8,9 +8,8 @@
  * 1 an internal error (a bug), one line on stderr.
  */
 import { parseArgs } from "node:util";
-import { auditedSeries, auditSession } from "../audit/audit.js";
-import { AUDIT_PARSE_OPTIONS, AUDIT_USAGE, runAudit } from "./audit.js";
 import {
+  AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
   answeredHelpOrVersion,
   DECISION_OPTIONS,
@@ -83,8 +82,9 @@ const USAGE = [
   "",
 ].join("\n");
 
-/** The help a topic asks for (`help audit`); undefined for a topic that is no command. */
-const HELP_OF: Readonly<Record<string, string>> = { replay: USAGE, audit: AUDIT_USAGE };
+/** The help a topic asks for (`help audit`, audit's loaded only then); undefined for a topic that is no command. */
+const helpOf = async (topic: string): Promise<string | undefined> =>
+  topic === "replay" ? USAGE : topic === "audit" ? (await import("./audit.js")).AUDIT_USAGE : undefined;
 
 /** Every long flag replay knows, for "did you mean". */
 const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
@@ -187,10 +187,11 @@ export async function main(
 ): Promise<number> {
   const args = joinNegativeValues(argv, { ...AUDIT_PARSE_OPTIONS, ...REPLAY_OPTIONS });
   const [first, topic] = positionalsOf(args);
-  if (first === "audit") return runAudit(args, out, err, env, progress);
+  // Each command loads what it needs when it runs: audit its sources, outputs and progress bar.
+  if (first === "audit") return (await import("./audit.js")).runAudit(args, out, err, env, progress);
   try {
     if (first === "help") {
-      const help = topic === undefined ? COMMANDS_USAGE : HELP_OF[topic];
+      const help = topic === undefined ? COMMANDS_USAGE : await helpOf(topic);
       if (help === undefined) throw new UsageError(`no command ${JSON.stringify(topic)} to help with; try help`);
       out(help);
       return 0;
@@ -244,7 +245,10 @@ export async function main(
       const usable = usableContext(limits, reserved);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
       if (values.chart) {
-        const { terminalChart } = await import("../report/chart.js");
+        const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
+          import("../report/chart.js"),
+          import("../audit/audit.js"),
+        ]);
         // One timeline and one decision pass: the chart and its legend (what the first deny
         // would have saved, as audit and its HTML report tell it) come from the rows above.
         const audited = auditSession(session, file, { settings, limits, reserved }, replayed);

@@ -33,13 +33,14 @@ export interface Chain {
  */
 export function buildChains(
   steps: readonly StepView[],
-  view: Pick<StepsView, "isNew" | "same">,
+  view: Pick<StepsView, "isNew" | "same" | "keyUsedSince">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
-  // and no action needs to be judged new.
-  const keys = steps.flatMap((step) => step.actions.filter((action) => action.kind === "tool").map((action) => action.key));
-  const keysRepeat = new Set(keys).size < keys.length;
+  // and no action needs to be judged new. The steps are consecutive, so a key repeats in them
+  // when a tool call's key was used since the first of them.
+  const first = steps[0]?.position ?? 0;
+  const keysRepeat = steps.some((step) => step.actions.some((action) => action.kind === "tool" && view.keyUsedSince(action, first)));
   const latest = new Map<string, Chain>();
   const chains: Chain[] = [];
   let last: Chain | undefined;

@@ -9,7 +9,8 @@
  * replay command's flags and help) is derived from it.
  */
 import { closest } from "fastest-levenshtein";
-import { z } from "zod";
+import type { z } from "zod";
+import { lazily, zod } from "../shared/zod.js";
 
 /** How a denial is announced: a TUI toast and a warn log line, the log line only, or nothing. */
 export type NotifyMode = "toast" | "log" | "off";
@@ -28,15 +29,15 @@ export type ToolLoopMode = "warn" | "stop" | "off";
 export type SettingSource = "default" | "option" | "env" | "flag";
 
 /** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
-const boolText = z.stringbool();
+const boolText = lazily(() => zod().stringbool());
 
 /** What a boolean setting's text may say, for error messages (y/n and enabled/disabled are read too). */
 const BOOL_TEXT = "true or false (or 1/0, yes/no, on/off)";
 
 /** One setting: everything the guard, the replay command and the README say about it. */
 interface SettingSpec<T> {
-  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists). */
-  readonly schema: z.ZodType<T>;
+  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists); built with zod on first use. */
+  readonly schema: () => z.ZodType<T>;
   readonly default: T;
   /** What the schema accepts, in words, for error messages. */
   readonly expected: string;
@@ -60,14 +61,14 @@ const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
 /** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
 const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
 const boolean = (text: string): unknown => {
-  const parsed = boolText.safeParse(text.trim());
+  const parsed = boolText().safeParse(text.trim());
   return parsed.success ? parsed.data : text;
 };
 
 /** Every setting, in the order the start-up line and the help list them. */
 export const SETTINGS = {
   threshold: spec({
-    schema: z.number().int().min(2).max(1000),
+    schema: lazily(() => zod().number().int().min(2).max(1000)),
     default: 3,
     expected: "an integer from 2 to 1000",
     env: "OPENCODE_COMPACTION_GUARD_THRESHOLD",
@@ -76,7 +77,7 @@ export const SETTINGS = {
     fromText: decimal,
   }),
   window: spec({
-    schema: z.number().int().min(1).max(1000),
+    schema: lazily(() => zod().number().int().min(1).max(1000)),
     default: 8,
     expected: "an integer from 1 to 1000",
     env: "OPENCODE_COMPACTION_GUARD_WINDOW",
@@ -85,7 +86,7 @@ export const SETTINGS = {
     fromText: decimal,
   }),
   minReduction: spec({
-    schema: z.number().min(0).lt(1),
+    schema: lazily(() => zod().number().min(0).lt(1)),
     default: 0.1,
     expected: "a number from 0 to below 1",
     env: "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
@@ -94,7 +95,7 @@ export const SETTINGS = {
     fromText: decimal,
   }),
   predict: spec({
-    schema: z.boolean(),
+    schema: lazily(() => zod().boolean()),
     default: false,
     expected: "true or false",
     expectedText: BOOL_TEXT,
@@ -104,7 +105,7 @@ export const SETTINGS = {
     fromText: boolean,
   }),
   matchOutput: spec({
-    schema: z.boolean(),
+    schema: lazily(() => zod().boolean()),
     default: true,
     expected: "true or false",
     expectedText: BOOL_TEXT,
@@ -114,7 +115,7 @@ export const SETTINGS = {
     fromText: boolean,
   }),
   ignore: spec<readonly string[]>({
-    schema: z.array(z.string().trim().min(1).max(200)).max(100).readonly(),
+    schema: lazily(() => zod().array(zod().string().trim().min(1).max(200)).max(100).readonly()),
     default: Object.freeze([]) as readonly string[],
     expected: "a list of up to 100 tool names or command starts",
     env: "OPENCODE_COMPACTION_GUARD_IGNORE",
@@ -128,7 +129,7 @@ export const SETTINGS = {
         .filter((item) => item !== ""),
   }),
   toolLoop: spec<ToolLoopMode>({
-    schema: z.enum(["warn", "stop", "off"]),
+    schema: lazily(() => zod().enum(["warn", "stop", "off"])),
     default: "warn",
     expected: "warn, stop or off",
     env: "OPENCODE_COMPACTION_GUARD_TOOL_LOOP",
@@ -137,7 +138,7 @@ export const SETTINGS = {
     fromText: (text) => text.trim().toLowerCase(),
   }),
   notify: spec<NotifyMode>({
-    schema: z.enum(["toast", "log", "off"]),
+    schema: lazily(() => zod().enum(["toast", "log", "off"])),
     default: "toast",
     expected: "toast, log or off",
     env: "OPENCODE_COMPACTION_GUARD_NOTIFY",
@@ -146,7 +147,7 @@ export const SETTINGS = {
     fromText: (text) => text.trim().toLowerCase(),
   }),
   mode: spec<GuardMode>({
-    schema: z.enum(["enforce", "observe"]),
+    schema: lazily(() => zod().enum(["enforce", "observe"])),
     default: "enforce",
     expected: "enforce or observe",
     env: "OPENCODE_COMPACTION_GUARD_MODE",
@@ -155,7 +156,7 @@ export const SETTINGS = {
     fromText: (text) => text.trim().toLowerCase(),
   }),
   prevent: spec({
-    schema: z.boolean(),
+    schema: lazily(() => zod().boolean()),
     default: true,
     expected: "true or false",
     expectedText: BOOL_TEXT,
@@ -165,7 +166,7 @@ export const SETTINGS = {
     fromText: boolean,
   }),
   enabled: spec({
-    schema: z.boolean(),
+    schema: lazily(() => zod().boolean()),
     default: true,
     expected: "true or false",
     expectedText: BOOL_TEXT,
@@ -180,7 +181,7 @@ type Specs = typeof SETTINGS;
 type Key = keyof Specs;
 
 /** The guard's settings, one field per entry of {@link SETTINGS}. */
-export type GuardSettings = { readonly [K in Key]: z.output<Specs[K]["schema"]> };
+export type GuardSettings = { readonly [K in Key]: z.output<ReturnType<Specs[K]["schema"]>> };
 
 const KEYS = Object.keys(SETTINGS) as Key[];
 const isKey = (key: string): key is Key => (KEYS as string[]).includes(key);
@@ -218,7 +219,7 @@ export function checkSetting<K extends Key>(
   value: unknown,
   from: "value" | "text" = "value",
 ): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
-  const result = (SETTINGS[key].schema as z.ZodType<GuardSettings[K]>).safeParse(value);
+  const result = (SETTINGS[key].schema() as z.ZodType<GuardSettings[K]>).safeParse(value);
   if (result.success) return { ok: true, value: result.data };
   const spec: SettingSpec<unknown> = SETTINGS[key];
   const expected = from === "text" ? (spec.expectedText ?? spec.expected) : spec.expected;

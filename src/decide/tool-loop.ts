@@ -18,13 +18,12 @@
  * {@link toolLoopHistoryLimit} messages) and walks at most {@link toolLoopSteps} steps, so it
  * costs the same at 100 and at 10,000 steps (figure in `npm run bench`, bench/scale.ts).
  */
-import { previewCall } from "../redact/preview.js";
 import { isRecord } from "../shared/record.js";
-import { buildChains } from "./chains.js";
+import { buildChains, type Chain } from "./chains.js";
 import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { canonicalJson, comparableInput } from "./signature.js";
-import { buildStepsView, type Action, type StepView, type StepsView } from "./view.js";
+import { buildStepsView, previewOf, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -120,13 +119,11 @@ export interface ToolLoopCheck {
 }
 
 /** The chain of `target` (an action of the newest step in `steps`), walked by the one chain judgement. */
-function runsOf(steps: readonly StepView[], view: StepsView, target: Action): number {
-  // No earlier action of the same key: the first run, with no output hashed.
-  const repeated = steps.some((step) =>
-    step.actions.some((action) => action !== target && action.kind === "tool" && action.key === target.key),
-  );
-  if (!repeated) return 1;
-  return buildChains(steps, view, target).last?.count ?? 1;
+function chainOf(steps: readonly StepView[], view: StepsView, target: Action): Chain | undefined {
+  // No earlier action of the same key in these steps: the first run, with nothing walked or hashed.
+  const first = steps[0];
+  if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
+  return buildChains(steps, view, target).last;
 }
 
 /**
@@ -182,7 +179,7 @@ export function checkToolCall(messages: readonly unknown[], call: FinishedCall, 
   const target =
     step?.position === at && entry?.kind === "assistant" ? step.actions.find((action) => action.call === entry.toolCalls[k]) : undefined;
   if (!target) return { runs: 0, action: null };
-  const runs = runsOf(steps, view, target);
+  const runs = chainOf(steps, view, target)?.count ?? 1;
   return { runs, action: toolLoopAction(runs, settings, askedIn(timeline, view)) };
 }
 
@@ -213,6 +210,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
   if (settings.toolLoop === "off") return [];
   const found: ToolLoopEntry[] = [];
   const window = toolLoopSteps(settings);
+  const options = { ...settings, askingByResult: false };
   let view: StepsView | undefined;
   let stepNumber = 0;
   /** The chain already stopped (key and first run): its later runs would not have happened. */
@@ -221,7 +219,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     if (!isStep(entry)) return;
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
-    const here = buildStepsView(timeline, position, { ...settings, askingByResult: false });
+    const here = buildStepsView(timeline, position, options);
     // Views of one stretch since the user's last message share what they judged new.
     if (view === undefined || view.from !== here.from) view = here;
     const steps = view.stepsUpTo(position, window);
@@ -229,10 +227,12 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     if (step?.position !== position) return;
     for (const action of step.actions) {
       if (action.kind !== "tool" || action.call === null) continue;
-      const runs = runsOf(steps, view, action);
+      const chain = chainOf(steps, view, action);
+      const runs = chain?.count ?? 1;
+      // Below the threshold nothing is done, whatever the user asked for.
+      if (runs < settings.threshold) continue;
       const act = toolLoopAction(runs, settings, askedIn(timeline, view));
       if (act === null) continue;
-      const chain = buildChains(steps, view, action).last;
       const chainKey = `${action.key}\u0000${chain?.firstPosition}`;
       if (chainKey === stopped) continue;
       if (act === "stop") stopped = chainKey;
@@ -242,7 +242,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
         runs,
         messageID: entry.id,
         tool: action.call.tool,
-        preview: previewCall(action.call.tool, action.call.input, directory),
+        preview: previewOf(action.call, directory),
       });
     }
   });

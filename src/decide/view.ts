@@ -4,11 +4,12 @@
  * other. Also the helpers rules share: the steps since the user last spoke, each step's
  * actions (tool calls, or a text-only answer) and whether an action is new work.
  *
- * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle,
- * and up to NOVELTY_LOOKBACK_STEPS before an action to tell whether it is new). Each step's
- * actions and keys (tool, status, canonical input) are computed once per entry; outputs are
- * hashed only for two actions of the same key whose raw outputs differ: in healthy work most
- * calls differ in their input and their outputs are never hashed.
+ * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle).
+ * Each step's actions and keys (tool, status, canonical input) are computed once per entry,
+ * and each action is linked to the earlier runs of its key: whether it is new is told from
+ * those alone (up to NOVELTY_LOOKBACK_STEPS back), once per action for every view of the
+ * timeline. Outputs are hashed only for two actions of the same key whose raw outputs
+ * differ: in healthy work most calls differ in their input and their outputs are never hashed.
  */
 import {
   compactionEnd,
@@ -32,6 +33,7 @@ import {
   toolCallSignature,
 } from "./signature.js";
 import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
+import { previewCall } from "../redact/preview.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
 export interface Action {
@@ -87,6 +89,8 @@ export interface DecisionView {
   keyUsedBefore(action: Action): boolean;
   /** The same action, result included (equal signatures; identical raw outputs need no hashing). */
   same(a: Action, b: Action): boolean;
+  /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
+  keyUsedSince(action: Action, position: number): boolean;
 }
 
 /**
@@ -118,6 +122,17 @@ class LazyAction implements Action {
   private inputMemo: string | undefined;
   private substantialMemo: boolean | undefined;
 
+  /** The latest earlier action of the same key in the timeline (see {@link stepViews}), or undefined. */
+  previousSameKey: LazyAction | undefined;
+  /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link stepViews}. */
+  step = -1;
+  /**
+   * Position of the nearest earlier same action (result included) within the lookback, its
+   * own position for an earlier one in its own step, −1 for none; computed on first use.
+   * It does not depend on where the view begins: every view of the timeline shares it.
+   */
+  private sameBeforeMemo: number | undefined;
+
   constructor(
     readonly kind: Action["kind"],
     /** What separates keys cheaply: the tool name and status (or "text"). */
@@ -139,12 +154,40 @@ class LazyAction implements Action {
 
   /** The canonical comparable input (asking calls only: their key leaves it out). */
   private get input(): string {
-    return (this.inputMemo ??= canonicalJson(comparableInput(this.call!)));
+    return (this.inputMemo ??= comparableJson(this.call!));
   }
 
   /** Does the result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS})? */
   private get substantial(): boolean {
     return (this.substantialMemo ??= normalizeOutput(this.call!.output).length >= SUBSTANTIAL_RESULT_CHARS);
+  }
+
+  /**
+   * Position of the nearest earlier action of the same key within {@link NOVELTY_LOOKBACK_STEPS}
+   * steps before its own, or in its own step (then its own position); −1 for none.
+   */
+  get keyBefore(): number {
+    const other = this.previousSameKey;
+    return other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS ? other.position : -1;
+  }
+
+  /** Like {@link keyBefore}, for the same action (result included): walks back the earlier actions of its key. */
+  get sameBefore(): number {
+    if (this.sameBeforeMemo === undefined) {
+      let found = -1;
+      for (
+        let other = this.previousSameKey;
+        other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS;
+        other = other.previousSameKey
+      ) {
+        if (this.sameAs(other)) {
+          found = other.position;
+          break;
+        }
+      }
+      this.sameBeforeMemo = found;
+    }
+    return this.sameBeforeMemo;
   }
 
   /** Same key? Different tools or statuses differ without writing out their inputs. */
@@ -169,6 +212,50 @@ class LazyAction implements Action {
 
 /** Actions per step and per settings that shape them (`matchOutput`, `ignore`); they go with their entry. */
 const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
+
+/**
+ * What is written of one call once and read under every settings (replay's decisions and the
+ * tool-loop check shape actions differently, from the same calls): its canonical comparable
+ * input, its result signature, its signature with and without the output.
+ */
+interface CallMemo {
+  input?: string;
+  result?: string;
+  withOutput?: string;
+  withoutOutput?: string;
+}
+const callMemos = new WeakMap<ToolCall, CallMemo>();
+
+function memoOf(call: ToolCall): CallMemo {
+  let memo = callMemos.get(call);
+  if (!memo) callMemos.set(call, (memo = {}));
+  return memo;
+}
+
+/** The call's canonical comparable input (signature.ts `comparableInput`), once per call. */
+const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= canonicalJson(comparableInput(call)));
+/** signature.ts `resultSignature`, once per call. */
+const resultSignatureOf = (call: ToolCall): string => (memoOf(call).result ??= resultSignature(call));
+/** signature.ts `toolCallSignature`, once per call and `matchOutput`. */
+const callSignatureOf = (call: ToolCall, matchOutput: boolean): string => {
+  const memo = memoOf(call);
+  return matchOutput ? (memo.withOutput ??= toolCallSignature(call, true)) : (memo.withoutOutput ??= toolCallSignature(call, false));
+};
+
+/** Previews per call and project directory: replay's decisions name the same call at compaction after compaction. */
+const previews = new WeakMap<ToolCall, Map<string | undefined, string>>();
+
+/**
+ * The redacted one-line preview of a call's input (redact/preview.ts `previewCall`), made
+ * once per call and directory: what the evidence and the notices show, never the raw input.
+ */
+export function previewOf(call: ToolCall, directory?: string): string {
+  let byDirectory = previews.get(call);
+  if (!byDirectory) previews.set(call, (byDirectory = new Map()));
+  let preview = byDirectory.get(directory);
+  if (preview === undefined) byDirectory.set(directory, (preview = previewCall(call.tool, call.input, directory)));
+  return preview;
+}
 
 /** The command of a bash call, or undefined. */
 const bashCommand = (call: ToolCall): string | undefined => {
@@ -227,7 +314,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           return action(
             "result",
             () => head,
-            () => resultSignature(call),
+            () => resultSignatureOf(call),
           );
         // A failed edit changed nothing: what it brings is the error it met on that file.
         const file = kind === "effect" && call.status === "error" && settings.matchOutput ? targetFile(call) : null;
@@ -235,12 +322,12 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           return action(
             "exact",
             () => `${head}\u0000${file}`,
-            () => resultSignature(call),
+            () => resultSignatureOf(call),
           );
         return action(
           "exact",
-          () => `${head}\u0000${canonicalJson(comparableInput(call))}`,
-          () => toolCallSignature(call, settings.matchOutput),
+          () => `${head}\u0000${comparableJson(call)}`,
+          () => callSignatureOf(call, settings.matchOutput),
         );
       });
   } else if (entry.text.trim() !== "") {
@@ -276,6 +363,40 @@ function workSteps(timeline: Timeline): Int32Array {
     stepPositions.set(timeline, (known = Int32Array.from(positions)));
   }
   return known;
+}
+
+/** The work steps of each timeline with their actions, per settings id (see {@link stepViews}). */
+const stepViewCache = new WeakMap<Timeline, Map<string, readonly StepView[]>>();
+
+/**
+ * Every work step of the timeline with its actions, in order (index i: `workSteps(timeline)[i]`),
+ * built once per timeline and settings. Each action is linked on the way to the latest earlier
+ * action of the same key (tool, status, input: the only ones that can be the same action):
+ * telling whether an action is new then walks the earlier runs of its key alone, not every
+ * step of the lookback, and what one view learnt every other view of the timeline reuses
+ * (replay's decisions at each compaction, the tool-loop check at each step).
+ * Cost: one canonical input per tool call of the timeline.
+ */
+function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepView[] {
+  let perSettings = stepViewCache.get(timeline);
+  if (!perSettings) stepViewCache.set(timeline, (perSettings = new Map()));
+  let views = perSettings.get(settings.id);
+  if (views) return views;
+  const latest = new Map<string, Map<string, LazyAction>>();
+  views = Array.from(workSteps(timeline), (position, step) => {
+    const entry = timeline.entries[position] as AssistantEntry;
+    const actions = actionsOf(entry, position, settings);
+    for (const action of actions) {
+      let byKey = latest.get(action.head);
+      if (!byKey) latest.set(action.head, (byKey = new Map()));
+      action.step = step;
+      action.previousSameKey = byKey.get(action.key);
+      byKey.set(action.key, action);
+    }
+    return { entry, position, actions };
+  });
+  perSettings.set(settings.id, views);
+  return views;
 }
 
 /** Per timeline, for each position, the position of the last real user message at or before it (−1: none). */
@@ -347,6 +468,22 @@ export interface StepsView {
   keyUsedBefore(action: Action): boolean;
   /** See {@link DecisionView.same}. */
   same(a: Action, b: Action): boolean;
+  /** See {@link DecisionView.keyUsedSince}. */
+  keyUsedSince(action: Action, position: number): boolean;
+}
+
+/** The action settings of each settings object, with their id: a replay builds thousands of views with one. */
+const settingsIds = new WeakMap<ActionOptions, ActionSettings>();
+
+/** `settings` with the id that names what shapes actions (see {@link ActionOptions}). */
+function withId(settings: ActionOptions): ActionSettings {
+  let known = settingsIds.get(settings);
+  if (!known) {
+    const askingByResult = settings.askingByResult !== false;
+    const id = `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`;
+    settingsIds.set(settings, (known = { ...settings, askingByResult, id }));
+  }
+  return known;
 }
 
 /**
@@ -358,59 +495,28 @@ export interface StepsView {
  * @returns the view; never throws on a timeline from buildTimeline.
  */
 export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
-  const { entries } = timeline;
-  const askingByResult = settings.askingByResult !== false;
-  const actionSettings: ActionSettings = {
-    ...settings,
-    askingByResult,
-    id: `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`,
-  };
+  const actionSettings = withId(settings);
   const lastUserAt = realUserPositions(timeline)[end] ?? -1;
   const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
   const from = Math.max(start, lastUserPosition + 1);
-  const novelty = new Map<Action, boolean>();
   const steps = workSteps(timeline);
-
-  /**
-   * Does an earlier action since `from` match `self` by `match`? Earlier in its own step, or
-   * in the NOVELTY_LOOKBACK_STEPS steps before it.
-   */
-  const doneBefore = (self: LazyAction, match: (other: LazyAction) => boolean): boolean => {
-    for (const other of actionsOf(entries[self.position] as AssistantEntry, self.position, actionSettings)) {
-      if (other === self) break;
-      if (match(other)) return true;
-    }
-    const last = firstPositionAfter(steps, self.position - 1) - 1;
-    for (let i = last; i >= 0 && i > last - NOVELTY_LOOKBACK_STEPS && steps[i]! >= from; i--) {
-      const position = steps[i]!;
-      for (const other of actionsOf(entries[position] as AssistantEntry, position, actionSettings)) if (match(other)) return true;
-    }
-    return false;
-  };
+  const views = stepViews(timeline, actionSettings);
+  /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
+  const inView = (self: LazyAction, before: number): boolean => before !== -1 && (before === self.position || before >= from);
 
   return {
     lastUserPosition,
     from,
     stepsUpTo: (high, n, low = from) => {
-      const found: StepView[] = [];
-      const bottom = Math.max(low, from);
-      for (let i = firstPositionAfter(steps, high) - 1; i >= 0 && steps[i]! >= bottom && found.length < n; i--) {
-        const position = steps[i]!;
-        const entry = entries[position] as AssistantEntry;
-        found.push({ entry, position, actions: actionsOf(entry, position, actionSettings) });
-      }
-      return found.reverse();
+      // Step indexes [begin, stop): at or after the bottom, at or before `high`, the newest n.
+      const stop = firstPositionAfter(steps, high);
+      const begin = Math.max(firstPositionAfter(steps, Math.max(low, from) - 1), stop - n);
+      return views.slice(begin, Math.max(begin, stop));
     },
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
-    isNew: (action) => {
-      let known = novelty.get(action);
-      if (known === undefined) {
-        const self = action as LazyAction;
-        novelty.set(action, (known = !doneBefore(self, (other) => self.sameAs(other))));
-      }
-      return known;
-    },
-    keyUsedBefore: (action) => doneBefore(action as LazyAction, (other) => other.sameKey(action as LazyAction)),
+    isNew: (action) => !inView(action as LazyAction, (action as LazyAction).sameBefore),
+    keyUsedBefore: (action) => inView(action as LazyAction, (action as LazyAction).keyBefore),
+    keyUsedSince: (action, position) => ((action as LazyAction).previousSameKey?.position ?? -1) >= position,
   };
 }
 
@@ -462,6 +568,7 @@ export function buildView(
     same: steps.same,
     isNew: steps.isNew,
     keyUsedBefore: steps.keyUsedBefore,
+    keyUsedSince: steps.keyUsedSince,
   };
 }
 

@@ -15,8 +15,12 @@ function clusterWidth(cluster: string): number {
   return 1;
 }
 
+/** Printable ASCII only: one column a character, no grapheme clusters to find (ids, numbers, rule names). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Columns `text` takes in a terminal (grapheme clusters, East Asian wide characters and emoji 2 columns); no escapes expected. */
 export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length;
   let width = 0;
   for (const { segment } of segmenter.segment(text)) width += clusterWidth(segment);
   return width;

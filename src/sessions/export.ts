@@ -7,8 +7,9 @@ import { constants as fsConstants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { constants } from "node:buffer";
 import { getHeapStatistics } from "node:v8";
-import { z } from "zod";
+import type { z } from "zod";
 import { isRecord } from "../shared/record.js";
+import { lazily, zod } from "../shared/zod.js";
 import { specialKind } from "./files.js";
 import { v2InOrder, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
 
@@ -17,21 +18,27 @@ export class ExportError extends Error {
   override readonly name = "ExportError";
 }
 
-/** The fields of an export the guard relies on; everything else passes through untouched. */
-export const ExportSchema = z.looseObject({
-  info: z.looseObject({ id: z.string().min(1) }),
-  messages: z
-    .array(
-      z.looseObject({
-        info: z.looseObject({ id: z.string().min(1), role: z.enum(["user", "assistant"]) }),
-        parts: z.array(z.unknown()),
-      }),
-    )
-    .min(1, "the export has no messages"),
+/**
+ * The fields of an export the guard relies on; everything else passes through untouched.
+ * Built with zod on first use: a well-formed export never needs it (see {@link isSessionExport}).
+ */
+export const exportSchema = lazily(() => {
+  const z = zod();
+  return z.looseObject({
+    info: z.looseObject({ id: z.string().min(1) }),
+    messages: z
+      .array(
+        z.looseObject({
+          info: z.looseObject({ id: z.string().min(1), role: z.enum(["user", "assistant"]) }),
+          parts: z.array(z.unknown()),
+        }),
+      )
+      .min(1, "the export has no messages"),
+  });
 });
 
 /** A validated export. */
-export type SessionExport = z.infer<typeof ExportSchema>;
+export type SessionExport = z.infer<ReturnType<typeof exportSchema>>;
 
 /** V8's longest string (~512 MiB of UTF-16 units): larger files cannot be parsed as one JSON text. */
 const MAX_JSON_BYTES = constants.MAX_STRING_LENGTH;
@@ -117,7 +124,7 @@ function firstIssue(error: z.ZodError, json: unknown): string {
 }
 
 /**
- * {@link ExportSchema}'s test, by hand and without copying: zod builds a copy of every
+ * {@link exportSchema}'s test, by hand and without copying: zod builds a copy of every
  * message, which made it a fifth of a large replay. zod still explains what is wrong.
  */
 export function isSessionExport(json: unknown): json is SessionExport {
@@ -171,7 +178,7 @@ export function parseExport(json: unknown, name: string): SessionExport {
   if (isSessionExport(json)) return json;
   const v2 = fromV2Session(json, name);
   if (v2) return v2;
-  const result = ExportSchema.safeParse(json);
+  const result = exportSchema().safeParse(json);
   if (!result.success) throw new ExportError(`${name}: not an opencode session export (${firstIssue(result.error, json)})`);
   return result.data;
 }

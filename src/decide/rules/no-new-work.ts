@@ -11,7 +11,7 @@
  */
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
-import { previewCall } from "../../redact/preview.js";
+import { previewOf } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =
@@ -60,7 +60,7 @@ export const noNewWork = defineRule({
     const first = firstNew === null ? actions[0] : undefined;
     const example = first
       ? first.call
-        ? { tool: first.call.tool, preview: previewCall(first.call.tool, first.call.input, directory) }
+        ? { tool: first.call.tool, preview: previewOf(first.call, directory) }
         : { tool: "text", preview: null }
       : null;
     const evidence: NoNewWorkEvidence = {

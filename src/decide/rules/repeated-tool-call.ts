@@ -17,9 +17,8 @@
  * a compaction is weak: a user-requested poll looks the same as a stuck call until the
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
-import { previewCall } from "../../redact/preview.js";
 import { buildChains, type Chain } from "../chains.js";
-import { compactionBetween } from "../view.js";
+import { compactionBetween, previewOf } from "../view.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 
@@ -71,7 +70,10 @@ export const repeatedToolCall = defineRule({
     const acrossCompaction = best !== undefined && across(best);
     const evidence: RepeatedToolCallEvidence = {
       tool: best?.action.call?.tool ?? null,
-      preview: best?.action.call ? previewCall(best.action.call.tool, best.action.call.input, directory) : null,
+      // Written when read (then kept, see previewOf): a replay's table reads only its first deny's evidence.
+      get preview() {
+        return best?.action.call ? previewOf(best.action.call, directory) : null;
+      },
       count: best?.count ?? 0,
       threshold: settings.threshold,
       matchOutput: settings.matchOutput,

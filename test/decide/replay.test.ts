@@ -1,0 +1,99 @@
+/**
+ * Replay decides every compaction of a session on one timeline, and the decisions share what
+ * an earlier one learnt (view.ts: each action linked to the earlier runs of its key, whether
+ * it is new, its preview). The hook decides one compaction on a timeline of its own. These
+ * tests hold the two to the same verdicts: on every recorded export and on generated
+ * histories, replay's rows equal `decide` on a fresh timeline per compaction (nothing shared),
+ * in either order, and the tool-loop entries equal those of a fresh timeline.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildTimeline } from "../../src/decide/history.js";
+import { parentOf, replayMessages, replaySession, type SessionData } from "../../src/decide/replay.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
+import { compactionSizes } from "../../src/decide/timeline.js";
+import { toolLoopsOf } from "../../src/decide/tool-loop.js";
+import { decide, type DecideOptions } from "../../src/decide/verdict.js";
+import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
+
+const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
+
+/** Every session export under fixtures/ (expectations and notes are not exports). */
+function fixtureExports(dir = FIXTURES): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return fixtureExports(path);
+    return entry.name.endsWith(".json") && !["expect.json", "notes.json"].includes(entry.name) ? [path] : [];
+  });
+}
+
+/** Replay's rows the slow way: each automatic compaction decided on a timeline built for it alone. */
+function decidedApart(
+  messages: readonly unknown[],
+  settings: GuardSettings,
+  options: DecideOptions,
+  order: "oldest" | "newest" = "oldest",
+) {
+  const points = buildTimeline(messages).compactions.filter((c) => c.auto && c.succeeded);
+  const rows = points.map((point) => {
+    const timeline = buildTimeline(messages);
+    const compaction = timeline.compactions.find((c) => c.position === point.position)!;
+    const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, compaction);
+    return { ...decide(timeline, compaction, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
+  });
+  return order === "oldest" ? rows : rows.reverse();
+}
+
+/** Replay's rows with the compactions decided newest first on one shared timeline (caches filled in the other order). */
+function sharedNewestFirst(messages: readonly unknown[], settings: GuardSettings, options: DecideOptions) {
+  const timeline = buildTimeline(messages);
+  return timeline.compactions
+    .filter((c) => c.auto && c.succeeded)
+    .reverse()
+    .map((compaction) => {
+      const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, compaction);
+      return { ...decide(timeline, compaction, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
+    });
+}
+
+const VARIANTS: ReadonlyArray<Partial<GuardSettings>> = [
+  {},
+  { predict: true },
+  { matchOutput: false, window: 12, threshold: 2 },
+  { toolLoop: "stop", threshold: 4, ignore: ["bash"] },
+];
+
+describe("replay's shared decisions equal decisions made apart", () => {
+  const files = fixtureExports();
+
+  it("finds the recorded exports", () => {
+    expect(files.length).toBeGreaterThan(40);
+  });
+
+  it.each(files.map((file) => [file.slice(FIXTURES.length), file]))("%s", (_name, file) => {
+    const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
+    const limits = { context: 200_000, output: 32_000 };
+    for (const variant of VARIANTS) {
+      const settings = { ...DEFAULT_SETTINGS, ...variant };
+      const replayed = replaySession(session, { settings, limits });
+      const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
+      const apart = decidedApart(session.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
+      expect(replayed.rows).toEqual(apart);
+      expect(toolLoopsOf(buildTimeline(session.messages), settings, directory)).toEqual(replayed.toolLoop);
+    }
+  });
+
+  it("on generated histories, in either order", () => {
+    fc.assert(
+      fc.property(history({}, 60), guardSettings, modelLimits, (messages, settings, limits) => {
+        const rows = replayMessages(messages, settings, { limits });
+        expect(rows).toEqual(decidedApart(messages, settings, { limits }));
+        expect(sharedNewestFirst(messages, settings, { limits })).toEqual(decidedApart(messages, settings, { limits }, "newest"));
+      }),
+      { numRuns: 100 },
+    );
+  }, 60_000);
+});
