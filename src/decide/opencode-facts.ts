@@ -11,8 +11,6 @@ export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
 export const CONTINUE_TEXT = `${CONTINUE_TEXT_PREFIX}, or stop and ask for clarification if you are unsure how to proceed.`;
 /** The text opencode sends for the compaction message after a compaction (message-v2.ts). */
 export const COMPACTION_QUESTION = "What did we do so far?";
-/** opencode's own token estimate: characters / 4 (util/token.ts `Token.estimate`). */
-export const CHARS_PER_TOKEN = 4;
 
 /** A model's token limits as opencode's models.dev data carries them (`model.limit`). */
 export interface ModelLimits {

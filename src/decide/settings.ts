@@ -95,7 +95,7 @@ export const SETTINGS = {
   }),
   predict: spec({
     schema: z.boolean(),
-    default: false,
+    default: true,
     expected: "true or false",
     expectedText: BOOL_TEXT,
     env: "OPENCODE_COMPACTION_GUARD_PREDICT",
