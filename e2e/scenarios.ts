@@ -693,8 +693,10 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       // continue turn (3), then the parent's final answer with the task's result (4).
       if (s.step === 1)
         return { type: "tool-call", call: { name: "task", args: { ...SUBAGENT_TASK } }, promptTokens: 1000, completionTokens: 20 };
-      if (s.step === 2) return loop(bash("echo child"));
-      if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER);
+      // The child's step is over the line by its output, its prompt (the child's system prompt,
+      // tools and task) no larger than the prompt of its answer after the compaction.
+      if (s.step === 2) return { ...loop(bash("echo child")), ...FIRST_STEP_OVER_LINE };
+      if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER, EMPTY_STEP_PROMPT_TOKENS);
       return final(SUBAGENT_FINAL_TEXT, 1500);
     // Counted scenarios: the server replaces these figures with what the requests carry.
     case "fixed-point-counted":
