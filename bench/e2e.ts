@@ -8,6 +8,7 @@ import { runScenario, type ScenarioRun } from "../e2e/harness.js";
 import { OPENCODE_VERSION } from "../e2e/sandbox.js";
 import { SCENARIOS, type ScenarioName } from "../e2e/scenarios.js";
 import { formatInt, formatMs, formatSeconds, formatTable, median } from "../e2e/table.js";
+import type { TokenizerName } from "../e2e/tokenizers.js";
 
 /** Requests the scripted server answers before refusing; keeps unguarded loops finite. */
 export const BENCH_CAP = 16;
@@ -77,21 +78,30 @@ export function benchTable(rows: BenchRow[]): string {
   );
 }
 
-/** The loop kinds (and one healthy run) the prediction section compares, with prediction off and on. */
-export const PREDICT_SCENARIOS: readonly ScenarioName[] = [
-  "fixed-point",
-  "alternating",
-  "reread",
-  "fixed-point-counted",
-  "repeat-with-progress",
-  "repeat-counted",
-  "healthy-counted",
+/**
+ * The loop kinds (and one healthy run) the prediction section compares, before (prediction
+ * off, 0.4.0's default) and after (the default settings, prediction on); the counted fixed
+ * point also under two real tokenizers (e2e/tokenizers.ts).
+ */
+export const PREDICT_RUNS: ReadonlyArray<readonly [ScenarioName, TokenizerName?]> = [
+  ["fixed-point"],
+  ["alternating"],
+  ["reread"],
+  ["fixed-point-counted"],
+  ["fixed-point-counted", "o200k"],
+  ["fixed-point-counted", "claude"],
+  ["repeat-with-progress"],
+  ["repeat-counted"],
+  ["healthy-counted"],
 ];
 
 /** One run of the prediction section: what the loop cost before the guard stopped it. Tokens in tokens. */
 export interface PredictRow {
   scenario: string;
-  predict: boolean;
+  /** The tokenizer the model server counted with, or null for the scenario's own figures. */
+  tokenizer: TokenizerName | null;
+  /** `default`: the default settings (prediction on); `off`: `OPENCODE_COMPACTION_GUARD_PREDICT=0`, as 0.4.0's default. */
+  settings: "off" | "default";
   /** The compaction the guard denied, or null. */
   deniedAt: number | null;
   rule: string | null;
@@ -102,25 +112,27 @@ export interface PredictRow {
 }
 
 /**
- * Runs each of PREDICT_SCENARIOS with the guard, prediction off then on (`OPENCODE_COMPACTION_GUARD_PREDICT`),
+ * Runs each of PREDICT_RUNS with the guard, prediction off then with the default settings,
  * one run at a time.
  * @returns one row per run.
  */
 export async function benchPredict(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<PredictRow[]> {
   const rows: PredictRow[] = [];
-  for (const scenario of PREDICT_SCENARIOS) {
-    for (const predict of [false, true]) {
+  for (const [scenario, tokenizer] of PREDICT_RUNS) {
+    for (const settings of ["off", "default"] as const) {
       const run = await runScenario({
         scenario,
         guard: true,
         maxRequests: BENCH_CAP,
         replay: false,
-        env: { OPENCODE_COMPACTION_GUARD_PREDICT: predict ? "1" : "0" },
+        ...(tokenizer ? { tokenizer } : {}),
+        ...(settings === "off" ? { env: { OPENCODE_COMPACTION_GUARD_PREDICT: "0" } } : {}),
       });
       const deny = run.decisions.find((d) => d.decision === "deny");
       rows.push({
         scenario,
-        predict,
+        tokenizer: tokenizer ?? null,
+        settings,
         deniedAt: deny?.index ?? null,
         rule: deny?.rule ?? null,
         continueTurns: run.metrics.continueTurns,
@@ -128,7 +140,9 @@ export async function benchPredict(log: (line: string) => void = (l) => process.
         promptTokensSent: run.metrics.promptTokensSent,
         ended: run.metrics.ended.detail,
       });
-      log(`  ${scenario} prediction ${predict ? "on" : "off"}: ${run.metrics.ended.detail}`);
+      log(
+        `  ${scenario}${tokenizer ? ` (${tokenizer})` : ""} ${settings === "off" ? "prediction off" : "default settings"}: ${run.metrics.ended.detail}`,
+      );
     }
   }
   return rows;
@@ -137,10 +151,11 @@ export async function benchPredict(log: (line: string) => void = (l) => process.
 /** The prediction rows as a plain-text table. */
 export function predictTable(rows: PredictRow[]): string {
   return formatTable(
-    ["scenario", "predict", "denied at", "rule", "continue turns", "requests", "prompt tokens", "ended"],
+    ["scenario", "tokens", "settings", "denied at", "rule", "continue turns", "requests", "prompt tokens", "ended"],
     rows.map((r) => [
       r.scenario,
-      r.predict ? "on" : "off",
+      r.tokenizer ?? "scenario's",
+      r.settings === "off" ? "before: predict off" : "after: default",
       r.deniedAt === null ? "-" : String(r.deniedAt),
       r.rule ?? "-",
       String(r.continueTurns),
@@ -159,7 +174,7 @@ export async function main(): Promise<void> {
   const rows = await benchE2e();
   console.log(benchTable(rows));
   console.log(
-    "\nprediction (cannot-make-room) off and on: what each loop cost before the stop (requests and prompt tokens include the title and the summaries)",
+    "\nzero waste by default (cannot-make-room): what each loop cost before the stop, before (prediction off, 0.4.0's default) and after (the default settings); requests and prompt tokens include the title and the summaries",
   );
   console.log(predictTable(await benchPredict()));
 }

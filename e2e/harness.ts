@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { guardLogLines, liveDecisions, type LiveDecision, type LogLine } from "./guard-log.js";
 import { startModelServer, type ModelServer, type RecordedRequest } from "./model-server.js";
+import { loadTokenizer, type TokenizerName } from "./tokenizers.js";
 import { PLUGIN_ENTRY, replayExport, type ReplayResult } from "./replay.js";
 import { createSandbox, writeOpencodeConfig, writeProjectFiles, type Sandbox } from "./sandbox.js";
 import { PRIOR_PROMPT, PROMPTS, scenarioSetup, type RequestKind, type ScenarioName } from "./scenarios.js";
@@ -53,6 +54,8 @@ export interface RunOptions {
    * it): several runs then share one opencode storage (its XDG dirs), as one user's do.
    */
   sandbox?: Sandbox;
+  /** Count every request's tokens with this tokenizer (tokenizers.ts); default: the scenario's (chars4 for the counted ones, else its fixed figures). */
+  tokenizer?: TokenizerName;
 }
 
 /** The second turn of a run with `followUp`: what that `opencode run --session` did. */
@@ -130,6 +133,8 @@ export interface ScenarioRun {
   metrics: RunMetrics;
   /** The follow-up turn (`followUp`), or null. */
   followUp: FollowUpRun | null;
+  /** The exports of the subagent sessions the run's `task` calls started, in call order. */
+  children: SessionExport[];
 }
 
 /** A finished child process. */
@@ -272,6 +277,7 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
       maxRequests: options.maxRequests ?? 16,
       ...(options.priorTurn ? { warmupPrompt: PRIOR_PROMPT } : {}),
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+      ...(options.tokenizer ? { tokenizer: await loadTokenizer(options.tokenizer) } : {}),
     });
     const pluginURL = options.pluginSpec ?? pathToFileURL(PLUGIN_ENTRY).href;
     const entry: string | [string, Record<string, unknown>] = options.pluginOptions ? [pluginURL, options.pluginOptions] : pluginURL;
@@ -280,6 +286,10 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
       limits: setup.limits,
       ...(setup.permission ? { permission: setup.permission } : {}),
       ...(setup.compaction ? { compaction: setup.compaction } : {}),
+      ...(setup.model ? { model: setup.model } : {}),
+      ...(setup.mcpServers
+        ? { mcp: Object.fromEntries(Object.entries(setup.mcpServers).map(([name, file]) => [name, ["node", join(sandbox.project, file)]])) }
+        : {}),
       ...(options.guard ? { plugin: [entry] } : {}),
     });
     await options.prepareSandbox?.(sandbox);
@@ -307,6 +317,8 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
       });
     };
     const replay = await replayOf(exp, "export.json");
+    const children: SessionExport[] = [];
+    for (const child of subagentSessions(exp)) children.push(await exportSession(child, sandbox, timeoutMs));
     const requests = server.requests.slice(firstRequest);
     let followUp: FollowUpRun | null = null;
     if (options.followUp !== undefined && sessionID) {
@@ -329,11 +341,24 @@ export async function runScenario(options: RunOptions): Promise<ScenarioRun> {
         replay: await replayOf(after, "export-follow-up.json"),
       };
     }
-    return { ...collect(options, f, sessionID, exp, replay, requests, sandbox), followUp };
+    return { ...collect(options, f, sessionID, exp, replay, requests, sandbox), followUp, children };
   } finally {
     await server?.close();
     if (!options.sandbox) await sandbox.dispose();
   }
+}
+
+/** The session ids of the subagents a session's `task` calls started (the tool part's `metadata.sessionId`). */
+function subagentSessions(exp: SessionExport | null): string[] {
+  return (exp?.messages ?? []).flatMap((m) =>
+    m.parts.flatMap((p) => {
+      const id =
+        p.type === "tool" && p.tool === "task"
+          ? (p.state as { metadata?: { sessionId?: unknown } } | undefined)?.metadata?.sessionId
+          : undefined;
+      return typeof id === "string" ? [id] : [];
+    }),
+  );
 }
 
 /** `opencode run` arguments for one prompt, optionally in an existing session. */
@@ -350,7 +375,7 @@ function collect(
   replay: ReplayResult | null,
   requests: RecordedRequest[],
   sandbox: Sandbox,
-): Omit<ScenarioRun, "followUp"> {
+): Omit<ScenarioRun, "followUp" | "children"> {
   const figures = exp ? exportFigures(exp) : null;
   const guardLines = guardLogLines(f.stderr);
   const decisions = liveDecisions(guardLines);

@@ -127,14 +127,14 @@ describe("the tarball installed alone, dev dependencies omitted", () => {
         ["--no-install", "opencode-compaction-guard", "replay", fixture, "--context-limit", "8000", "--output-limit", "2000"],
         { cwd: dir, env },
       );
-      expect(stdout).toMatch(/^first deny: compaction 2, no-progress/m);
+      expect(stdout).toMatch(/^first deny: compaction 1, cannot-make-room/m);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 });
 
-/** A fixed-point run stopped at compaction 2 by no-progress, from a plugin opencode installed from the local registry. */
+/** A fixed-point run stopped at compaction 1 by cannot-make-room (the default settings), from a plugin opencode installed from the local registry. */
 function expectInstalledAndStopped(run: ScenarioRun, threshold: string): void {
   expect(run.timedOut).toBe(false);
   expect(run.exitCode).toBe(0);
@@ -142,12 +142,9 @@ function expectInstalledAndStopped(run: ScenarioRun, threshold: string): void {
     new RegExp(`^compaction-guard ${pack.project.version.replace(/\./g, "\\.")} loaded: ${threshold}`),
   );
   expect(run.metrics.ended.kind).toBe("guard-stop");
-  expect(run.decisions.map((d) => [d.index, d.decision, d.rule, d.level])).toEqual([
-    [1, "allow", null, "INFO"],
-    [2, "deny", "no-progress", "WARN"],
-  ]);
-  expect(run.decisions[1]!.message).toContain(run.sessionID!);
-  expect(run.figures!.continueTurns).toBe(1);
+  expect(run.decisions.map((d) => [d.index, d.decision, d.rule, d.level])).toEqual([[1, "deny", "cannot-make-room", "WARN"]]);
+  expect(run.decisions[0]!.message).toContain(run.sessionID!);
+  expect(run.figures!.continueTurns).toBe(0);
   expectLiveMatchesReplay(run);
 }
 
@@ -160,11 +157,11 @@ describe("opencode 1.18.33 installs it by name from a registry on 127.0.0.1", ()
       expect(registry.requests).toContain(`GET /${d.name}/-/${d.name.replace(/^@[^/]+\//, "")}-${d.version}.tgz`);
   });
 
-  it('["opencode-compaction-guard@<version>", { threshold: 4 }] (npm_config_registry): loaded with the tuple\'s options, stops the loop at 2', () => {
+  it('["opencode-compaction-guard@<version>", { threshold: 4 }] (npm_config_registry): loaded with the tuple\'s options, stops the loop at 1', () => {
     expectInstalledAndStopped(runs.get("tuple")!, "threshold 4 \\(option\\)");
   });
 
-  it('"opencode-compaction-guard@<version>" (registry in ~/.npmrc): loaded with the defaults, stops the loop at 2', () => {
+  it('"opencode-compaction-guard@<version>" (registry in ~/.npmrc): loaded with the defaults, stops the loop at 1', () => {
     expectInstalledAndStopped(runs.get("string")!, "threshold 3 \\(default\\)");
   });
 

@@ -276,13 +276,15 @@ describe("healthy work the guard must not stop", () => {
     for (const k of [1, 2]) expect(tokensOf(cycleSteps(r, k)[0]!).input).toBe(RESERVED_CYCLE[0]);
     expectHealthyRun(r, FINAL_TEXT["compaction-reserved"], 2);
     // The live guard read reserved from opencode's config: without it (replay with the
-    // limits only) 5,000 is over the 4,500 line and compaction 2 would be denied.
+    // limits only) the usable line is 4,500, under the first step's 5,000: compaction 1 is
+    // denied (cannot-make-room) and compaction 2 would be (no-progress).
     const dir = await mkdtemp(join(tmpdir(), "ocg-e2e-reserved-"));
     try {
       const path = join(dir, "export.json");
       await writeFile(path, JSON.stringify(r.export));
       const withoutReserved = await replayExport(path, { limits: RESERVED_LIMITS });
-      expect(withoutReserved.firstDeny).toBe(2);
+      expect(withoutReserved.firstDeny).toBe(1);
+      expect(withoutReserved.compactions[0]).toMatchObject({ decision: "deny", rule: "cannot-make-room" });
       expect(withoutReserved.compactions[1]).toMatchObject({ decision: "deny", rule: "no-progress" });
       const withReserved = await replayExport(path, { limits: RESERVED_LIMITS, reserved: RESERVED_TOKENS });
       expect(withReserved.firstDeny).toBeNull();

@@ -1,6 +1,6 @@
 /**
- * Looping sessions in the real opencode 1.18.33: with the guard the run stops by itself
- * within two synthetic continue turns and says why; without it the loop runs until the
+ * Looping sessions in the real opencode 1.18.33: with the guard (default settings) the run
+ * stops by itself within two synthetic continue turns (the fixed points with none) and says why; without it the loop runs until the
  * scripted model server refuses.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,10 +11,11 @@ import { TITLE_TEXT, type ScenarioName } from "./scenarios.js";
 
 /** Each guarded loop, the rule that must stop it, and the compaction after which it must. */
 const GUARDED: Array<{ scenario: ScenarioName; rule: string; deniedAt: number }> = [
-  // Every step is over the usable line: compaction 2 shows compaction 1 cut nothing.
-  { scenario: "fixed-point", rule: "no-progress", deniedAt: 2 },
-  { scenario: "alternating", rule: "no-progress", deniedAt: 2 },
-  { scenario: "reread", rule: "no-progress", deniedAt: 2 },
+  // Every step is over the usable line, the first step's system prompt and tools alone too:
+  // cannot-make-room (on by default) stops them at compaction 1, with no continue turn.
+  { scenario: "fixed-point", rule: "cannot-make-room", deniedAt: 1 },
+  { scenario: "alternating", rule: "cannot-make-room", deniedAt: 1 },
+  { scenario: "reread", rule: "cannot-make-room", deniedAt: 1 },
   // Compaction cuts the context, but the same call completes 4 times before compaction 1 and
   // 4 more after it. Repeats wholly before the first compaction are not a loop yet (the model
   // may still be polling): compaction 2 shows the work redone across a compaction.
@@ -106,12 +107,11 @@ describe("settings reach the plugin inside opencode", () => {
   it("a plugin tuple's { minReduction: 0.9 } makes the healthy run's 69% cut too little, as the replay with --min-reduction 0.9 says", () => {
     const run = runs.get("healthy/min-reduction-0.9")!;
     expect(run.metrics.ended.kind).toBe("guard-stop");
-    // Each compaction cuts 6,520 tokens to 2,020: 69% < 90%, judged at compaction 2.
-    expect(run.decisions.map((d) => [d.decision, d.rule])).toEqual([
-      ["allow", null],
-      ["deny", "no-progress"],
-    ]);
-    expect(run.figures!.continueTurns).toBe(1);
+    // Each compaction cuts 6,520 tokens to 2,020: 69% < 90%. cannot-make-room (on by default)
+    // predicts that cut at compaction 1 (at best ~69%) and stops it there, no continue turn.
+    expect(run.decisions.map((d) => [d.decision, d.rule])).toEqual([["deny", "cannot-make-room"]]);
+    expect(run.decisions[0]!.message).toContain("less than the 90% cut needed to make progress");
+    expect(run.figures!.continueTurns).toBe(0);
     expectLiveMatchesReplay(run);
   });
 

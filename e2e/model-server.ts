@@ -22,6 +22,7 @@ import {
   type ScenarioName,
   type ScenarioState,
 } from "./scenarios.js";
+import { CHARS4, type Tokenizer } from "./tokenizers.js";
 
 /** One request as the server saw and answered it. */
 export interface RecordedRequest {
@@ -71,42 +72,45 @@ export interface ModelServerOptions {
   /**
    * Count the tokens each request carries instead of reporting the scenario's fixed figures:
    * `prompt_tokens` = {@link countPromptTokens} of the request, `completion_tokens` = the
-   * reply's text or tool call at the same ratio. Default: the scenario's `countTokens`
-   * (scenarios.ts `COUNTED_SCENARIOS`), else off.
+   * reply's text or tool call (and reasoning) with the same tokenizer. Default: on for the
+   * scenarios in scenarios.ts `COUNTED_SCENARIOS` and whenever `tokenizer` is given, else off.
    */
   countTokens?: boolean;
-}
-
-/** The fixed ratio of the counting mode: characters per token (opencode's own estimate, util/token.ts). */
-export const COUNT_CHARS_PER_TOKEN = 4;
-
-/** Characters of one message as the model would read them: its text, tool calls (name and arguments) and tool results. */
-function messageChars(message: ChatMessage): number {
-  let chars = textOf(message.content).length;
-  for (const call of message.tool_calls ?? []) chars += (call.function?.name ?? "").length + (call.function?.arguments ?? "").length;
-  return chars;
+  /** The tokenizer the counting mode counts with (tokenizers.ts `loadTokenizer`); default {@link CHARS4}. */
+  tokenizer?: Tokenizer;
 }
 
 /**
- * The prompt tokens a request carries, counted: ⌈characters / 4⌉ of every message's content
- * (system prompt, user and assistant text, tool calls, tool results) plus the tool definitions
- * as JSON. One fixed ratio for everything, so sizes add up as a real tokenizer's roughly do:
- * a compaction shrinks what it summarises and cannot shrink the system prompt or the tools.
+ * Every text of a message as the model reads it: its content, its tool calls (name and
+ * arguments) and any reasoning sent back with it (`reasoning_content`, `reasoning`).
  */
-export function countPromptTokens(body: ChatRequest): number {
-  const chars = (body.messages ?? []).reduce((sum, m) => sum + messageChars(m), 0) + (body.tools ? JSON.stringify(body.tools).length : 0);
-  return Math.ceil(chars / COUNT_CHARS_PER_TOKEN);
+function messageTexts(message: ChatMessage): string[] {
+  const texts = [textOf(message.content)];
+  for (const call of message.tool_calls ?? []) texts.push(call.function?.name ?? "", call.function?.arguments ?? "");
+  for (const reasoning of [message.reasoning_content, message.reasoning]) if (typeof reasoning === "string") texts.push(reasoning);
+  return texts;
 }
 
-/** The completion tokens of a reply, counted: ⌈characters / 4⌉ of its text or tool call (name and arguments), at least 1. */
-export function countCompletionTokens(reply: Extract<Reply, { type: "tool-call" | "text" | "empty" }>): number {
-  const chars =
-    reply.type === "text"
-      ? reply.text.length
-      : reply.type === "tool-call"
-        ? reply.call.name.length + JSON.stringify(reply.call.args).length
-        : 0;
-  return Math.max(1, Math.ceil(chars / COUNT_CHARS_PER_TOKEN));
+/**
+ * The prompt tokens a request carries, counted with `tokenizer`: every message's texts (system
+ * prompt, user and assistant text, tool calls, tool results) and the tool definitions as JSON,
+ * plus the family's chat template (tokenizers.ts: per message, and once per request). With
+ * {@link CHARS4}: ⌈characters / 4⌉ of it all, so sizes add up as a real tokenizer's roughly do.
+ */
+export function countPromptTokens(body: ChatRequest, tokenizer: Tokenizer = CHARS4): number {
+  const messages = body.messages ?? [];
+  const texts = messages.flatMap(messageTexts);
+  if (body.tools) texts.push(JSON.stringify(body.tools));
+  return tokenizer.countTexts(texts) + tokenizer.perMessage * messages.length + tokenizer.perRequest;
+}
+
+/** The completion tokens of a reply, counted with `tokenizer`: its text or tool call (name and arguments), at least 1; reasoning not included. */
+export function countCompletionTokens(
+  reply: Extract<Reply, { type: "tool-call" | "text" | "empty" }>,
+  tokenizer: Tokenizer = CHARS4,
+): number {
+  const texts = reply.type === "text" ? [reply.text] : reply.type === "tool-call" ? [reply.call.name, JSON.stringify(reply.call.args)] : [];
+  return Math.max(1, tokenizer.countTexts(texts));
 }
 
 /** The error body the server sends once the request cap is reached (HTTP 400, not retried). */
@@ -123,6 +127,8 @@ interface ChatMessage {
   role: string;
   content?: unknown;
   tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
 }
 interface ChatRequest {
   messages?: ChatMessage[];
@@ -167,6 +173,10 @@ export function classifyRequest(body: ChatRequest): RequestKind {
 /** The SSE events for a successful reply, each a `chat.completion.chunk` object. */
 function chunksFor(reply: Extract<Reply, { type: "tool-call" | "text" | "empty" }>, id: string, callId: string): unknown[] {
   const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "fakemodel" };
+  const reasoning =
+    reply.reasoningText !== undefined
+      ? [{ ...base, choices: [{ index: 0, delta: { role: "assistant", reasoning_content: reply.reasoningText }, finish_reason: null }] }]
+      : [];
   const delta =
     reply.type === "text"
       ? { role: "assistant", content: reply.text }
@@ -187,6 +197,7 @@ function chunksFor(reply: Extract<Reply, { type: "tool-call" | "text" | "empty" 
     ...(reply.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reply.reasoningTokens } } : {}),
   };
   return [
+    ...reasoning,
     { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
     { ...base, choices: [], usage },
@@ -213,7 +224,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const maxRequests = options.maxRequests ?? 24;
-  const counting = options.countTokens ?? COUNTED_SCENARIOS.has(options.scenario);
+  const counting = options.countTokens ?? (COUNTED_SCENARIOS.has(options.scenario) || options.tokenizer !== undefined);
+  const tokenizer = options.tokenizer ?? CHARS4;
   const ctx: ScenarioContext = { readPath: options.readPath, ...(options.projectDir ? { projectDir: options.projectDir } : {}) };
   const requests: RecordedRequest[] = [];
   const state: ScenarioState = { step: 0, compactions: 0, stepsSinceCompaction: 0 };
@@ -256,11 +268,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return;
     }
     if (counting) {
-      const completionTokens = countCompletionTokens(reply);
+      const reasoningTokens = reply.reasoningText !== undefined ? tokenizer.countTexts([reply.reasoningText]) : reply.reasoningTokens;
       reply = {
         ...reply,
-        promptTokens: countPromptTokens(body),
-        completionTokens: completionTokens + (reply.reasoningTokens ?? 0),
+        promptTokens: countPromptTokens(body, tokenizer),
+        completionTokens: countCompletionTokens(reply, tokenizer) + (reasoningTokens ?? 0),
+        ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
       };
     }
     record({

@@ -1,8 +1,8 @@
 /**
  * Trust in the real opencode 1.18.33: the start-up line names the version and every
  * setting's source, and in observe mode the fixed-point loop runs on to the server's cap with
- * no continue turn denied, one "would have stopped" warn line at compaction 2 (where enforce
- * mode stops it) and one at each later compaction.
+ * no continue turn denied, one "would have stopped" warn line at compaction 1 (where enforce
+ * mode stops it, by cannot-make-room) and one at each later compaction.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../src/shared/version.js";
@@ -38,12 +38,13 @@ describe("observe mode, and the start-up line, in opencode 1.18.33", () => {
     expect(run.figures!.guardNotes).toBe(0);
   });
 
-  it("says where it would have stopped: a warn line from compaction 2 on, naming the session", () => {
+  it("says where it would have stopped: a warn line from compaction 1 on, naming the session", () => {
     const observed = run.guardLines.filter((l) => l.message.startsWith("compaction-guard would have stopped auto-continue"));
     expect(observed.length).toBeGreaterThanOrEqual(1);
     expect(observed.every((l) => l.level === "WARN" && l.fields.mode === "observe")).toBe(true);
-    expect(observed[0]!.fields.compaction).toBe(2);
-    expect(observed[0]!.message).toContain(`in session "${TITLE_TEXT}" (${run.sessionID}) after compaction 2`);
+    expect(observed[0]!.fields.compaction).toBe(1);
+    expect(observed[0]!.fields.rule).toBe("cannot-make-room");
+    expect(observed[0]!.message).toContain(`in session "${TITLE_TEXT}" (${run.sessionID}) after compaction 1`);
     expect(run.guardLines.some((l) => l.message.startsWith("compaction-guard stopped"))).toBe(false);
   });
 });

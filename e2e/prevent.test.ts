@@ -4,8 +4,9 @@
  * after a compaction carries the note instead of "Continue if you have next steps…", and no
  * summary request shows an earlier continue turn as the user speaking. With `prevent: false`
  * the bodies are as opencode sends them without the guard's prevention; either way the loop
- * is stopped where it is today (fixed-point: compaction 2, no-progress), and the stored
- * history holds opencode's own continue text.
+ * is stopped at compaction 2 by no-progress, and the stored history holds opencode's own
+ * continue text. Prediction is off here (`predict: false`): with the default, cannot-make-room
+ * stops the fixed point at compaction 1, before any continue turn there would be to rewrite.
  *
  * PREVENT_E2E_OUT=<dir> writes the captured ledger and note there (docs/prevention.md quotes them).
  */
@@ -65,7 +66,13 @@ beforeAll(async () => {
     { into: off, options: { pluginOptions: { prevent: false } } },
   ];
   const results = await mapLimit(jobs, e2eConcurrency(), (job) =>
-    runScenario({ scenario: "fixed-point", guard: true, onRequest: recorder(job.into), ...job.options }),
+    runScenario({
+      scenario: "fixed-point",
+      guard: true,
+      env: { OPENCODE_COMPACTION_GUARD_PREDICT: "0" },
+      onRequest: recorder(job.into),
+      ...job.options,
+    }),
   );
   [runOn, runOff] = results as [ScenarioRun, ScenarioRun];
   if (process.env.PREVENT_E2E_OUT) {

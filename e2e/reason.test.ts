@@ -3,7 +3,9 @@
  * (the export, so the TUI and any later `opencode run --session`), the model never reads
  * it, and it changes nothing the guard decides next: the user's reply re-arms the guard,
  * the note does not. The real opencode 1.18.33, the fixed-point loop stopped at compaction 2,
- * then a real reply in the same session (`opencode run --session <id> "…"`).
+ * then a real reply in the same session (`opencode run --session <id> "…"`). Prediction is
+ * off here (`predict: false`), so that the loop gets a continue turn and both turns are
+ * stopped by no-progress; with the default, cannot-make-room stops it at 1 with the same note.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +24,8 @@ const isReply = (p: { text?: string }): boolean => p.text?.includes(REPLY) === t
 /** The first line of every note starts so (src/plugin/notice.ts, denialRecord). */
 const NOTE_START = "Compaction loop stopped by compaction-guard after compaction";
 
+/** cannot-make-room off, as this file's runs and replays have it. */
+const PREDICT_OFF = { OPENCODE_COMPACTION_GUARD_PREDICT: "0" };
 let run: ScenarioRun;
 const bodies: Array<{ kind: RequestKind; text: string }> = [];
 let scratch: string;
@@ -30,6 +34,7 @@ beforeAll(async () => {
   run = await runScenario({
     scenario: "fixed-point",
     guard: true,
+    env: PREDICT_OFF,
     followUp: REPLY,
     onRequest: (kind, body) => bodies.push({ kind, text: JSON.stringify(body) }),
   });
@@ -46,7 +51,7 @@ const triples = (decisions: ScenarioRun["decisions"]): DecisionTriple[] => decis
 async function replay(exp: SessionExport, name: string) {
   const path = join(scratch, name);
   await writeFile(path, JSON.stringify(exp));
-  return replayExport(path, { limits: { ...MODEL_LIMITS } });
+  return replayExport(path, { limits: { ...MODEL_LIMITS }, env: PREDICT_OFF });
 }
 
 describe("after the deny (the first `opencode run`)", () => {

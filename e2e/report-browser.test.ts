@@ -48,11 +48,14 @@ const SESSIONS: ReadonlyArray<{ file: string; limits: Partial<ModelLimits> | und
   { file: "fixtures/e2e-fixed-point.json", limits: E2E_LIMITS },
 ];
 
+/** The settings the e2e fixtures' live guard ran with: prediction off, so the guarded loops are denied at compaction 2. */
+const AS_RECORDED = { ...DEFAULT_SETTINGS, predict: false };
+
 async function buildReport(): Promise<AuditReport> {
   const sessions = [];
   for (const { file, limits } of SESSIONS) {
     const session = JSON.parse(await readFile(join(ROOT, file), "utf8")) as SessionData;
-    const { row, replay } = auditSession(session, file, { settings: DEFAULT_SETTINGS, limits });
+    const { row, replay } = auditSession(session, file, { settings: AS_RECORDED, limits });
     const series = sessionSeries(buildTimeline(session.messages), replay, usableContext(limits), { id: row.sessionID, title: row.title });
     sessions.push({ row, series });
   }

@@ -78,6 +78,10 @@ export interface SandboxConfig {
   compaction?: Record<string, unknown>;
   /** The fake model's limits; default MODEL_LIMITS. */
   limits?: ModelLimits;
+  /** More fields of the fake model's entry (e.g. `reasoning: true`). */
+  model?: Record<string, unknown>;
+  /** Local MCP servers: name → the command opencode starts (stdio). */
+  mcp?: Record<string, string[]>;
 }
 
 /** Environment switches that keep opencode off the network and away from the user's setup. */
@@ -122,11 +126,14 @@ export function opencodeConfig(config: SandboxConfig): Record<string, unknown> {
         name: "Fake",
         options: { baseURL: config.baseURL, apiKey: "x" },
         models: {
-          fakemodel: { name: "Fake model", tool_call: true, limit: { ...(config.limits ?? MODEL_LIMITS) } },
+          fakemodel: { name: "Fake model", tool_call: true, ...config.model, limit: { ...(config.limits ?? MODEL_LIMITS) } },
         },
       },
     },
     ...(config.compaction ? { compaction: config.compaction } : {}),
+    ...(config.mcp
+      ? { mcp: Object.fromEntries(Object.entries(config.mcp).map(([name, command]) => [name, { type: "local", command, enabled: true }])) }
+      : {}),
     ...(config.plugin ? { plugin: config.plugin } : {}),
   };
 }

@@ -41,6 +41,22 @@
  *   compaction keeps a tail and cuts well under the line; the answer on step 13.
  * - repeat-counted: the same `seq` every step while compaction does cut the context.
  *
+ * Where a lower bound of the next prompt is most likely to fail (e2e/token-table.ts runs each
+ * under every real tokenizer):
+ *
+ * - mcp-tools-counted: 40 MCP-style tool schemas (a local stdio MCP server) put the tools
+ *   over the usable context: a fixed point.
+ * - cjk-counted: a CJK- and emoji-heavy first message (3–4 bytes a character) and the same
+ *   `cat` of a CJK notes file every step.
+ * - big-tail-counted: the same `seq` of ~14,000 characters every step: the kept tail's last
+ *   tool result, which the bound leaves out, is large.
+ * - reasoning-counted: a reasoning model (`reasoning: true`, `reasoning_content` in every
+ *   answer, the summary's too) in the AGENTS.md fixed point.
+ * - input-limit-counted: the AGENTS.md fixed point with a model that has `limit.input`
+ *   (16,000) and `compaction.reserved` 2,000: usable 14,000 by the input line.
+ * - subagent-counted: the parent's `task` call starts a subagent whose own session runs the
+ *   same `seq` every step (the subagent's system prompt, tools and first message).
+ *
  * Tool loops with no compaction (1,000 prompt tokens a step, far under the line):
  *
  * - tool-loop-echo: the same `echo hi` every step, until the server's cap.
@@ -50,6 +66,22 @@
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
  */
+
+/**
+ * The scenarios whose token figures the model server counts from what each request carries
+ * (model-server.ts `countPromptTokens`) instead of reporting the scenario's fixed figures.
+ */
+const COUNTED = [
+  "fixed-point-counted",
+  "healthy-counted",
+  "repeat-counted",
+  "mcp-tools-counted",
+  "cjk-counted",
+  "big-tail-counted",
+  "reasoning-counted",
+  "input-limit-counted",
+  "subagent-counted",
+] as const;
 
 /** The scenarios the fake model server can play. */
 export const SCENARIOS = [
@@ -76,23 +108,14 @@ export const SCENARIOS = [
   "reasoning-heavy-first-step",
   "compaction-reserved",
   "subagent",
-  "fixed-point-counted",
-  "healthy-counted",
-  "repeat-counted",
+  ...COUNTED,
   "tool-loop-echo",
   "tool-loop-varied",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
-/**
- * The scenarios whose token figures the model server counts from what each request carries
- * (model-server.ts `countPromptTokens`) instead of reporting the scenario's fixed figures.
- */
-export const COUNTED_SCENARIOS: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
-  "fixed-point-counted",
-  "healthy-counted",
-  "repeat-counted",
-]);
+/** {@link COUNTED}, as a set. */
+export const COUNTED_SCENARIOS: ReadonlySet<ScenarioName> = new Set<ScenarioName>(COUNTED);
 
 /** How the server classified a request (see `classifyRequest` in model-server.ts). */
 export type RequestKind = "title" | "compaction" | "continue" | "chat";
@@ -154,6 +177,8 @@ export const FINAL_TEXT = {
 /** The text every step of the text-only loops answers with. */
 export const REPEATED_TEXT = "Still thinking about the approach.";
 
+/** cjk-counted: the first message, CJK and emoji (~330 characters, ~1,000 UTF-8 bytes). */
+export const CJK_PROMPT = `请阅读 notes-zh.md，逐条核对部署步骤，并把每一步的结果记录下来。🙏📝✨ ${"每一步都要仔细检查日志，遇到错误先停下来分析原因，再决定下一步怎么做。🔍🚦 ".repeat(8)}`;
 /** The prompt `opencode run` gets, per scenario. */
 export const PROMPTS: Record<ScenarioName, string> = {
   "fixed-point": "run echo hi",
@@ -182,6 +207,12 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "fixed-point-counted": "run echo hi",
   "healthy-counted": "print the twelve number ranges",
   "repeat-counted": "print the numbers",
+  "mcp-tools-counted": "run echo hi",
+  "cjk-counted": CJK_PROMPT,
+  "big-tail-counted": "print the numbers",
+  "reasoning-counted": "run echo hi",
+  "input-limit-counted": "run echo hi",
+  "subagent-counted": "ask a subagent to print the numbers",
   "tool-loop-echo": "say hi",
   "tool-loop-varied": "look around the project",
 };
@@ -212,6 +243,8 @@ interface Usage {
   completionTokens: number;
   /** Reported as `completion_tokens_details.reasoning_tokens` (part of completionTokens). */
   reasoningTokens?: number;
+  /** Hidden reasoning sent as `reasoning_content` before the answer (counted as reasoningTokens in counting mode). */
+  reasoningText?: string;
   /**
    * The `finish_reason` sent; undefined = the usual one (`tool_calls` for a call, `stop`
    * otherwise); null = none at all (every chunk says `finish_reason: null`).
@@ -255,6 +288,10 @@ export interface ScenarioSetup {
   compaction?: Record<string, unknown>;
   /** The fake model's limits (default MODEL_LIMITS). */
   limits: ModelLimits;
+  /** More fields of the fake model's entry in opencode.json (e.g. `reasoning: true`). */
+  model?: Record<string, unknown>;
+  /** Local MCP servers: name → a file of the project that node runs (stdio). */
+  mcpServers?: Record<string, string>;
 }
 
 /** Limits and reserved tokens of compaction-reserved: input limit 6500, reserved 500 → usable 6000 (default reserved: 4500). */
@@ -268,16 +305,92 @@ export const RESERVED_TOKENS = 500;
  */
 export const COUNTED_LIMITS: ModelLimits = { context: 16000, output: 2000 };
 /**
- * fixed-point-counted's AGENTS.md: 30,000 characters (~7,500 counted tokens) of instructions,
- * which opencode puts in the system prompt of every request: with the tools, over the usable
- * 14,000 tokens before any work, whatever a compaction does.
+ * fixed-point-counted's AGENTS.md: 30,000 characters of instructions of the usual kind (paths,
+ * commands, settings: ~7,500 tokens at 4 characters a token, 9,000–10,500 in the real
+ * tokenizers), which opencode puts in the system prompt of every request: with the tools,
+ * over the usable 14,000 tokens before any work, whatever a compaction does.
  */
-export const BIG_AGENTS_MD = `# Project instructions\n\n${"Keep every change small, tested and documented; explain each step before taking it.\n".repeat(353)}`;
+export const BIG_AGENTS_MD = `# Project instructions\n\n${Array.from(
+  { length: 222 },
+  (_, i) =>
+    `- \`src/module-${i}/index.ts\`: keep \`limit${i % 7}\` at 0.${i % 10}; run \`npx vitest run test/module-${i}\` before each commit (see CONTRIBUTING.md#tests).\n`,
+).join("")}`;
 /** healthy-counted and repeat-counted: each step prints this many numbers (~1,600 counted tokens of output). */
 export const COUNTED_RANGE = 1300;
 /** healthy-counted: the model answers with its final text on this chat step (1-based). */
 export const COUNTED_FINAL_STEP = 13;
 export const COUNTED_FINAL_TEXT = "All twelve ranges are printed.";
+
+/** big-tail-counted: each step prints this many numbers (~14,000 characters of output). */
+export const BIG_TAIL_RANGE = 3000;
+
+/** input-limit-counted: a model with an input limit; with reserved 2,000, usable 16,000 − 2,000 = 14,000 tokens. */
+export const INPUT_LIMITS: ModelLimits = { context: 32000, input: 16000, output: 2000 };
+export const INPUT_LIMIT_RESERVED = 2000;
+
+/** cjk-counted: the file each step reads. */
+export const CJK_FILE = "notes-zh.md";
+/** cjk-counted: its content, ~2,900 characters of CJK and emoji (~8,000 UTF-8 bytes). */
+export const CJK_NOTES = `# 部署笔记 📋\n\n${"部署流程：先运行测试，再构建镜像，然后推送到仓库。🚀✅ 注意：日志里的每一个错误都需要逐条检查，不能跳过。📋🔍 回滚方案：保留上一个版本的镜像标签。🔁🗂️\n".repeat(36)}`;
+
+/** mcp-tools-counted: the stdio MCP server's file in the project. */
+export const MCP_SERVER_FILE = "mcp-tools.cjs";
+/** mcp-tools-counted: how many tools it lists. */
+export const MCP_TOOL_COUNT = 40;
+
+/** One MCP tool as `tools/list` returns it. */
+interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** 40 tools in the shape MCP servers list them: a paragraph of description, four typed properties each. */
+export const MCP_TOOLS: readonly McpTool[] = Array.from({ length: MCP_TOOL_COUNT }, (_, i) => {
+  const verb = ["search", "fetch", "list", "update", "create", "delete", "describe", "export"][i % 8]!;
+  const noun = ["issues", "pages", "tables", "users", "deployments"][Math.floor(i / 8)]!;
+  return {
+    name: `${verb}_${noun}`,
+    description:
+      `${verb[0]!.toUpperCase()}${verb.slice(1)} ${noun} in the workspace. Use this tool when the user asks about ${noun}; ` +
+      `results are paginated, newest first, and each item carries its id, title, owner, labels and the time it last changed. ` +
+      `Prefer narrow filters: a broad query over a large workspace is slow and its results are cut to the page size. ` +
+      `Errors name the field that was wrong; retry with a corrected value instead of the same call.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: `Free text matched against the ${noun}' titles and bodies.` },
+        owner: { type: "string", description: "Only items owned by this user (login name)." },
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 20)." },
+        cursor: { type: "string", description: "The cursor of the previous page, to read the next one." },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+  };
+});
+
+/** A minimal MCP server over stdio (newline-delimited JSON-RPC): initialize, tools/list, tools/call. */
+export function mcpServerSource(tools: readonly McpTool[]): string {
+  return [
+    'const { createInterface } = require("node:readline");',
+    `const tools = ${JSON.stringify(tools)};`,
+    'const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");',
+    'createInterface({ input: process.stdin }).on("line", (line) => {',
+    "  let m; try { m = JSON.parse(line); } catch { return; }",
+    "  if (m.id === undefined) return;",
+    '  if (m.method === "initialize") send({ id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "docs", version: "1.0.0" } } });',
+    '  else if (m.method === "tools/list") send({ id: m.id, result: { tools } });',
+    '  else if (m.method === "tools/call") send({ id: m.id, result: { content: [{ type: "text", text: "no results" }] } });',
+    '  else if (m.method === "ping") send({ id: m.id, result: {} });',
+    '  else send({ id: m.id, error: { code: -32601, message: "method not found" } });',
+    "});",
+    "",
+  ].join("\n");
+}
+
+/** reasoning-counted: the hidden reasoning of every answer (~700 characters). */
+export const REASONING_TEXT = `The user wants the command run. ${"I should check what the summary says was done, then decide whether running it again adds anything. ".repeat(7)}`;
 
 /** The sandbox setup of a scenario. */
 export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
@@ -324,7 +437,27 @@ export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
       return { ...base, files: { "AGENTS.md": BIG_AGENTS_MD }, limits: { ...COUNTED_LIMITS } };
     case "healthy-counted":
     case "repeat-counted":
+    case "big-tail-counted":
+    case "subagent-counted":
       return { ...base, limits: { ...COUNTED_LIMITS } };
+    case "mcp-tools-counted":
+      return {
+        ...base,
+        files: { [MCP_SERVER_FILE]: mcpServerSource(MCP_TOOLS) },
+        mcpServers: { docs: MCP_SERVER_FILE },
+        limits: { ...COUNTED_LIMITS },
+      };
+    case "cjk-counted":
+      return { ...base, files: { [CJK_FILE]: CJK_NOTES }, limits: { ...COUNTED_LIMITS } };
+    case "reasoning-counted":
+      return { ...base, files: { "AGENTS.md": BIG_AGENTS_MD }, limits: { ...COUNTED_LIMITS }, model: { reasoning: true } };
+    case "input-limit-counted":
+      return {
+        ...base,
+        files: { "AGENTS.md": BIG_AGENTS_MD },
+        limits: { ...INPUT_LIMITS },
+        compaction: { reserved: INPUT_LIMIT_RESERVED },
+      };
     default:
       return base;
   }
@@ -417,6 +550,12 @@ export const SUBAGENT_TASK = {
 /** subagent: the child's answer (after its one compaction) and the parent's final answer. */
 export const SUBAGENT_CHILD_ANSWER = "The first line of notes.txt is: line one of the notes.";
 export const SUBAGENT_FINAL_TEXT = "The subagent reports: line one of the notes.";
+/** subagent-counted: the parent's task call. */
+export const SUBAGENT_COUNTED_TASK = {
+  description: "Print the numbers",
+  prompt: "Print the numbers 1 to 1300 with seq and report the last one.",
+  subagent_type: "general",
+} as const;
 
 /**
  * The reply of `scenario` to a chat or continue request (tools offered).
@@ -425,7 +564,7 @@ export const SUBAGENT_FINAL_TEXT = "The subagent reports: line one of the notes.
 export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: ScenarioContext): Reply {
   const project = ctx.projectDir ?? ctx.readPath.slice(0, ctx.readPath.lastIndexOf("/"));
   const inProject = (name: string) => `${project}/${name}`;
-  const loop = (call: ToolCall): Reply => ({
+  const loop = (call: ToolCall): Extract<Reply, { type: "tool-call" }> => ({
     type: "tool-call",
     call,
     promptTokens: LOOP_PROMPT_TOKENS,
@@ -554,8 +693,10 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       // continue turn (3), then the parent's final answer with the task's result (4).
       if (s.step === 1)
         return { type: "tool-call", call: { name: "task", args: { ...SUBAGENT_TASK } }, promptTokens: 1000, completionTokens: 20 };
-      if (s.step === 2) return loop(bash("echo child"));
-      if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER);
+      // The child's step is over the line by its output, its prompt (the child's system prompt,
+      // tools and task) no larger than the prompt of its answer after the compaction.
+      if (s.step === 2) return { ...loop(bash("echo child")), ...FIRST_STEP_OVER_LINE };
+      if (s.step === 3) return final(SUBAGENT_CHILD_ANSWER, EMPTY_STEP_PROMPT_TOKENS);
       return final(SUBAGENT_FINAL_TEXT, 1500);
     // Counted scenarios: the server replaces these figures with what the requests carry.
     case "fixed-point-counted":
@@ -565,6 +706,19 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
       return loop(bash(`seq ${s.step} ${s.step + COUNTED_RANGE - 1}`));
     case "repeat-counted":
       return loop(bash(`seq 1 ${COUNTED_RANGE}`));
+    case "mcp-tools-counted":
+    case "input-limit-counted":
+      return loop(bash("echo hi"));
+    case "cjk-counted":
+      return loop(bash(`cat ${CJK_FILE}`));
+    case "big-tail-counted":
+      return loop(bash(`seq 1 ${BIG_TAIL_RANGE}`));
+    case "reasoning-counted":
+      return { ...loop(bash("echo hi")), reasoningText: REASONING_TEXT };
+    case "subagent-counted":
+      // The parent's task call, then the subagent's steps until the server's cap.
+      if (s.step === 1) return loop({ name: "task", args: { ...SUBAGENT_COUNTED_TASK } });
+      return loop(bash(`seq 1 ${COUNTED_RANGE}`));
   }
 }
 
@@ -572,7 +726,7 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
  * A summary of about 830 characters (~210 counted tokens) in a compaction agent's template: for
  * the counted scenarios, where the summary's size is part of what is measured.
  */
-function longSummary(n: number, what: string, next: string): Reply {
+function longSummary(n: number, what: string, next: string): Extract<Reply, { type: "text" }> {
   const text = [
     `SUMMARY #${n}`,
     `## Goal\nThe user asked to ${what}.`,
@@ -608,7 +762,16 @@ export function compactionReply(scenario: ScenarioName, s: ScenarioState): Reply
     case "healthy-counted":
       return longSummary(s.compactions, "print twelve ranges of numbers with seq", `print range ${s.step + 1}`);
     case "repeat-counted":
+    case "big-tail-counted":
+    case "subagent-counted":
       return longSummary(s.compactions, "print the numbers with seq", "print them again");
+    case "mcp-tools-counted":
+    case "input-limit-counted":
+      return longSummary(s.compactions, "run echo hi; it printed hi", "run echo hi again");
+    case "cjk-counted":
+      return longSummary(s.compactions, "read notes-zh.md and check the deployment steps", "read it again");
+    case "reasoning-counted":
+      return { ...longSummary(s.compactions, "run echo hi; it printed hi", "run echo hi again"), reasoningText: REASONING_TEXT };
     default:
       return summary(s.compactions, PROMPTS[scenario], "carry on where the work stopped");
   }

@@ -47,7 +47,7 @@ describe("the start-up line", () => {
     expect(startup[0]).toMatchObject({ level: "info" });
     expect(startup[0]!.message).toBe(
       `compaction-guard ${VERSION} loaded: threshold 3 (default), window 12 (option), minReduction 0.1 (default), ` +
-        'predict false (default), matchOutput true (default), ignore ["gh run watch"] (env), toolLoop "warn" (default), notify "toast" (default), mode "enforce" (default), prevent true (default)',
+        'predict true (default), matchOutput true (default), ignore ["gh run watch"] (env), toolLoop "warn" (default), notify "toast" (default), mode "enforce" (default), prevent true (default)',
     );
   });
 

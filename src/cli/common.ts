@@ -193,6 +193,8 @@ export interface DecisionInputs {
   readonly limits: Partial<ModelLimits>;
   /** opencode's `compaction.reserved` (tokens), when given. */
   readonly reserved: number | undefined;
+  /** Was `predict` set by `--predict` or `OPENCODE_COMPACTION_GUARD_PREDICT` (not left at its default)? */
+  readonly predictAsked: boolean;
 }
 
 /**
@@ -209,6 +211,7 @@ export function decisionInputs(
   const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS });
   for (const problem of resolved.problems) err(`warning: ${problem}\n`);
   const settings: Record<string, unknown> = { ...resolved.settings };
+  let predictAsked = resolved.sources.predict !== "default";
   for (const key of REPLAY_KEYS) {
     const flag = SETTINGS[key].flag!;
     const text = values[flag] as string | undefined;
@@ -216,9 +219,10 @@ export function decisionInputs(
     const checked = checkSetting(key, parseSettingText(key, text), "text");
     if (!checked.ok) throw new UsageError(`--${flag}: ${checked.problem}`);
     settings[key] = checked.value;
+    if (key === "predict") predictAsked = true;
   }
   const { limits, reserved } = limitsFlags(values);
-  return { settings: settings as unknown as GuardSettings, limits, reserved };
+  return { settings: settings as unknown as GuardSettings, limits, reserved, predictAsked };
 }
 
 /**
@@ -238,11 +242,12 @@ export const PREDICT_WITHOUT_LIMITS =
   "warning: --predict needs the model's limits (--context-limit and --output-limit); cannot-make-room abstains without them";
 
 /**
- * Warns (one line on `err`) when predict is on (flag or `OPENCODE_COMPACTION_GUARD_PREDICT`)
- * but the command line gives no model limits: cannot-make-room would silently abstain.
+ * Warns (one line on `err`) when predict was turned on by hand (flag or
+ * `OPENCODE_COMPACTION_GUARD_PREDICT`; the default stays quiet) but the command line gives no
+ * model limits: cannot-make-room would silently abstain.
  */
 export function warnPredictWithoutLimits(inputs: DecisionInputs, err: (text: string) => void): void {
-  if (inputs.settings.predict && (inputs.limits.context === undefined || inputs.limits.output === undefined)) {
+  if (inputs.settings.predict && inputs.predictAsked && (inputs.limits.context === undefined || inputs.limits.output === undefined)) {
     err(`${PREDICT_WITHOUT_LIMITS}\n`);
   }
 }

@@ -18,32 +18,51 @@
  *   prompt, tools and the first user message, nothing else), less the first user message
  *   counted at one token per UTF-8 byte: no byte-level tokenizer makes more tokens than
  *   bytes, so what is taken off is never too little, whatever the model's tokenizer and
- *   language (CJK text is 3 bytes a character, code and prose ~1). Only while the same
- *   model and agent answer: another one has another system prompt, tools and tokenizer;
+ *   language (CJK text is 3 bytes a character, code and prose ~1). Never more than the
+ *   whole prompt of any step before the compaction: every step carries the system prompt
+ *   and tools, so a smaller later step means they shrank (an MCP server gone, an edited
+ *   AGENTS.md) or the figures are not a provider's. Only while the same model and agent
+ *   answer: another one has another system prompt, tools and tokenizer;
  * - the summary: its recorded output tokens (the text opencode sends back);
  * - the kept tail: the context of the last step before the compaction (prompt + output)
  *   less the prompt of the first step at or after the tail's first message: what the
  *   context grew by since the tail began (the last step's tool results, never measured,
  *   are left out);
- * - the two fixed texts at 4 characters a token (opencode's own estimate, util/token.ts).
+ * - the two fixed texts at {@link FIXED_CHARS_PER_TOKEN} characters a token: fewer tokens
+ *   than any of six real tokenizers makes of them (e2e/tokenizers.ts; opencode's own 4
+ *   characters a token, util/token.ts, is 4 tokens over what they make of the continue text).
+ *
+ * Per-message template tokens (the chat template around each message) are left out: the
+ * next prompt has more messages than the first step, so they only add to it.
  *
  * Pure; never throws on a timeline from buildTimeline.
  */
 import { isStep, type AssistantEntry, type Compaction, type Timeline } from "./history.js";
-import { CHARS_PER_TOKEN, COMPACTION_QUESTION, CONTINUE_TEXT } from "./opencode-facts.js";
+import { COMPACTION_QUESTION, CONTINUE_TEXT } from "./opencode-facts.js";
 import { compactionBetween } from "./view.js";
 
 /**
  * The margin taken off a prediction before it is compared with the usable context, in tokens:
- * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. From the measured worst overshoot
- * (prediction above the real prompt) over every e2e run and fixture: see e2e/FINDINGS.md.
+ * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. Measured under six real tokenizers
+ * (docs/zero-waste.md, e2e/token-table.ts) the bound never exceeded the real prompt; the
+ * margin covers the scripted figures of the recorded exports (a bound over their next prompt
+ * by up to 66 tokens: the scripts do not grow the prompt by the summary) and a summary that
+ * tokenizes a little differently when it is sent back as input.
  */
-export const MARGIN_MIN_TOKENS = 200;
+export const MARGIN_MIN_TOKENS = 100;
 /** See {@link MARGIN_MIN_TOKENS}. */
-export const MARGIN_FRACTION = 0.05;
+export const MARGIN_FRACTION = 0.01;
 
 /** The margin for a prediction of `predicted` tokens (see {@link MARGIN_MIN_TOKENS}). */
 export const predictionMargin = (predicted: number): number => Math.max(MARGIN_MIN_TOKENS, Math.ceil(MARGIN_FRACTION * predicted));
+
+/**
+ * Characters a token for the compaction question and the continue text (22 and 100
+ * characters). Measured (e2e/tokenizers.ts): o200k, cl100k, Claude, Qwen3, Llama 3 and
+ * Gemma 3 all make 7 tokens of the question and 21–22 of the continue text; at 5 characters
+ * a token (rounded down) the bound counts 4 + 20.
+ */
+export const FIXED_CHARS_PER_TOKEN = 5;
 
 /** A prediction's pieces, tokens each. */
 export interface PredictedPrompt {
@@ -52,13 +71,15 @@ export interface PredictedPrompt {
   readonly firstStepTokens: number;
   /** The first user message at one token per UTF-8 byte: an upper bound of its tokens. */
   readonly firstUserTokens: number;
-  /** System prompt + tools: firstStepTokens − firstUserTokens (≥ 0). */
+  /** The smallest prompt of any step before the compaction. */
+  readonly smallestStepTokens: number;
+  /** System prompt + tools: min(firstStepTokens − firstUserTokens, smallestStepTokens), ≥ 0. */
   readonly baseTokens: number;
   /** The summary's recorded output tokens. */
   readonly summaryTokens: number;
   /** Lower bound of the kept tail (0 when opencode kept none). */
   readonly tailTokens: number;
-  /** The compaction question and the continue text, at 4 characters a token. */
+  /** The compaction question and the continue text, at {@link FIXED_CHARS_PER_TOKEN} characters a token. */
   readonly fixedTokens: number;
   /** base + summary + tail + fixed: a lower bound of the next step's prompt. */
   readonly predictedTokens: number;
@@ -71,7 +92,8 @@ export interface PredictedPrompt {
 /** A prediction, or why there is none. */
 export type Prediction = PredictedPrompt | { readonly status: "abstain"; readonly reason: string };
 
-const estimate = (text: string, charsPerToken: number): number => Math.ceil(text.length / charsPerToken);
+/** Tokens of a fixed text, at least: ⌊characters / FIXED_CHARS_PER_TOKEN⌋. */
+const estimate = (text: string): number => Math.floor(text.length / FIXED_CHARS_PER_TOKEN);
 
 /**
  * Is `compaction` the first compaction in the timeline, with nothing cut off before `start`?
@@ -113,14 +135,17 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
 
   const firstStepTokens = firstStep.promptTokens;
   const firstUserTokens = firstUser.sentBytes ?? Buffer.byteLength(firstUser.text, "utf8");
-  const baseTokens = Math.max(0, firstStepTokens - firstUserTokens);
   const summaryTokens = summary.outputTokens;
 
   let trigger: AssistantEntry | undefined;
-  for (let p = compaction.position - 1; p >= 0 && !trigger; p--) {
+  let smallestStepTokens = firstStepTokens;
+  for (let p = compaction.position - 1; p >= 0; p--) {
     const entry = entries[p];
-    if (isStep(entry)) trigger = entry;
+    if (!isStep(entry)) continue;
+    trigger ??= entry;
+    if (entry.promptTokens !== null) smallestStepTokens = Math.min(smallestStepTokens, entry.promptTokens);
   }
+  const baseTokens = Math.max(0, Math.min(firstStepTokens - firstUserTokens, smallestStepTokens));
   const triggerTokens = trigger?.contextTokens ?? null;
   if (trigger !== undefined && trigger.model !== firstStep.model) {
     return abstain("the model or agent answering now is not the one of the session's first step (another system prompt and tools)");
@@ -142,11 +167,12 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
     if (from !== null && trigger?.promptTokens != null) tailTokens = Math.max(0, trigger.promptTokens + trigger.outputTokens - from);
   }
 
-  const fixedTokens = estimate(COMPACTION_QUESTION, CHARS_PER_TOKEN) + estimate(CONTINUE_TEXT, CHARS_PER_TOKEN);
+  const fixedTokens = estimate(COMPACTION_QUESTION) + estimate(CONTINUE_TEXT);
   return {
     status: "predicted",
     firstStepTokens,
     firstUserTokens,
+    smallestStepTokens,
     baseTokens,
     summaryTokens,
     tailTokens,

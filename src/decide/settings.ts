@@ -96,7 +96,7 @@ export const SETTINGS = {
   }),
   predict: spec({
     schema: lazily(() => zod().boolean()),
-    default: false,
+    default: true,
     expected: "true or false",
     expectedText: BOOL_TEXT,
     env: "OPENCODE_COMPACTION_GUARD_PREDICT",

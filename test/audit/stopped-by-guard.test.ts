@@ -17,6 +17,11 @@ import { cli } from "../support/cli.js";
 const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
 const LIMITS = { context: 8000, output: 2000 };
 const LIMIT_FLAGS = ["--context-limit", "8000", "--output-limit", "2000"];
+/**
+ * The settings these sessions were recorded with (prediction off, so the guard stopped the
+ * fixed point at compaction 2): what the guard did is then exactly what the audit replays.
+ */
+const RECORDED = { ...DEFAULT_SETTINGS, predict: false };
 
 type Message = { info: { id: string; role: string; time?: { created?: number; completed?: number } }; parts: unknown[] };
 type Export = { info: { id: string; time?: { updated?: number } }; messages: Message[] };
@@ -59,7 +64,7 @@ describe("stoppedByGuard", () => {
     const summary = guarded.messages.at(-1)!;
     const end = summary.info.time!.completed!;
     const noted = { ...guarded, messages: [...guarded.messages, note(guarded.info.id, end, 8_000)] };
-    const row = auditSession(noted as never, "noted.json", { settings: DEFAULT_SETTINGS, limits: LIMITS }).row;
+    const row = auditSession(noted as never, "noted.json", { settings: RECORDED, limits: LIMITS }).row;
     expect(row).toMatchObject({
       firstDeny: 2,
       looped: true,
@@ -72,14 +77,14 @@ describe("stoppedByGuard", () => {
 
   it("the note alone says so, even where a continue turn followed (a tool-loop stop, say)", () => {
     const unguarded = load("e2e-fixed-point-unguarded.json");
-    const plain = auditSession(unguarded as never, "u.json", { settings: DEFAULT_SETTINGS, limits: LIMITS }).row;
+    const plain = auditSession(unguarded as never, "u.json", { settings: RECORDED, limits: LIMITS }).row;
     expect(plain).toMatchObject({ looped: true, stoppedByGuard: false, continuesSaved: 7 });
     const last = unguarded.messages.at(-1)!.info.time!;
     const noted = {
       ...unguarded,
       messages: [...unguarded.messages, note(unguarded.info.id, last.completed ?? last.created!, 5_000, GUARD_NOTE_KINDS.toolLoop)],
     };
-    const row = auditSession(noted as never, "n.json", { settings: DEFAULT_SETTINGS, limits: LIMITS }).row;
+    const row = auditSession(noted as never, "n.json", { settings: RECORDED, limits: LIMITS }).row;
     // The same figures as without the note: its 5 s are not counted.
     expect(row).toMatchObject({
       stoppedByGuard: true,
@@ -96,17 +101,20 @@ describe("stoppedByGuard", () => {
     const run = await cli(["audit", ...files, ...LIMIT_FLAGS, "--json"]);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as AuditJson;
+    // Under the default settings both fixed points are denied at compaction 1 by cannot-make-room;
+    // the guarded one (stopped at 2, prediction off then) still counts as stopped by the guard.
     expect(Object.fromEntries(json.sessions.map((s) => [s.source.split("/").at(-1), [s.rule, s.stoppedByGuard]]))).toEqual({
-      "e2e-fixed-point.json": ["no-progress", true],
-      "e2e-fixed-point-unguarded.json": ["no-progress", false],
+      "e2e-fixed-point.json": ["cannot-make-room", true],
+      "e2e-fixed-point-unguarded.json": ["cannot-make-room", false],
       "e2e-healthy.json": [null, false],
       // turn-finished is housekeeping: its continue turn skipped, but no loop.
       "e2e-same-text-stop.json": ["turn-finished", false],
     });
-    expect(json.totals).toEqual({ sessions: 4, looping: 1, stoppedByGuard: 1, continuesSaved: 7, tokensAfterDeny: 44_100 });
+    // 8 continue turns in the unguarded run, 1 in the guarded one (the one it let through at compaction 1).
+    expect(json.totals).toEqual({ sessions: 4, looping: 1, stoppedByGuard: 1, continuesSaved: 9, tokensAfterDeny: 58_800 });
     const table = (await cli(["audit", ...files, ...LIMIT_FLAGS])).stdout.trimEnd().split("\n");
     expect(table.at(-1)).toBe(
-      "totals: 4 sessions read, 4 with automatic compactions (listed), 0 without; 1 loop stopped by the guard, 1 ran on (looping); the guard would have saved 7 synthetic continue turns and 44,100 tokens",
+      "totals: 4 sessions read, 4 with automatic compactions (listed), 0 without; 1 loop stopped by the guard, 1 ran on (looping); the guard would have saved 9 synthetic continue turns and 58,800 tokens",
     );
   });
 });
@@ -136,7 +144,7 @@ describe("the audit table names the source and the limits, and counts what was r
     const run = await cli(["audit", dir, ...LIMIT_FLAGS, "--since", "2026-12-01"]);
     expect(run.code).toBe(0);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(
-      "totals: 2 sessions read, 1 active since --since: 1 with automatic compactions (listed), 0 without; 0 loops stopped by the guard, 1 ran on (looping); the guard would have saved 7 synthetic continue turns and 44,100 tokens",
+      "totals: 2 sessions read, 1 active since --since: 1 with automatic compactions (listed), 0 without; 0 loops stopped by the guard, 1 ran on (looping); the guard would have saved 8 synthetic continue turns and 51,450 tokens",
     );
   });
 });

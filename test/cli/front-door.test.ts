@@ -155,7 +155,7 @@ describe("model limits must be physical and leave a usable context", () => {
     const WARNING =
       "warning: --reserved 700 has no effect: opencode's compaction.reserved only moves the usable line of a model with an input limit (--input-limit)\n";
     const run = await cli(["replay", LOOP, ...LIMITS, "--reserved", "700", "--json"]);
-    expect([run.code, run.stderr, JSON.parse(run.stdout).firstDeny]).toEqual([0, WARNING, 2]);
+    expect([run.code, run.stderr, JSON.parse(run.stdout).firstDeny]).toEqual([0, WARNING, 1]);
     expect((await cli(["replay", LOOP, "--reserved", "700", "--json"])).stderr).toBe(WARNING);
     expect((await cli(["audit", HEALTHY, "--reserved", "700", "--json"])).stderr).toBe(WARNING);
     // With an input limit it moves the line: no warning.

@@ -300,7 +300,7 @@ describe("newcomer issues: --predict without limits, bad booleans, missing value
     const run = await cli(["replay", LOOP, "--json"], { OPENCODE_COMPACTION_GUARD_PREDICT: "maybe" });
     expect([run.code, run.stderr]).toEqual([
       0,
-      'warning: OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using false\n',
+      'warning: OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using true\n',
     ]);
   });
 

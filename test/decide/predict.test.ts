@@ -19,12 +19,13 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       status: "predicted",
       firstStepTokens: 7_000,
       firstUserTokens: 11,
+      smallestStepTokens: 7_000,
       baseTokens: 6_989,
       summaryTokens: 30,
       tailTokens: 0,
-      // "What did we do so far?" (22 characters: 6) + the continue text (100 characters: 25).
-      fixedTokens: 31,
-      predictedTokens: 6_989 + 30 + 0 + 31,
+      // "What did we do so far?" (22 characters: 4) + the continue text (100 characters: 20), at 5 a token.
+      fixedTokens: 24,
+      predictedTokens: 6_989 + 30 + 0 + 24,
       tailStartID: null,
       triggerTokens: 7_000,
     });
@@ -47,7 +48,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       summaryTokens: 250,
       // 6,500 + 20 − 5,000: steps 3 and 4 without step 4's tool result (never measured).
       tailTokens: 1_520,
-      predictedTokens: 1_987 + 250 + 1_520 + 31,
+      predictedTokens: 1_987 + 250 + 1_520 + 24,
       tailStartID: third,
       triggerTokens: 6_520,
     });
@@ -66,7 +67,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect(predictAt(session.messages)).toMatchObject({
       baseTokens: 995,
       tailTokens: 6_120 - 2_500,
-      predictedTokens: 995 + 100 + 3_620 + 31,
+      predictedTokens: 995 + 100 + 3_620 + 24,
     });
   });
 
@@ -130,28 +131,39 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect(predictAt(session.messages)).toMatchObject({ status: "predicted", baseTokens: 6_989 });
   });
 
-  it("the margin: 200 tokens, or 5% of the prediction when that is more", () => {
-    expect([predictionMargin(1_000), predictionMargin(4_000), predictionMargin(4_001), predictionMargin(20_000)]).toEqual([
-      200, 200, 201, 1_000,
+  it("never takes more off for the system prompt and tools than the smallest step's whole prompt (every step carries them)", () => {
+    // A first step of 6,500, then a step of 4,200: the first step's figure cannot be the base.
+    const session = new SessionBuilder("ses_p")
+      .user("run echo hi")
+      .step(bash("echo 1"), tokens(6_500, 20))
+      .step(bash("echo 2"), tokens(4_200, 2_000))
+      .compact();
+    shape(session.messages, 3, 30);
+    expect(predictAt(session.messages)).toMatchObject({ firstStepTokens: 6_500, smallestStepTokens: 4_200, baseTokens: 4_200 });
+  });
+
+  it("the margin: 100 tokens, or 1% of the prediction when that is more", () => {
+    expect([predictionMargin(1_000), predictionMargin(10_000), predictionMargin(10_001), predictionMargin(200_000)]).toEqual([
+      100, 100, 101, 2_000,
     ]);
   });
 });
 
 describe("the predict setting", () => {
-  it("is off by default; the option and OPENCODE_COMPACTION_GUARD_PREDICT turn it on, the variable over the option", () => {
-    expect(resolveSettings(undefined, {}).settings.predict).toBe(false);
-    expect(resolveSettings({ predict: true }, {}).settings.predict).toBe(true);
-    expect(resolveSettings({ predict: true }, { OPENCODE_COMPACTION_GUARD_PREDICT: "0" })).toMatchObject({
-      settings: { predict: false },
+  it("is on by default; the option and OPENCODE_COMPACTION_GUARD_PREDICT turn it off, the variable over the option", () => {
+    expect(resolveSettings(undefined, {}).settings.predict).toBe(true);
+    expect(resolveSettings({ predict: false }, {}).settings.predict).toBe(false);
+    expect(resolveSettings({ predict: false }, { OPENCODE_COMPACTION_GUARD_PREDICT: "1" })).toMatchObject({
+      settings: { predict: true },
       sources: { predict: "env" },
     });
-    expect(resolveSettings(undefined, { OPENCODE_COMPACTION_GUARD_PREDICT: "yes" }).settings.predict).toBe(true);
+    expect(resolveSettings(undefined, { OPENCODE_COMPACTION_GUARD_PREDICT: "no" }).settings.predict).toBe(false);
   });
 
   it("an invalid value is reported and ignored", () => {
     expect(resolveSettings({ predict: "sometimes" }, { OPENCODE_COMPACTION_GUARD_PREDICT: "maybe" }).problems).toEqual([
-      'plugin option predict: predict must be true or false, got "sometimes"; using false',
-      'OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using false',
+      'plugin option predict: predict must be true or false, got "sometimes"; using true',
+      'OPENCODE_COMPACTION_GUARD_PREDICT: predict must be true or false (or 1/0, yes/no, on/off), got "maybe"; using true',
     ]);
   });
 });

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../../src/decide/settings.js";
 
 describe("resolveSettings", () => {
-  it("defaults: threshold 3, window 8, minReduction 0.1, matchOutput true, notify toast, enabled, nothing ignored", () => {
+  it("defaults: threshold 3, window 8, minReduction 0.1, predict true, matchOutput true, notify toast, enabled, nothing ignored", () => {
     expect(resolveSettings(undefined, {})).toEqual({
       settings: {
         threshold: 3,
         window: 8,
         minReduction: 0.1,
-        predict: false,
+        predict: true,
         matchOutput: true,
         ignore: [],
         toolLoop: "warn",
@@ -48,7 +48,7 @@ describe("resolveSettings", () => {
       threshold: 4,
       window: 5,
       minReduction: 0.2,
-      predict: false,
+      predict: true,
       matchOutput: true,
       notify: "log",
       mode: "enforce",

@@ -262,21 +262,21 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     [
       "fixed-point",
       [
-        [1, "allow", null],
+        [1, "deny", "cannot-make-room"],
         [2, "deny", "no-progress"],
       ],
     ],
     [
       "alternating",
       [
-        [1, "allow", null],
+        [1, "deny", "cannot-make-room"],
         [2, "deny", "no-progress"],
       ],
     ],
     [
       "reread",
       [
-        [1, "allow", null],
+        [1, "deny", "cannot-make-room"],
         [2, "deny", "no-progress"],
       ],
     ],
@@ -300,10 +300,11 @@ describe("exports of the real opencode 1.18.33 driven by the e2e scenarios", () 
     expect(decisions(replay(name))).toEqual(expected);
   });
 
-  it("the unguarded fixed point: stopped at 2 by no-progress, and every later compaction too, the repeats firing as well", () => {
+  it("the unguarded fixed point: stopped at 1 by cannot-make-room, at every later one by no-progress, the repeats firing as well", () => {
     const rows = replay("fixed-point-unguarded");
     expect(rows).toHaveLength(8);
-    expect(firstDeny(rows)).toBe(2);
+    expect(firstDeny(rows)).toBe(1);
+    expect(rows[0]!.rule).toBe("cannot-make-room");
     expect(rows.slice(1).every((r) => r.rule === "no-progress")).toBe(true);
     expect(rows[1]!.fired).toEqual(["no-progress", "no-new-work"]);
     expect(rows.slice(2).every((r) => r.fired.includes("repeated-tool-call"))).toBe(true);

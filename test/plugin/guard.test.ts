@@ -70,8 +70,15 @@ describe("the plugin module", () => {
 });
 
 describe("experimental.compaction.autocontinue", () => {
-  it("allows the first compaction of the real loop and logs one info line", async () => {
+  it("stops the real loop at its first compaction by default (cannot-make-room), with a warning toast", async () => {
     const { output, logs, toasts } = await run(upToSummary(loop.messages, 1));
+    expect(output.enabled).toBe(false);
+    expect(toasts).toHaveLength(1);
+    expect(logs.map((l) => [l.level, l.extra?.compaction, l.extra?.rule])).toEqual([["warn", 1, "cannot-make-room"]]);
+  });
+
+  it("with prediction off, allows the first compaction of the real loop and logs one info line", async () => {
+    const { output, logs, toasts } = await run(upToSummary(loop.messages, 1), { predict: false });
     expect(output.enabled).toBe(true);
     expect(toasts).toEqual([]);
     expect(logs).toHaveLength(1);

@@ -32,12 +32,14 @@ const fixture = (name: string): RawExport =>
 
 /** The e2e fixtures were recorded with a model of 8,000 tokens of context and 2,000 of output. */
 const LIMITS = { context: 8_000, output: 2_000 };
+/** The settings the fixtures' live guard ran with: prediction off, so the loops are denied at compaction 2. */
+const AS_RECORDED = { ...DEFAULT_SETTINGS, predict: false };
 
 /** The series of a fixture, through buildTimeline and replayMessages as the audit does. */
 function seriesOf(name: string, known: "limits known" | "limits unknown" = "limits known"): SessionSeries {
   const limits = known === "limits known" ? LIMITS : undefined;
   const session = fixture(name);
-  const rows = replayMessages(session.messages, DEFAULT_SETTINGS, { limits });
+  const rows = replayMessages(session.messages, AS_RECORDED, { limits });
   return sessionSeries(buildTimeline(session.messages), rows, usableContext(limits), { id: session.info.id, title: session.info.title });
 }
 
@@ -112,7 +114,7 @@ describe("sessionSeries", () => {
 
   it("leaves out rows of compactions the timeline does not hold", () => {
     const other = fixture("e2e-healthy.json");
-    const rows = replayMessages(other.messages, DEFAULT_SETTINGS, { limits: LIMITS });
+    const rows = replayMessages(other.messages, AS_RECORDED, { limits: LIMITS });
     const own = fixture("e2e-fixed-point.json");
     const series = sessionSeries(buildTimeline(own.messages), rows, null, { id: "x", title: "" });
     expect(series.compactions).toEqual([]);

@@ -1,9 +1,11 @@
-/** Sessions and settings the prediction tests share: a model with a 6,000-token usable line, predict on, a first step over it. */
+/** Sessions and settings the prediction tests share: a model with a 6,000-token usable line, predict on and off, a first step over it. */
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { bash, SessionBuilder, type Message } from "./session.js";
 
 export const LIMITS = { context: 8_000, output: 2_000 }; // usable 6,000
 export const ON: GuardSettings = { ...DEFAULT_SETTINGS, predict: true };
+/** Prediction off (`predict: false`): the fixed point then costs one continue turn before no-progress stops it at compaction 2. */
+export const OFF: GuardSettings = { ...DEFAULT_SETTINGS, predict: false };
 
 /** Raw tokens of a step or summary: prompt `input`, `output`. */
 export const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
