@@ -37,8 +37,8 @@ describe("README", () => {
     expect(head.indexOf("opencode plugin opencode-compaction-guard@")).toBeGreaterThan(head.indexOf("opencode plugin /absolute"));
   });
 
-  it("is a front page: about 150 lines", () => {
-    expect(README.split("\n").length).toBeLessThanOrEqual(180);
+  it("is a front page: under 200 lines (its depth is in docs/)", () => {
+    expect(README.split("\n").length).toBeLessThan(200);
   });
 
   it("lists every setting in its table", () => {
