@@ -16,7 +16,7 @@ import { observedToast, denialToast, sessionLabel, v2AllowLogMessage, v2StopLogM
 import { describeEvidence, nextSteps } from "../decide/explain.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 
-type Level = "debug" | "info" | "warn" | "error";
+import type { Level } from "./calls.js";
 
 /** What the V2 guard takes from its host; every function may throw or reject (the guard catches). */
 export interface V2GuardDeps {

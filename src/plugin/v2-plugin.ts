@@ -28,10 +28,10 @@ import { completedCallsBefore, continueNote, ledgerText } from "../decide/ledger
 import { describeSettings, resolveSettings } from "../decide/settings.js";
 import { historyLimit } from "../decide/verdict.js";
 import { v2Event, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
-import { redactSecrets } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRecord } from "../shared/record.js";
 import { VERSION } from "../shared/version.js";
+import { reason } from "./calls.js";
 import { createV2Guard } from "./v2-guard.js";
 
 /** What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts` `Context`). */
@@ -88,13 +88,6 @@ const KEPT = new Set([
 const MAX_SESSIONS = 10;
 /** Events kept per message of the history limit: a step is about six (start, tool input, call, result, end). */
 const EVENTS_PER_MESSAGE = 6;
-
-/** One line of anything thrown, secrets masked. */
-const reason = (error: unknown): string =>
-  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
-    0,
-    200,
-  );
 
 /**
  * Builds the 2.x plugin.

@@ -16,7 +16,7 @@ import { v2Event, v2InOrder } from "../decide/v2-history.js";
 import { createV2Guard } from "./v2-guard.js";
 import { isRecord } from "../shared/record.js";
 
-type Level = "debug" | "info" | "warn" | "error";
+import type { Level } from "./calls.js";
 
 /** What the V2 runner takes from the V1 plugin (test seams included). */
 export interface V2RunnerDeps {
