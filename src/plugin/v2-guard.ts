@@ -15,7 +15,6 @@ import { decideV2 } from "../decide/v2-history.js";
 import { observedToast, denialToast, sessionLabel, v2AllowLogMessage, v2StopLogMessage } from "./notice.js";
 import { describeEvidence, nextSteps } from "../decide/explain.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
-
 import type { Level } from "./calls.js";
 
 /** What the V2 guard takes from its host; every function may throw or reject (the guard catches). */

@@ -15,7 +15,6 @@ import type { GuardSettings } from "../decide/settings.js";
 import { v2Event, v2InOrder } from "../decide/v2-history.js";
 import { createV2Guard } from "./v2-guard.js";
 import { isRecord } from "../shared/record.js";
-
 import type { Level } from "./calls.js";
 
 /** What the V2 runner takes from the V1 plugin (test seams included). */
