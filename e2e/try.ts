@@ -7,7 +7,7 @@
  *
  * The model plays the fixed-point loop (`e2e/scenarios.ts`): whatever you type, it runs the
  * same `bash` call every step and every step is over opencode's usable context, so opencode
- * compacts after every step; at compaction 2 the guard denies the synthetic continue turn,
+ * compacts after every step; at compaction 1 the guard denies the synthetic continue turn,
  * shows its toast and leaves its note at the end of the conversation.
  *
  * The scratch project has its own HOME and XDG folders (nothing of your own opencode is read
@@ -70,7 +70,7 @@ console.log(
     `  ${shellWord(launcher)}`,
     "",
     "Type anything and press Enter. The model runs the same bash call every step, opencode compacts after",
-    'each one, and after compaction 2 the guard stops the loop: a "Compaction loop stopped" toast, and its note',
+    'each one, and at the first compaction the guard stops the loop: a "Compaction loop stopped" toast, and its note',
     "at the end of the conversation. Reply to go on.",
     "",
     `The guard's log lines: ${join(sandbox.xdg.data, "opencode", "log")}/ (grep compaction-guard)`,
