@@ -162,6 +162,10 @@ describe("with prevent: false", () => {
   });
 
   it("the same requests as with prevent, kind by kind", () => {
-    expect(off.map((b) => b.kind)).toEqual(on.map((b) => b.kind));
+    // opencode asks for the title alongside the first step, so the two race: compared apart.
+    const steps = (bodies: Body[]) => bodies.map((b) => b.kind).filter((kind) => kind !== "title");
+    const titles = (bodies: Body[]) => bodies.filter((b) => b.kind === "title").length;
+    expect(steps(off)).toEqual(steps(on));
+    expect([titles(off), titles(on)]).toEqual([1, 1]);
   });
 });
