@@ -119,14 +119,45 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  * @param session the session as {@link sessionLabel} names it.
  */
 export function denialRecord(session: string, verdict: Verdict, index: number | null): string {
+  return stopRecord(
+    (compaction) => `Compaction loop stopped by compaction-guard after ${compaction}: opencode's continue turn was skipped.`,
+    "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
+    session,
+    verdict,
+    index,
+  );
+}
+
+/**
+ * The note left in a V2 session after the guard interrupted it at a compaction (where the
+ * host can write one): the same five lines as {@link denialRecord}, for an interrupt.
+ */
+export function v2StopRecord(session: string, verdict: Verdict, index: number | null): string {
+  return stopRecord(
+    (compaction) => `Compaction loop stopped by compaction-guard at ${compaction}: the session was interrupted.`,
+    "(A note from the compaction-guard plugin, not your message.)",
+    session,
+    verdict,
+    index,
+  );
+}
+
+/** A stop note's five terminal-safe lines: `headline(compaction)`, the session, why, next, `footer`. */
+function stopRecord(
+  headline: (compaction: string) => string,
+  footer: string,
+  session: string,
+  verdict: Verdict,
+  index: number | null,
+): string {
   // The compaction by its index alone when known: a message id only breaks the line in the TUI.
   const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
   return [
-    `Compaction loop stopped by compaction-guard after ${compaction}: opencode's continue turn was skipped.`,
+    headline(compaction),
     `Session: ${session}`,
     `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
     `Next: ${nextSteps(verdict)}`,
-    "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
+    footer,
   ]
     .map(terminalSafe)
     .join("\n");

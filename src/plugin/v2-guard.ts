@@ -12,9 +12,7 @@
 import { historyLimit } from "../decide/verdict.js";
 import type { GuardSettings } from "../decide/settings.js";
 import { decideV2 } from "../decide/v2-history.js";
-import { observedToast, denialToast, sessionLabel, v2AllowLogMessage, v2StopLogMessage } from "./notice.js";
-import { describeEvidence, nextSteps } from "../decide/explain.js";
-import { terminalSafe } from "../redact/terminal-safe.js";
+import { observedToast, denialToast, sessionLabel, v2AllowLogMessage, v2StopLogMessage, v2StopRecord } from "./notice.js";
 import type { Level } from "./calls.js";
 
 /** What the V2 guard takes from its host; every function may throw or reject (the guard catches). */
@@ -49,23 +47,6 @@ export const RETRY_MS = 150;
 
 /** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
 const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
-
-/**
- * The note left in a V2 session after the guard interrupted it (where the host can write
- * one): what happened, the session, the rule with its evidence, the next step, whose note.
- */
-export function v2StopNote(session: string, verdict: Parameters<typeof describeEvidence>[0], index: number | null): string {
-  const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
-  return [
-    `Compaction loop stopped by compaction-guard at ${compaction}: the session was interrupted.`,
-    `Session: ${session}`,
-    `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
-    `Next: ${nextSteps(verdict)}`,
-    "(A note from the compaction-guard plugin, not your message.)",
-  ]
-    .map(terminalSafe)
-    .join("\n");
-}
 
 /**
  * Builds the decision for V2 compactions.
@@ -130,7 +111,7 @@ export function createV2Guard(deps: V2GuardDeps): { compacted(sessionID: string,
       await log("warn", v2StopLogMessage(session, verdict, index, observe), observe ? { ...extra, mode: "observe" } : extra);
       if (!observe && deps.note) {
         try {
-          await deps.note(sessionID, v2StopNote(session, verdict, index));
+          await deps.note(sessionID, v2StopRecord(session, verdict, index));
         } catch (error) {
           await log("warn", `compaction-guard could not leave its note in V2 session ${sessionID}: ${deps.reason(error)}`, { sessionID });
         }
