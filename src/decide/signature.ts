@@ -52,8 +52,8 @@ export function canonicalJson(value: unknown): string {
 const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
-  /\d+(?:\.\d+)?\s?(?:ns|µs|us|ms)\b|\d+\.\d+\s?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
-  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
+  /\d+(?:\.\d+)?[ \t]?(?:ns|µs|us|ms)\b|\d+\.\d+[ \t]?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
+  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?[ \t]?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
   /[Pp][Ii][Dd][ =:]+\d+|node:\d+/, // pid 26594, PID=26594, (node:41872)
   /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
   /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256
@@ -72,7 +72,7 @@ const BRACKETED_PID = /(?<![\w\]])\[\d{3,7}\]/g;
  * An elapsed-time prefix at a line's start: BuildKit's `#7 1.330` (and `1.330` alone where
  * it echoes a failed step's log), the kernel's `[   12.345678]`.
  */
-const ELAPSED_PREFIX = /^(?:#\d+ \d+\.\d+|\d+\.\d{3}|\[\s*\d+\.\d+\])(?= |$)/gm;
+const ELAPSED_PREFIX = /^(?:#\d+ \d+\.\d+|\d+\.\d{3}|\[[ \t]*\d+\.\d+\])(?= |$)/gm;
 /** A run of 8+ letters and digits, with both in it: a candidate random id (see {@link looksRandom}). */
 const MIXED_TOKEN = /(?<![A-Za-z0-9])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{8,}(?![A-Za-z0-9])/g;
 
@@ -97,15 +97,80 @@ const TEMP_PATH = /(?:\/tmp|\/var\/tmp|\/private\/var\/folders|\/var\/folders)\/
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 
-/** A tool output with run-to-run noise replaced (see {@link NOISE_PARTS}), for comparing results. */
+/**
+ * A tool output with run-to-run noise replaced (see {@link NOISE_PARTS}), for comparing results.
+ * Every replacement stays within a line (no pattern matches a line feed, none writes one), so
+ * the result has the output's lines, each normalised alone: {@link sameNormalizedOutput}
+ * relies on it.
+ */
 export function normalizeOutput(output: unknown): string {
-  let text = typeof output === "string" ? output : canonicalJson(output);
+  return normalizeText(typeof output === "string" ? output : canonicalJson(output));
+}
+
+function normalizeText(text: string): string {
   // Each pass only when its marker is there: most outputs skip three of the four.
   if (text.includes("\x1b")) text = text.replace(ANSI, "");
   if (text.includes("/tmp/") || text.includes("/var/")) text = text.replace(TEMP_PATH, "/tmp/~");
   if (text.includes("[")) text = text.replace(JOB_NUMBER, "[~]").replace(BRACKETED_PID, "[~]");
   text = text.replace(ELAPSED_PREFIX, "~");
   return text.replace(NOISE, "~").replace(MIXED_TOKEN, (token) => (looksRandom(token) ? "~" : token));
+}
+
+/**
+ * A tool output as results are compared: `a.sameAs(b)` is
+ * `normalizeOutput(a) === normalizeOutput(b)`, told line by line. Lines equal as they stand
+ * are not normalised, the first line that differs after normalisation ends the comparison,
+ * and each line is normalised at most once however often the output is compared. Two runs of
+ * one call mostly differ from their first line, or only in a few noisy lines, so this reads
+ * far less than normalising (or hashing) both outputs whole. Exact because normalisation is
+ * line-local (see {@link normalizeOutput}).
+ */
+export class ComparableOutput {
+  /** The output as text: itself, or its canonical JSON. */
+  readonly text: string;
+  /** End offset of each line found so far (its line feed, or the text's length for the last). */
+  private readonly ends: number[] = [];
+  private readonly normalized: Array<string | undefined> = [];
+
+  constructor(output: unknown) {
+    this.text = typeof output === "string" ? output : canonicalJson(output);
+  }
+
+  /** End offset of line `i`, or −1 when the text has no line `i`. */
+  private end(i: number): number {
+    const { ends, text } = this;
+    while (ends.length <= i) {
+      const last = ends.length === 0 ? -1 : ends[ends.length - 1]!;
+      if (last >= text.length) return -1;
+      const next = text.indexOf("\n", last + 1);
+      ends.push(next === -1 ? text.length : next);
+    }
+    return ends[i]!;
+  }
+
+  private line(i: number): string {
+    return this.text.slice(i === 0 ? 0 : this.ends[i - 1]! + 1, this.ends[i]);
+  }
+
+  private normalizedLine(i: number): string {
+    return (this.normalized[i] ??= normalizeText(this.line(i)));
+  }
+
+  /** Do the two outputs read the same, noise removed? */
+  sameAs(other: ComparableOutput): boolean {
+    if (this.text === other.text) return true;
+    for (let i = 0; ; i++) {
+      const a = this.end(i);
+      const b = other.end(i);
+      if (a === -1 || b === -1) return a === b;
+      if (this.line(i) !== other.line(i) && this.normalizedLine(i) !== other.normalizedLine(i)) return false;
+    }
+  }
+}
+
+/** `normalizeOutput(a) === normalizeOutput(b)`, without normalising what reads the same (see {@link ComparableOutput}). */
+export function sameNormalizedOutput(a: unknown, b: unknown): boolean {
+  return new ComparableOutput(a).sameAs(new ComparableOutput(b));
 }
 
 /**

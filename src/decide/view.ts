@@ -28,6 +28,7 @@ import {
   comparableInput,
   normalizeOutput,
   resultSignature,
+  ComparableOutput,
   sameReport,
   textSignature,
   toolCallSignature,
@@ -140,6 +141,8 @@ class LazyAction implements Action {
     readonly call: ToolCall | null,
     readonly position: number,
     private readonly comparison: Comparison,
+    /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
+    private readonly byResult: boolean,
     private readonly makeKey: () => string,
     private readonly sign: () => string,
   ) {}
@@ -195,18 +198,22 @@ class LazyAction implements Action {
     return this.head === other.head && this.key === other.key;
   }
 
-  /** Same action, result included? Identical raw outputs need no hashing. */
+  /**
+   * Same action, result included? Equal to comparing signatures: under the same key (tool,
+   * status, and input or target file) they differ only by the normalised result when
+   * `byResult`, not at all otherwise. The results are compared line by line
+   * (signature.ts `ComparableOutput`), so nothing is hashed.
+   */
   sameAs(other: LazyAction): boolean {
     if (!this.sameKey(other) || this.comparison === "never" || other.comparison === "never") return false;
-    const rawEqual = this.call && other.call && this.call.output === other.call.output && typeof this.call.output === "string";
+    if (this.call === null || other.call === null || !this.byResult) return true;
+    const sameResult = comparableOutputOf(this.call).sameAs(comparableOutputOf(other.call));
     if (this.comparison === "result") {
       const sameInput = this.input === other.input;
-      if (sameInput && (rawEqual || this.signature === other.signature)) return true;
-      if (this.signature === other.signature && this.substantial) return true;
-      return sameInput && delegatesReadOnly(this.call!) && sameReport(String(other.call!.output), String(this.call!.output));
+      if (sameResult && (sameInput || this.substantial)) return true;
+      return sameInput && delegatesReadOnly(this.call) && sameReport(String(other.call.output), String(this.call.output));
     }
-    if (rawEqual) return true;
-    return this.signature === other.signature;
+    return sameResult;
   }
 }
 
@@ -220,6 +227,7 @@ const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
  */
 interface CallMemo {
   input?: string;
+  output?: ComparableOutput;
   result?: string;
   withOutput?: string;
   withoutOutput?: string;
@@ -234,6 +242,8 @@ function memoOf(call: ToolCall): CallMemo {
 
 /** The call's canonical comparable input (signature.ts `comparableInput`), once per call. */
 const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= canonicalJson(comparableInput(call)));
+/** The call's output as results are compared (signature.ts `ComparableOutput`), once per call. */
+const comparableOutputOf = (call: ToolCall): ComparableOutput => (memoOf(call).output ??= new ComparableOutput(call.output));
 /** signature.ts `resultSignature`, once per call. */
 const resultSignatureOf = (call: ToolCall): string => (memoOf(call).result ??= resultSignature(call));
 /** signature.ts `toolCallSignature`, once per call and `matchOutput`. */
@@ -299,8 +309,8 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
         const kind = toolKind(call);
         if (kind === "planning") return [];
         const head = `${call.tool}\u0000${call.status}`;
-        const action = (comparison: Comparison, key: () => string, sign: () => string) => [
-          new LazyAction("tool", head, call, position, comparison, key, sign),
+        const action = (comparison: Comparison, key: () => string, sign: () => string, byResult = true) => [
+          new LazyAction("tool", head, call, position, comparison, byResult, key, sign),
         ];
         if (kind === "waiting") {
           return action(
@@ -328,6 +338,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
           "exact",
           () => `${head}\u0000${comparableJson(call)}`,
           () => callSignatureOf(call, settings.matchOutput),
+          settings.matchOutput,
         );
       });
   } else if (entry.text.trim() !== "") {
@@ -339,6 +350,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
         null,
         position,
         "exact",
+        false,
         () => key,
         () => key,
       ),

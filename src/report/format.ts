@@ -1,10 +1,13 @@
 /** Numbers, plurals, wall times and dates, written one way in every output (table, JSON notes, HTML page, terminal chart). */
 
+/** A whole number with thousands separators, as `toLocaleString("en-US")` writes it, without building a number format per call. */
+const grouped = (n: number): string => (Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US"));
+
 /** A token count with thousands separators, or "-" for null. */
-export const fmt = (n: number | null): string => (n === null ? "-" : n.toLocaleString("en-US"));
+export const fmt = (n: number | null): string => (n === null ? "-" : grouped(n));
 
 /** A count with thousands separators: `44,100`. */
-export const num = (n: number): string => Math.round(n).toLocaleString("en-US");
+export const num = (n: number): string => grouped(Math.round(n));
 
 /** `1 step`, `7 steps`. */
 export const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? "" : "s"}`;

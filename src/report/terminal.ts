@@ -1,6 +1,8 @@
 /** Text measured and cut by the columns it takes in a terminal (made safe first by redact/terminal-safe.ts). */
 
-const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+let segmenterMemo: Intl.Segmenter | undefined;
+/** Made on first use: building it loads ICU data (about 15 ms), which a replay of ASCII text never needs. */
+const graphemes = (text: string) => (segmenterMemo ??= new Intl.Segmenter("en", { granularity: "grapheme" })).segment(text);
 
 /** East Asian Wide and Fullwidth ranges (UAX #11), and the emoji blocks terminals draw two columns wide. */
 const WIDE =
@@ -22,7 +24,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function displayWidth(text: string): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) width += clusterWidth(segment);
+  for (const { segment } of graphemes(text)) width += clusterWidth(segment);
   return width;
 }
 
@@ -31,7 +33,7 @@ export function cutToWidth(text: string, max: number): string {
   if (displayWidth(text) <= max) return text;
   let out = "";
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const w = clusterWidth(segment);
     if (width + w > max - 1) break;
     out += segment;

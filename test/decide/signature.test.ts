@@ -1,5 +1,14 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, comparableInput, normalizeOutput, sameReport, toolCallSignature } from "../../src/decide/signature.js";
+import {
+  canonicalJson,
+  comparableInput,
+  ComparableOutput,
+  normalizeOutput,
+  sameNormalizedOutput,
+  sameReport,
+  toolCallSignature,
+} from "../../src/decide/signature.js";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {
@@ -96,6 +105,107 @@ describe("normalizeOutput", () => {
     "loss 0.532 after epoch 4",
   ])("keeps %j: counts are progress", (output) => {
     expect(normalizeOutput(output)).toBe(output);
+  });
+});
+
+/** Text built from the pieces normalisation reads (noise, counts, line feeds, brackets, paths, colour codes). */
+const PIECES = [
+  "\n",
+  "\r\n",
+  " ",
+  "\t",
+  "ok",
+  "FAIL",
+  "[104]",
+  "[   12.345678]",
+  "#7 1.330",
+  "1.204",
+  "2026-11-30T09:00:00Z",
+  "12:01:02",
+  "31 ms",
+  "31\nms",
+  "0.42s",
+  "0.42\ns",
+  "in 7s",
+  "in\n7s",
+  "pid 26594",
+  "0x7f3a9c2e10",
+  "127.0.0.1:54321",
+  "9b2f4c1e-5a7d-4e3b-8c9a-1d2e3f4a5b6c",
+  "ses_abc123",
+  "req_7c41e0a9d2b35f18",
+  "a9ZkQ2mP0xR7",
+  "/tmp/tmp.Xa81kQ",
+  "/var/folders/x1/T/q8",
+  "\u001b[31m",
+  "\u001b[0m",
+  "3 of 6 done",
+  "[48207]",
+  "---> Running in 3f2a1b9c8d7e",
+  "tool-output/tool_22ce41902001F2bk",
+  "[\n 12.3]",
+  "x",
+  "7",
+];
+const noisyText = fc
+  .array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 4 })), { maxLength: 24 })
+  .map((parts) => parts.join(""));
+
+describe("normalizeOutput is line-local", () => {
+  it("normalising a text equals normalising each of its lines (what ComparableOutput relies on)", () => {
+    fc.assert(
+      fc.property(noisyText, (text) => {
+        expect(normalizeOutput(text)).toBe(
+          text
+            .split("\n")
+            .map((line) => normalizeOutput(line))
+            .join("\n"),
+        );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("a duration or a kernel time split over two lines is two lines of text, not noise", () => {
+    expect(normalizeOutput("took 31\nms")).toBe("took 31\nms");
+    expect(normalizeOutput("[\n 12.345678]")).toBe("[\n 12.345678]");
+  });
+});
+
+describe("ComparableOutput", () => {
+  it("two outputs are the same exactly when their normalised texts are equal", () => {
+    // Pairs that differ in a few pieces, so that equal-after-normalisation pairs are common.
+    const pair = fc
+      .tuple(
+        fc.array(fc.constantFrom(...PIECES), { maxLength: 16 }),
+        fc.array(fc.tuple(fc.nat(16), fc.constantFrom(...PIECES)), { maxLength: 3 }),
+      )
+      .map(([parts, edits]) => {
+        const other = [...parts];
+        for (const [at, piece] of edits) other[at % Math.max(1, other.length)] = piece;
+        return [parts.join(""), other.join("")] as const;
+      });
+    let equal = 0;
+    fc.assert(
+      fc.property(fc.oneof(pair, fc.tuple(noisyText, noisyText)), ([a, b]) => {
+        const expected = normalizeOutput(a) === normalizeOutput(b);
+        if (expected) equal += 1;
+        expect(sameNormalizedOutput(a, b)).toBe(expected);
+        // The same objects compared again (their lines memoised) answer the same, either way round.
+        const [x, y] = [new ComparableOutput(a), new ComparableOutput(b)];
+        expect([x.sameAs(y), y.sameAs(x), x.sameAs(y)]).toEqual([expected, expected, expected]);
+      }),
+      { numRuns: 4000 },
+    );
+    expect(equal).toBeGreaterThan(400);
+  });
+
+  it("compares structured outputs by their canonical JSON, and tells line counts apart", () => {
+    expect(sameNormalizedOutput({ b: 1, a: "at 12:01:02" }, { a: "at 09:00:00", b: 1 })).toBe(true);
+    expect(sameNormalizedOutput({ a: 1 }, { a: 2 })).toBe(false);
+    expect(sameNormalizedOutput("ok\n", "ok")).toBe(false);
+    expect(sameNormalizedOutput("", "\n")).toBe(false);
+    expect(sameNormalizedOutput("a\nat 12:01:02\n", "a\nat 09:00:00\n")).toBe(true);
   });
 });
 
