@@ -7,7 +7,7 @@
  * compaction every 20 messages) and one synthetic session of 5,000 messages (~13 MB), the
  * largest. The first 100 files (the large one among them) are also audited alone.
  *
- * Each figure comes from a fresh process: the built executable (`node dist/bin.js audit
+ * Each figure comes from a fresh process: the built executable (`node dist/cli/bin.js audit
  * <dir> --json`, wall time from spawn to exit), and the CLI's `main()` in a process of its
  * own reporting peak RSS and peak heap (sampled between sessions). Goal: 1,000 sessions in
  * under 30 s; memory bounded by the largest session, not the sum (100 vs 1,000 sessions).
@@ -26,7 +26,7 @@ import { writeSyntheticExport } from "../test/support/synthetic.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const BIN = join(PROJECT_ROOT, "dist", "bin.js");
+const BIN = join(PROJECT_ROOT, "dist", "cli", "bin.js");
 const run = promisify(execFile);
 
 /** What the measuring process reports. Times in ms, memory in bytes. */
@@ -182,7 +182,7 @@ export async function auditBench(): Promise<string> {
     const verdict = all.bin < 30_000 ? "under" : "OVER";
     return [
       `audit <folder> --json (Node ${process.version}; fresh processes; largest session ${mb(corpus.largestBytes)}, 5,000 messages):`,
-      formatTable(["sessions", "read", "files", "dist/bin.js wall", "main() wall", "peak RSS", "peak heap", "heap after (GC)"], rows),
+      formatTable(["sessions", "read", "files", "dist/cli/bin.js wall", "main() wall", "peak RSS", "peak heap", "heap after (GC)"], rows),
       `1,000 sessions (${mb(corpus.totalBytes)}) audited in ${(all.bin / 1000).toFixed(1)} s end to end, ${verdict} the 30 s goal; ` +
         `peak RSS ${mb(all.m.maxRssBytes)} for 1,000 sessions vs ${mb(few.m.maxRssBytes)} for 100: ` +
         `${(corpus.totalBytes / bytes100).toFixed(1)}x the bytes, ${(all.m.maxRssBytes / few.m.maxRssBytes).toFixed(2)}x the peak ` +

@@ -178,7 +178,7 @@ function auditTable(root: string, before: string, after: string): string {
 export async function speedBench(): Promise<string> {
   const rev = process.env.BENCH_BEFORE ?? BEFORE_REV;
   const before = buildBefore(rev);
-  const after = join(PROJECT_ROOT, "dist", "bin.js");
+  const after = join(PROJECT_ROOT, "dist", "cli", "bin.js");
   const dir = mkdtempSync(join(tmpdir(), "ocg-speed-"));
   try {
     const heading = `(Node ${process.version}; before = ${rev}, after = this checkout; medians of ${ROUNDS} rounds of fresh processes run in turn)`;

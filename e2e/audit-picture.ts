@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { PROJECT_ROOT } from "./sandbox.js";
 
-/** The command docs/audit.md shows, after `node dist/bin.js`; `audit.html` is written in a scratch folder. */
+/** The command docs/audit.md shows, after `node dist/cli/bin.js`; `audit.html` is written in a scratch folder. */
 export const PICTURE_ARGS = [
   "audit",
   "fixtures/e2e-fixed-point-unguarded.json",
@@ -34,7 +34,7 @@ const dir = await mkdtemp(join(tmpdir(), "ocg-picture-"));
 try {
   // From the project root, as the command is shown: the page names the files as typed.
   const args = PICTURE_ARGS.map((a) => (a === "audit.html" ? join(dir, a) : a));
-  execFileSync(process.execPath, ["dist/bin.js", ...args], { cwd: PROJECT_ROOT, stdio: "inherit" });
+  execFileSync(process.execPath, ["dist/cli/bin.js", ...args], { cwd: PROJECT_ROOT, stdio: "inherit" });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 1 });

@@ -94,7 +94,7 @@ describe("the packed package", () => {
     const files = pack.project.files;
     expect(files.filter((f) => !f.startsWith("dist/"))).toEqual(["LICENSE", "README.md", "package.json"]);
     expect(files).toContain("dist/index.js");
-    expect(files).toContain("dist/bin.js");
+    expect(files).toContain("dist/cli/bin.js");
     expect(files.some((f) => /test|fixture|\.ts$/.test(f.replace(/\.d\.ts$/, "")))).toBe(false);
   });
 });

@@ -42,7 +42,7 @@ function launch(launcher: string, args: string[], outFile?: string): Promise<{ c
 
 /** The built CLI's standard output for `args`. */
 async function launchNode(args: string[]): Promise<string> {
-  return (await promisify(execFile)(process.execPath, [join(PROJECT_ROOT, "dist", "bin.js"), ...args])).stdout;
+  return (await promisify(execFile)(process.execPath, [join(PROJECT_ROOT, "dist", "cli", "bin.js"), ...args])).stdout;
 }
 
 describe("npm run try", () => {

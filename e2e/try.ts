@@ -76,7 +76,7 @@ console.log(
     `The guard's log lines: ${join(sandbox.xdg.data, "opencode", "log")}/ (grep compaction-guard)`,
     `An export of the session: ${shellWord(launcher)} export <ses_…> > ${shellWord(export_)}` +
       ` (the id: ${shellWord(launcher)} session list)`,
-    `Then, in this clone: node dist/bin.js replay ${shellWord(export_)} --context-limit ${MODEL_LIMITS.context} --output-limit ${MODEL_LIMITS.output}`,
+    `Then, in this clone: node dist/cli/bin.js replay ${shellWord(export_)} --context-limit ${MODEL_LIMITS.context} --output-limit ${MODEL_LIMITS.output}`,
     "",
     "The server runs until you press Ctrl-C here. The scratch project stays (the next npm run try starts it afresh).",
   ].join("\n"),
