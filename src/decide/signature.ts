@@ -201,13 +201,33 @@ function mapStrings(value: unknown, map: (text: string) => string, depth = 0): u
  *   input, whose every character is the change.
  */
 export function comparableInput(call: Pick<ToolCall, "tool" | "input">): unknown {
-  let { input } = call;
-  if (typeof input === "object" && input !== null && !Array.isArray(input) && "description" in input) {
-    const { description: _label, ...rest } = input as Record<string, unknown>;
-    input = rest;
-  }
+  const input = withoutLabel(call.input);
   if (toolKind(call as ToolCall) === "effect") return input;
-  return mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~") : text));
+  return withoutCopiedIds(input);
+}
+
+/** A tool input without its top-level `description` label (see {@link comparableInput}). */
+function withoutLabel(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input) || !("description" in input)) return input;
+  const { description: _label, ...rest } = input as Record<string, unknown>;
+  return rest;
+}
+
+const withoutCopiedIds = (input: unknown): unknown => mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~") : text));
+
+/** Text every match of {@link COPIED_ID} holds, and that JSON never escapes. */
+const COPIED_ID_MARKS = ["tool_", "ses_", "/tmp/tmp.", "/var/folders/"];
+
+/**
+ * `canonicalJson(comparableInput(call))`, the canonical JSON of what a call asked for. An
+ * input whose JSON holds none of {@link COPIED_ID_MARKS} has no id to replace, and is written
+ * once, without the copy {@link comparableInput} makes of it: most inputs.
+ */
+export function comparableInputJson(call: Pick<ToolCall, "tool" | "input">): string {
+  const input = withoutLabel(call.input);
+  const json = canonicalJson(input);
+  if (toolKind(call as ToolCall) === "effect" || !COPIED_ID_MARKS.some((mark) => json.includes(mark))) return json;
+  return canonicalJson(withoutCopiedIds(input));
 }
 
 /**
@@ -228,7 +248,7 @@ function hashFields(fields: readonly string[]): string {
  * up to the noise of {@link normalizeOutput}.
  */
 export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
-  const fields = [call.tool, canonicalJson(comparableInput(call)), call.status ?? "completed"];
+  const fields = [call.tool, comparableInputJson(call), call.status ?? "completed"];
   if (matchOutput) fields.push(normalizeOutput(call.output));
   return hashFields(fields);
 }

@@ -22,7 +22,7 @@ import { isRecord } from "../shared/record.js";
 import { buildChains, type Chain } from "./chains.js";
 import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
 import type { GuardSettings } from "./settings.js";
-import { canonicalJson, comparableInput } from "./signature.js";
+import { comparableInputJson } from "./signature.js";
 import { buildStepsView, NOVELTY_LOOKBACK_STEPS, previewOf, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
@@ -258,7 +258,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
  * `threshold + 1` times.
  */
 export function callKey(tool: string, input: unknown): string {
-  return `${tool}\u0000${canonicalJson(comparableInput({ tool, input }))}`;
+  return `${tool}\u0000${comparableInputJson({ tool, input })}`;
 }
 
 /**

@@ -24,8 +24,7 @@ import {
 } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import {
-  canonicalJson,
-  comparableInput,
+  comparableInputJson,
   normalizeOutput,
   resultSignature,
   ComparableOutput,
@@ -116,6 +115,16 @@ type Comparison = "exact" | "result" | "never";
  */
 export const SUBSTANTIAL_RESULT_CHARS = 120;
 
+/**
+ * How an action's key and signature are made:
+ * - `call`: tool, status and canonical input; signed with the result when `matchOutput`;
+ * - `asking`: an asking call, keyed by tool and status alone, signed by its result;
+ * - `file`: a failed edit, keyed by its file, signed by the error;
+ * - `wait`: a deliberate wait, a key of its own (never the same as another);
+ * - `text`: a step without tool calls, keyed and signed by its normalised text.
+ */
+type Recipe = "call" | "asking" | "file" | "wait" | "text";
+
 /** An action whose key and signature are computed on first use. */
 class LazyAction implements Action {
   private keyMemo: string | undefined;
@@ -140,19 +149,52 @@ class LazyAction implements Action {
     readonly head: string,
     readonly call: ToolCall | null,
     readonly position: number,
-    private readonly comparison: Comparison,
-    /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
-    private readonly byResult: boolean,
-    private readonly makeKey: () => string,
-    private readonly sign: () => string,
+    /** How its key and signature are made (see {@link Recipe}). */
+    private readonly recipe: Recipe,
+    /** The wait's index in its step, the failed edit's file, or the text's signature. */
+    private readonly detail: string,
+    private readonly matchOutput: boolean,
   ) {}
 
+  private get comparison(): Comparison {
+    return this.recipe === "wait" ? "never" : this.recipe === "asking" ? "result" : "exact";
+  }
+
+  /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
+  private get byResult(): boolean {
+    return this.recipe === "call" ? this.matchOutput : this.recipe !== "text";
+  }
+
   get key(): string {
-    return (this.keyMemo ??= this.makeKey());
+    if (this.keyMemo === undefined) {
+      const { recipe, head, detail } = this;
+      this.keyMemo =
+        recipe === "call"
+          ? `${head}\u0000${comparableJson(this.call!)}`
+          : recipe === "asking"
+            ? head
+            : recipe === "file"
+              ? `${head}\u0000${detail}`
+              : recipe === "wait"
+                ? `${head}\u0000wait\u0000${this.position}\u0000${detail}`
+                : detail;
+    }
+    return this.keyMemo;
   }
 
   get signature(): string {
-    return (this.signatureMemo ??= this.sign());
+    if (this.signatureMemo === undefined) {
+      const { recipe, call } = this;
+      this.signatureMemo =
+        recipe === "call"
+          ? callSignatureOf(call!, this.matchOutput)
+          : recipe === "asking" || recipe === "file"
+            ? resultSignatureOf(call!)
+            : recipe === "wait"
+              ? ""
+              : this.detail;
+    }
+    return this.signatureMemo;
   }
 
   /** The canonical comparable input (asking calls only: their key leaves it out). */
@@ -217,9 +259,6 @@ class LazyAction implements Action {
   }
 }
 
-/** Actions per step and per settings that shape them (`matchOutput`, `ignore`); they go with their entry. */
-const actionCache = new WeakMap<AssistantEntry, Map<string, LazyAction[]>>();
-
 /**
  * What is written of one call once and read under every settings (replay's decisions and the
  * tool-loop check shape actions differently, from the same calls): its canonical comparable
@@ -240,8 +279,8 @@ function memoOf(call: ToolCall): CallMemo {
   return memo;
 }
 
-/** The call's canonical comparable input (signature.ts `comparableInput`), once per call. */
-const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= canonicalJson(comparableInput(call)));
+/** The call's canonical comparable input (signature.ts `comparableInputJson`), once per call. */
+const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= comparableInputJson(call));
 /** The call's output as results are compared (signature.ts `ComparableOutput`), once per call. */
 const comparableOutputOf = (call: ToolCall): ComparableOutput => (memoOf(call).output ??= new ComparableOutput(call.output));
 /** signature.ts `resultSignature`, once per call. */
@@ -295,70 +334,30 @@ export type ActionOptions = Pick<GuardSettings, "matchOutput" | "ignore"> & { re
 /** The settings that shape actions, with an id naming them. */
 type ActionSettings = ActionOptions & { readonly id: string };
 
-/** The actions of the step at `position`, computed once per entry and settings. */
+/** The actions of the step at `position` under `settings` ({@link stepViews} keeps them, per timeline and settings). */
 function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): LazyAction[] {
-  const { id } = settings;
-  let perSettings = actionCache.get(entry);
-  if (!perSettings) actionCache.set(entry, (perSettings = new Map()));
-  let actions = perSettings.get(id);
-  if (actions) return actions;
+  const actions: LazyAction[] = [];
   if (entry.toolParts > 0) {
-    actions = entry.toolCalls
-      .filter((call) => !isIgnored(call, settings.ignore))
-      .flatMap((call, index) => {
-        const kind = toolKind(call);
-        if (kind === "planning") return [];
-        const head = `${call.tool}\u0000${call.status}`;
-        const action = (comparison: Comparison, key: () => string, sign: () => string, byResult = true) => [
-          new LazyAction("tool", head, call, position, comparison, byResult, key, sign),
-        ];
-        if (kind === "waiting") {
-          return action(
-            "never",
-            () => `${head}\u0000wait\u0000${position}\u0000${index}`,
-            () => "",
-          );
-        }
-        // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
-        if (kind === "asking" && settings.matchOutput && settings.askingByResult !== false)
-          return action(
-            "result",
-            () => head,
-            () => resultSignatureOf(call),
-          );
-        // A failed edit changed nothing: what it brings is the error it met on that file.
-        const file = kind === "effect" && call.status === "error" && settings.matchOutput ? targetFile(call) : null;
-        if (file !== null)
-          return action(
-            "exact",
-            () => `${head}\u0000${file}`,
-            () => resultSignatureOf(call),
-          );
-        return action(
-          "exact",
-          () => `${head}\u0000${comparableJson(call)}`,
-          () => callSignatureOf(call, settings.matchOutput),
-          settings.matchOutput,
-        );
-      });
+    const { matchOutput } = settings;
+    let index = 0;
+    for (const call of entry.toolCalls) {
+      if (isIgnored(call, settings.ignore)) continue;
+      const kind = toolKind(call);
+      const at = index++;
+      if (kind === "planning") continue;
+      const head = `${call.tool}\u0000${call.status}`;
+      const add = (recipe: Recipe, detail = "") => actions.push(new LazyAction("tool", head, call, position, recipe, detail, matchOutput));
+      // A failed edit changed nothing: what it brings is the error it met on that file.
+      const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
+      if (kind === "waiting") add("wait", String(at));
+      // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
+      else if (kind === "asking" && matchOutput && settings.askingByResult !== false) add("asking");
+      else if (file !== null) add("file", file);
+      else add("call");
+    }
   } else if (entry.text.trim() !== "") {
-    const key = textSignature(entry.text);
-    actions = [
-      new LazyAction(
-        "text",
-        "\u0000text",
-        null,
-        position,
-        "exact",
-        false,
-        () => key,
-        () => key,
-      ),
-    ];
-  } else {
-    actions = [];
+    actions.push(new LazyAction("text", "\u0000text", null, position, "text", textSignature(entry.text), false));
   }
-  perSettings.set(id, actions);
   return actions;
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   canonicalJson,
   comparableInput,
+  comparableInputJson,
   ComparableOutput,
   normalizeOutput,
   sameNormalizedOutput,
@@ -224,6 +225,35 @@ describe("comparableInput", () => {
     expect(comparableInput({ tool: "bash", input: { command: "cat /tmp/tmp.Xa81kQz9Lp/out.json" } })).toEqual({
       command: "cat ~/out.json",
     });
+  });
+
+  it("comparableInputJson is the canonical JSON of comparableInput, whatever the input holds", () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom(
+        "/tmp/tmp.Xa81kQz9Lp/out",
+        "ses_abc123XYZ",
+        "tool-output/tool_22ce4190",
+        "/var/folders/x1/T/q",
+        "tool_x",
+        "plain text here",
+      ),
+    );
+    const input = fc.oneof(
+      fc.dictionary(
+        fc.constantFrom("command", "description", "filePath", "tool_", "ses_x"),
+        fc.oneof(text, fc.array(text, { maxLength: 3 }), fc.integer()),
+      ),
+      text,
+      fc.array(text, { maxLength: 3 }),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("bash", "read", "edit", "task", "webfetch"), input, (tool, value) => {
+        expect(comparableInputJson({ tool, input: value })).toBe(canonicalJson(comparableInput({ tool, input: value })));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("keeps an edit's input whole: every character is the change", () => {
