@@ -51,11 +51,12 @@ export function replayMessages(messages: readonly unknown[], settings: GuardSett
 
 /** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
+  const whole = { wholeSession: true, ...options };
   return timeline.compactions
     .filter((c) => c.auto && c.succeeded)
     .map((c) => {
       const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
-      return { ...decide(timeline, c, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
+      return { ...decide(timeline, c, settings, whole), triggerTokens, afterTokens };
     });
 }
 

@@ -23,7 +23,7 @@ import { buildChains, type Chain } from "./chains.js";
 import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson } from "./signature.js";
-import { buildStepsView, NOVELTY_LOOKBACK_STEPS, previewOf, type Action, type StepView, type StepsView } from "./view.js";
+import { buildStepsView, NOVELTY_LOOKBACK_STEPS, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -221,9 +221,8 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     if (!isStep(entry)) return;
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
-    const here = buildStepsView(timeline, position, options);
-    // Views of one stretch since the user's last message share what they judged new.
-    if (view === undefined || view.from !== here.from) view = here;
+    // Views of one stretch since the user's last message share what they judged new: one view per stretch.
+    if (view === undefined || view.from !== stepsFrom(timeline, position)) view = buildStepsView(timeline, position, options);
     const steps = view.stepsUpTo(position, window);
     const step = steps.at(-1);
     if (step?.position !== position) return;

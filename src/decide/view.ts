@@ -497,6 +497,20 @@ function withId(settings: ActionOptions): ActionSettings {
   return known;
 }
 
+/** Position of the last real user message in `timeline.entries[start..end]`, or −1. */
+function lastUserIn(timeline: Timeline, end: number, start: number): number {
+  const at = realUserPositions(timeline)[end] ?? -1;
+  return at >= start ? at : -1;
+}
+
+/**
+ * Where the steps of a view of `timeline.entries[start..end]` begin: after the user's last
+ * real message in it ({@link StepsView.from}), without building the view.
+ */
+export function stepsFrom(timeline: Timeline, end: number, start = 0): number {
+  return Math.max(start, lastUserIn(timeline, end, start) + 1);
+}
+
 /**
  * Builds the steps view of `timeline.entries[start..end]`: the steps since the user's last
  * real message at or before `end`.
@@ -507,9 +521,8 @@ function withId(settings: ActionOptions): ActionSettings {
  */
 export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
   const actionSettings = withId(settings);
-  const lastUserAt = realUserPositions(timeline)[end] ?? -1;
-  const lastUserPosition = lastUserAt >= start ? lastUserAt : -1;
-  const from = Math.max(start, lastUserPosition + 1);
+  const lastUserPosition = lastUserIn(timeline, end, start);
+  const from = stepsFrom(timeline, end, start);
   const steps = workSteps(timeline);
   const views = stepViews(timeline, actionSettings);
   /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
