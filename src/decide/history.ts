@@ -386,16 +386,15 @@ function toEntry(message: unknown): Entry {
  * count. A different text there is the user replying after a denied compaction: real.
  */
 function markResends(entries: Entry[]): Entry[] {
+  const overflowCompactions = new Set<string | undefined>();
+  for (const e of entries) if (e.kind === "user" && e.role === "compaction" && e.overflow) overflowCompactions.add(e.id);
   let lastRealText: string | undefined;
   for (let position = 0; position < entries.length; position++) {
     const entry = entries[position]!;
     if (entry.kind !== "user" || entry.role !== "real") continue;
     const before = entries[position - 1];
     const afterOverflowSummary =
-      before?.kind === "assistant" &&
-      before.summary &&
-      before.parentID !== undefined &&
-      entries.some((e) => e.kind === "user" && e.id === before.parentID && e.role === "compaction" && e.overflow);
+      before?.kind === "assistant" && before.summary && before.parentID !== undefined && overflowCompactions.has(before.parentID);
     // A copy says the same as the last real message; a different text is you, replying.
     if (afterOverflowSummary && entry.text === lastRealText) entries[position] = { ...entry, role: "resend" };
     else lastRealText = entry.text;
