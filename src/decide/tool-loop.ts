@@ -223,12 +223,13 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     if (entry.toolCalls.length === 0) return;
     // Views of one stretch since the user's last message share what they judged new: one view per stretch.
     if (view === undefined || view.from !== stepsFrom(timeline, position)) view = buildStepsView(timeline, position, options);
-    const steps = view.stepsUpTo(position, window);
-    const step = steps.at(-1);
-    if (step?.position !== position) return;
+    const step = view.stepAt(position);
+    if (step === undefined) return;
+    const first = view.firstStepUpTo(position, window);
     for (const action of step.actions) {
       if (action.kind !== "tool" || action.call === null) continue;
-      const chain = chainOf(steps, view, action);
+      // The window's steps are listed only for a call whose key ran in it.
+      const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
       const runs = chain?.count ?? 1;
       // Below the threshold nothing is done, whatever the user asked for.
       if (runs < settings.threshold) continue;

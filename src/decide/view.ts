@@ -473,6 +473,10 @@ export interface StepsView {
   readonly from: number;
   /** The newest `n` steps at or before `position` and at or after `low` (default and at least `from`), oldest first. */
   stepsUpTo(position: number, n: number, low?: number): StepView[];
+  /** The step at `position`, if it is a work step at or after `from`. */
+  stepAt(position: number): StepView | undefined;
+  /** Position of the oldest of `stepsUpTo(position, n)`, without listing them; −1 when there are none. */
+  firstStepUpTo(position: number, n: number): number;
   /** See {@link DecisionView.isNew}. */
   isNew(action: Action): boolean;
   /** See {@link DecisionView.keyUsedBefore}. */
@@ -528,14 +532,24 @@ export function buildStepsView(timeline: Timeline, end: number, settings: Action
   /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
   const inView = (self: LazyAction, before: number): boolean => before !== -1 && (before === self.position || before >= from);
 
+  // Step indexes [begin, stop): at or after the bottom, at or before `high`, the newest n.
+  const range = (high: number, n: number, low: number): [number, number] => {
+    const stop = firstPositionAfter(steps, high);
+    const begin = Math.max(firstPositionAfter(steps, Math.max(low, from) - 1), stop - n);
+    return [begin, Math.max(begin, stop)];
+  };
+
   return {
     lastUserPosition,
     from,
-    stepsUpTo: (high, n, low = from) => {
-      // Step indexes [begin, stop): at or after the bottom, at or before `high`, the newest n.
-      const stop = firstPositionAfter(steps, high);
-      const begin = Math.max(firstPositionAfter(steps, Math.max(low, from) - 1), stop - n);
-      return views.slice(begin, Math.max(begin, stop));
+    stepsUpTo: (high, n, low = from) => views.slice(...range(high, n, low)),
+    stepAt: (position) => {
+      const [begin, stop] = range(position, 1, from);
+      return begin < stop && views[begin]!.position === position ? views[begin] : undefined;
+    },
+    firstStepUpTo: (high, n) => {
+      const [begin, stop] = range(high, n, from);
+      return begin < stop ? views[begin]!.position : -1;
     },
     same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
     isNew: (action) => !inView(action as LazyAction, (action as LazyAction).sameBefore),
