@@ -129,7 +129,6 @@ type Recipe = "call" | "asking" | "file" | "wait" | "text";
 class LazyAction implements Action {
   private keyMemo: string | undefined;
   private signatureMemo: string | undefined;
-  private inputMemo: string | undefined;
   private substantialMemo: boolean | undefined;
 
   /** The latest earlier action of the same key in the timeline (see {@link stepViews}), or undefined. */
@@ -147,7 +146,8 @@ class LazyAction implements Action {
     readonly kind: Action["kind"],
     /** What separates keys cheaply: the tool name and status (or "text"). */
     readonly head: string,
-    readonly call: ToolCall | null,
+    /** What is known of its call (a tool action's), shared with every other settings' action of the call. */
+    private readonly facts: CallFacts | null,
     readonly position: number,
     /** How its key and signature are made (see {@link Recipe}). */
     private readonly recipe: Recipe,
@@ -155,6 +155,10 @@ class LazyAction implements Action {
     private readonly detail: string,
     private readonly matchOutput: boolean,
   ) {}
+
+  get call(): ToolCall | null {
+    return this.facts?.call ?? null;
+  }
 
   private get comparison(): Comparison {
     return this.recipe === "wait" ? "never" : this.recipe === "asking" ? "result" : "exact";
@@ -170,7 +174,7 @@ class LazyAction implements Action {
       const { recipe, head, detail } = this;
       this.keyMemo =
         recipe === "call"
-          ? `${head}\u0000${comparableJson(this.call!)}`
+          ? `${head}\u0000${this.facts!.input}`
           : recipe === "asking"
             ? head
             : recipe === "file"
@@ -184,12 +188,12 @@ class LazyAction implements Action {
 
   get signature(): string {
     if (this.signatureMemo === undefined) {
-      const { recipe, call } = this;
+      const { recipe, facts } = this;
       this.signatureMemo =
         recipe === "call"
-          ? callSignatureOf(call!, this.matchOutput)
+          ? facts!.signature(this.matchOutput)
           : recipe === "asking" || recipe === "file"
-            ? resultSignatureOf(call!)
+            ? facts!.resultSignature
             : recipe === "wait"
               ? ""
               : this.detail;
@@ -199,7 +203,7 @@ class LazyAction implements Action {
 
   /** The canonical comparable input (asking calls only: their key leaves it out). */
   private get input(): string {
-    return (this.inputMemo ??= comparableJson(this.call!));
+    return this.facts!.input;
   }
 
   /** Does the result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS})? */
@@ -249,7 +253,7 @@ class LazyAction implements Action {
   sameAs(other: LazyAction): boolean {
     if (!this.sameKey(other) || this.comparison === "never" || other.comparison === "never") return false;
     if (this.call === null || other.call === null || !this.byResult) return true;
-    const sameResult = comparableOutputOf(this.call).sameAs(comparableOutputOf(other.call));
+    const sameResult = this.facts!.output.sameAs(other.facts!.output);
     if (this.comparison === "result") {
       const sameInput = this.input === other.input;
       if (sameResult && (sameInput || this.substantial)) return true;
@@ -262,34 +266,49 @@ class LazyAction implements Action {
 /**
  * What is written of one call once and read under every settings (replay's decisions and the
  * tool-loop check shape actions differently, from the same calls): its canonical comparable
- * input, its result signature, its signature with and without the output.
+ * input, its output as results are compared, its result signature, its signature with and
+ * without the output. One per call of a timeline (see {@link factsOf}).
  */
-interface CallMemo {
-  input?: string;
-  output?: ComparableOutput;
-  result?: string;
-  withOutput?: string;
-  withoutOutput?: string;
-}
-const callMemos = new WeakMap<ToolCall, CallMemo>();
+class CallFacts {
+  private inputMemo: string | undefined;
+  private outputMemo: ComparableOutput | undefined;
+  private resultMemo: string | undefined;
+  private withOutput: string | undefined;
+  private withoutOutput: string | undefined;
 
-function memoOf(call: ToolCall): CallMemo {
-  let memo = callMemos.get(call);
-  if (!memo) callMemos.set(call, (memo = {}));
-  return memo;
+  constructor(readonly call: ToolCall) {}
+
+  /** The canonical comparable input (signature.ts `comparableInputJson`). */
+  get input(): string {
+    return (this.inputMemo ??= comparableInputJson(this.call));
+  }
+
+  /** The output as results are compared (signature.ts `ComparableOutput`). */
+  get output(): ComparableOutput {
+    return (this.outputMemo ??= new ComparableOutput(this.call.output));
+  }
+
+  /** signature.ts `resultSignature`. */
+  get resultSignature(): string {
+    return (this.resultMemo ??= resultSignature(this.call));
+  }
+
+  /** signature.ts `toolCallSignature`, per `matchOutput`. */
+  signature(matchOutput: boolean): string {
+    return matchOutput
+      ? (this.withOutput ??= toolCallSignature(this.call, true))
+      : (this.withoutOutput ??= toolCallSignature(this.call, false));
+  }
 }
 
-/** The call's canonical comparable input (signature.ts `comparableInputJson`), once per call. */
-const comparableJson = (call: ToolCall): string => (memoOf(call).input ??= comparableInputJson(call));
-/** The call's output as results are compared (signature.ts `ComparableOutput`), once per call. */
-const comparableOutputOf = (call: ToolCall): ComparableOutput => (memoOf(call).output ??= new ComparableOutput(call.output));
-/** signature.ts `resultSignature`, once per call. */
-const resultSignatureOf = (call: ToolCall): string => (memoOf(call).result ??= resultSignature(call));
-/** signature.ts `toolCallSignature`, once per call and `matchOutput`. */
-const callSignatureOf = (call: ToolCall, matchOutput: boolean): string => {
-  const memo = memoOf(call);
-  return matchOutput ? (memo.withOutput ??= toolCallSignature(call, true)) : (memo.withoutOutput ??= toolCallSignature(call, false));
-};
+/** The facts of each call of a timeline, shared by the step views of every settings. */
+const callFacts = new WeakMap<Timeline, Map<ToolCall, CallFacts>>();
+
+function factsOf(timeline: Timeline): Map<ToolCall, CallFacts> {
+  let facts = callFacts.get(timeline);
+  if (!facts) callFacts.set(timeline, (facts = new Map()));
+  return facts;
+}
 
 /** Previews per call and project directory: replay's decisions name the same call at compaction after compaction. */
 const previews = new WeakMap<ToolCall, Map<string | undefined, string>>();
@@ -335,7 +354,7 @@ export type ActionOptions = Pick<GuardSettings, "matchOutput" | "ignore"> & { re
 type ActionSettings = ActionOptions & { readonly id: string };
 
 /** The actions of the step at `position` under `settings` ({@link stepViews} keeps them, per timeline and settings). */
-function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): LazyAction[] {
+function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings, facts: Map<ToolCall, CallFacts>): LazyAction[] {
   const actions: LazyAction[] = [];
   if (entry.toolParts > 0) {
     const { matchOutput } = settings;
@@ -346,7 +365,9 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       const at = index++;
       if (kind === "planning") continue;
       const head = `${call.tool}\u0000${call.status}`;
-      const add = (recipe: Recipe, detail = "") => actions.push(new LazyAction("tool", head, call, position, recipe, detail, matchOutput));
+      let known = facts.get(call);
+      if (!known) facts.set(call, (known = new CallFacts(call)));
+      const add = (recipe: Recipe, detail = "") => actions.push(new LazyAction("tool", head, known, position, recipe, detail, matchOutput));
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
       if (kind === "waiting") add("wait", String(at));
@@ -394,9 +415,10 @@ function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepV
   let views = perSettings.get(settings.id);
   if (views) return views;
   const latest = new Map<string, Map<string, LazyAction>>();
+  const facts = factsOf(timeline);
   views = Array.from(workSteps(timeline), (position, step) => {
     const entry = timeline.entries[position] as AssistantEntry;
-    const actions = actionsOf(entry, position, settings);
+    const actions = actionsOf(entry, position, settings, facts);
     for (const action of actions) {
       let byKey = latest.get(action.head);
       if (!byKey) latest.set(action.head, (byKey = new Map()));
