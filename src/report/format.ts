@@ -1,7 +1,5 @@
 /** Numbers, plurals, wall times and dates, written one way in every output (table, JSON notes, HTML page, terminal chart). */
-
-/** A whole number with thousands separators, as `toLocaleString("en-US")` writes it, without building a number format per call. */
-const grouped = (n: number): string => (Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ",") : n.toLocaleString("en-US"));
+import { grouped } from "../shared/numbers.js";
 
 /** A token count with thousands separators, or "-" for null. */
 export const fmt = (n: number | null): string => (n === null ? "-" : grouped(n));
