@@ -52,8 +52,8 @@ export function canonicalJson(value: unknown): string {
 const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
-  /\d+(?:\.\d+)?[ \t]?(?:ns|µs|us|ms)\b|\d+\.\d+[ \t]?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
-  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?[ \t]?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
+  /\d+(?:\.\d+)?[^\S\n]?(?:ns|µs|us|ms)\b|\d+\.\d+[^\S\n]?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
+  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?[^\S\n]?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
   /[Pp][Ii][Dd][ =:]+\d+|node:\d+/, // pid 26594, PID=26594, (node:41872)
   /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
   /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256
@@ -72,7 +72,7 @@ const BRACKETED_PID = /(?<![\w\]])\[\d{3,7}\]/g;
  * An elapsed-time prefix at a line's start: BuildKit's `#7 1.330` (and `1.330` alone where
  * it echoes a failed step's log), the kernel's `[   12.345678]`.
  */
-const ELAPSED_PREFIX = /^(?:#\d+ \d+\.\d+|\d+\.\d{3}|\[[ \t]*\d+\.\d+\])(?= |$)/gm;
+const ELAPSED_PREFIX = /^(?:#\d+ \d+\.\d+|\d+\.\d{3}|\[[^\S\n]*\d+\.\d+\])(?= |$)/gm;
 /** A run of 8+ letters and digits, with both in it: a candidate random id (see {@link looksRandom}). */
 const MIXED_TOKEN = /(?<![A-Za-z0-9])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{8,}(?![A-Za-z0-9])/g;
 

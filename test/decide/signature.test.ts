@@ -125,6 +125,9 @@ const PIECES = [
   "12:01:02",
   "31 ms",
   "31\nms",
+  "31\u00a0ms",
+  "31\rms",
+  "[\r 12.3]",
   "0.42s",
   "0.42\ns",
   "in 7s",
@@ -170,6 +173,8 @@ describe("normalizeOutput is line-local", () => {
   it("a duration or a kernel time split over two lines is two lines of text, not noise", () => {
     expect(normalizeOutput("took 31\nms")).toBe("took 31\nms");
     expect(normalizeOutput("[\n 12.345678]")).toBe("[\n 12.345678]");
+    // Other whitespace between a number and its unit is still a duration.
+    expect([normalizeOutput("took 31\u00a0ms"), normalizeOutput("[\t12.345678] usb")]).toEqual(["took ~", "~ usb"]);
   });
 });
 
