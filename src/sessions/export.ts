@@ -247,6 +247,9 @@ function readRegularFile(path: string, name: string, limits: ReadLimits): Buffer
 
 /**
  * Reads and validates an export file, or standard input when `path` is "-".
+ * A file is read with synchronous calls (the event loop waits for the read, as it does for
+ * the parse; standard input is read asynchronously): a caller reading many files in a loop
+ * gives the event loop its turn between them.
  * A first line that is exactly opencode's progress line (`Exporting session: <id>`, which
  * `opencode export <id> > file 2>&1` puts there) is skipped when the rest is valid JSON.
  * @param limits upper bounds on what is read; by default V8's longest string and the heap
