@@ -2,6 +2,7 @@
  * Every way sessions come in for `audit`, as one sequence: the export files among paths, or
  * the sessions of the user's own opencode read through `opencode serve`.
  */
+import { setImmediate } from "node:timers/promises";
 import type { SessionData, SessionDecisionOptions } from "../decide/replay.js";
 import { ExportError, readExport } from "./export.js";
 import { findExports } from "./files.js";
@@ -49,6 +50,9 @@ export async function exportFiles(paths: readonly string[], recursive: boolean):
   async function* items(): AsyncGenerator<SessionItem> {
     for (const line of skipped) yield { kind: "skipped", line, counted: false };
     for (const path of files) {
+      // readExport reads a file with synchronous calls: a turn of the event loop before each
+      // lets a signal's handler (Ctrl-C) and the progress bar's redraw run between files.
+      await setImmediate();
       try {
         yield { kind: "session", session: await readExport(path), source: path };
       } catch (error) {

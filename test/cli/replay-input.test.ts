@@ -5,8 +5,7 @@
  * trace, and none may exit 0 with a wrong answer.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { mkdtempSync, openSync, readSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,13 +14,11 @@ import { main } from "../../src/cli/main.js";
 import { readExport } from "../../src/sessions/export.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
-// open stays the real one unless a test makes it fail (root reads any file, so a
-// permission error cannot be staged with chmod).
-const realOpen = vi.hoisted(() => ({ open: undefined as unknown as typeof import("node:fs/promises").open }));
-vi.mock("node:fs/promises", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:fs/promises")>();
-  realOpen.open = actual.open;
-  return { ...actual, open: vi.fn(actual.open) };
+// openSync and readSync (what readExport reads a file with) stay the real ones unless a test
+// makes them fail (root reads any file, so a permission error cannot be staged with chmod).
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  return { ...actual, openSync: vi.fn(actual.openSync), readSync: vi.fn(actual.readSync) };
 });
 
 const dir = mkdtempSync(join(tmpdir(), "ocg-input-"));
@@ -71,7 +68,9 @@ describe("files that cannot be read: exit 2, one line", () => {
     [
       "permission denied",
       () => {
-        vi.mocked(open).mockRejectedValueOnce(Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }));
+        vi.mocked(openSync).mockImplementationOnce(() => {
+          throw Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" });
+        });
         return file("locked.json", JSON.stringify(loopExport()));
       },
       /locked\.json: permission denied$/,
@@ -89,11 +88,9 @@ describe("files that cannot be read: exit 2, one line", () => {
     [
       "a read that fails midway",
       () => {
-        vi.mocked(open).mockImplementationOnce(async (...args: Parameters<typeof open>) =>
-          Object.assign(await realOpen.open(...args), {
-            read: () => Promise.reject(Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" })),
-          }),
-        );
+        vi.mocked(readSync).mockImplementationOnce(() => {
+          throw Object.assign(new Error("EIO: i/o error, read"), { code: "EIO" });
+        });
         return file("eio.json", "{}");
       },
       /eio\.json: cannot be read \(EIO\)$/,

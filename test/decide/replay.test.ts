@@ -6,11 +6,10 @@
  * histories, replay's rows equal `decide` on a fresh timeline per compaction (nothing shared),
  * in either order, and the tool-loop entries equal those of a fresh timeline.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fixtureCases, fixtureExports } from "../support/fixtures.js";
 import { buildTimeline } from "../../src/decide/history.js";
 import { parentOf, replayMessages, replaySession, type SessionData } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
@@ -18,17 +17,6 @@ import { compactionSizes } from "../../src/decide/timeline.js";
 import { toolLoopsOf } from "../../src/decide/tool-loop.js";
 import { decide, type DecideOptions } from "../../src/decide/verdict.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
-
-const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
-
-/** Every session export under fixtures/ (expectations and notes are not exports). */
-function fixtureExports(dir = FIXTURES): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return fixtureExports(path);
-    return entry.name.endsWith(".json") && !["expect.json", "notes.json"].includes(entry.name) ? [path] : [];
-  });
-}
 
 /** Replay's rows the slow way: each automatic compaction decided on a timeline built for it alone. */
 function decidedApart(
@@ -73,7 +61,7 @@ describe("replay's shared decisions equal decisions made apart", () => {
     expect(files.length).toBeGreaterThan(40);
   });
 
-  it.each(files.map((file) => [file.slice(FIXTURES.length), file]))("%s", (_name, file) => {
+  it.each(fixtureCases())("%s", (_name, file) => {
     const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
     const limits = { context: 200_000, output: 32_000 };
     for (const variant of VARIANTS) {

@@ -1,0 +1,70 @@
+/**
+ * audit's replay without the tool-loop walk (`replayWithoutToolLoop`, for the table and
+ * `--json`, which do not show the walk) decides every session as `replaySession` does: the
+ * same rows and timeline, on every export under fixtures/ and on generated sessions (with a
+ * project directory or none, a subagent's or not), under several settings and limits.
+ */
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fixtureCases, fixtureExports } from "../support/fixtures.js";
+import { replayWithoutToolLoop } from "../../src/audit/audit.js";
+import { replaySession, type SessionData, type SessionDecisionOptions } from "../../src/decide/replay.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
+import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
+
+/** Settings that change what the rules and the tool-loop check do (as test/decide/replay.test.ts varies them). */
+const VARIANTS: ReadonlyArray<Partial<GuardSettings>> = [
+  {},
+  { predict: true },
+  { matchOutput: false, window: 12, threshold: 2 },
+  { toolLoop: "stop", threshold: 4, ignore: ["bash"] },
+];
+
+/** The two replays of one session, compared on what a row is made of. */
+function expectSameDecisions(session: SessionData, options: SessionDecisionOptions): void {
+  const full = replaySession(session, options);
+  const without = replayWithoutToolLoop(session, options);
+  expect(without.rows).toEqual(full.rows);
+  expect(without.timeline).toEqual(full.timeline);
+  expect(without.toolLoop).toEqual([]);
+}
+
+describe("replayWithoutToolLoop: replaySession's rows and timeline", () => {
+  const files = fixtureExports();
+
+  it("finds the recorded exports", () => {
+    expect(files.length).toBeGreaterThan(40);
+  });
+
+  it.each(fixtureCases())("%s", (_name, file) => {
+    const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
+    for (const variant of VARIANTS) {
+      const settings = { ...DEFAULT_SETTINGS, ...variant };
+      expectSameDecisions(session, { settings });
+      expectSameDecisions(session, { settings, limits: { context: 200_000, output: 32_000 }, reserved: 20_000 });
+    }
+  });
+
+  it("on generated sessions, with or without a directory and a parent", () => {
+    fc.assert(
+      fc.property(
+        history({}, 60),
+        guardSettings,
+        modelLimits,
+        fc.option(fc.nat({ max: 50_000 }), { nil: undefined }),
+        fc.option(fc.constantFrom("/work/project", ""), { nil: undefined }),
+        fc.option(fc.constantFrom("ses_parent", ""), { nil: undefined }),
+        (messages, settings, limits, reserved, directory, parentID) => {
+          const info = {
+            id: "ses_fuzz",
+            ...(directory !== undefined ? { directory } : {}),
+            ...(parentID !== undefined ? { parentID } : {}),
+          };
+          expectSameDecisions({ info, messages }, { settings, limits: limits ?? undefined, reserved });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  }, 60_000);
+});
