@@ -8,12 +8,11 @@ import { sessionDecision } from "../sessions/opencode-limits.js";
 import type { SessionItem } from "../sessions/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
-import { buildTimeline, compactionEnd, contextTokens, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
+import { compactionEnd, contextTokens, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import {
   parentOf,
   replaySession,
-  replayTimeline,
   type ReplayedSession,
   type ReplayRow,
   type SessionData,
@@ -152,24 +151,6 @@ export function auditSession(
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
 }
 
-/**
- * {@link replaySession} without the tool-loop walk (`toolLoop` is empty): the rows and the
- * timeline, decided with the same options as replaySession's. A row reads neither the walk
- * nor anything it fills, so the table and `--json` do not need it (it was a third of a
- * session's decision time); only the chart series show it.
- */
-export function replayWithoutToolLoop(session: SessionData, options: SessionDecisionOptions): ReplayedSession {
-  const timeline = buildTimeline(session.messages);
-  const directory = session.info.directory;
-  const rows = replayTimeline(timeline, options.settings, {
-    limits: options.limits,
-    reserved: options.reserved,
-    directory: typeof directory === "string" ? directory : undefined,
-    subagent: parentOf(session.info) !== null,
-  });
-  return { timeline, rows, toolLoop: [] };
-}
-
 /** Totals before any session: all zero. */
 export const EMPTY_TOTALS: AuditTotals = Object.freeze({
   sessions: 0,
@@ -286,12 +267,7 @@ export async function auditSessions(
     if (unphysicalTokenMessages(item.session.messages) > 0) unphysicalTokens += 1;
     const decision = item.known ? sessionDecision(options, item.known) : options;
     // The series alone show the tool-loop walk: without them it is not made.
-    const audited = auditSession(
-      item.session,
-      item.source,
-      decision,
-      withSeries ? replaySession(item.session, decision) : replayWithoutToolLoop(item.session, decision),
-    );
+    const audited = auditSession(item.session, item.source, decision, replaySession(item.session, decision, { toolLoop: withSeries }));
     const { row } = audited;
     const messages = item.session.messages.length;
     const before = kept.get(row.sessionID);

@@ -71,10 +71,17 @@ export interface ReplayedSession {
 /**
  * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
  * directory and whether the session is a subagent's come from `info`.
+ * @param walk.toolLoop whether to walk the session for the tool-loop check (default true). No
+ *   row reads the walk: audit's table and `--json` leave it out (it was a third of a
+ *   session's decision time); its charts show it.
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
- *   oldest first, and where the tool-loop check would have acted.
+ *   oldest first, and where the tool-loop check would have acted (empty without the walk).
  */
-export function replaySession(session: SessionData, options: SessionDecisionOptions): ReplayedSession {
+export function replaySession(
+  session: SessionData,
+  options: SessionDecisionOptions,
+  walk: { readonly toolLoop?: boolean } = {},
+): ReplayedSession {
   const timeline = buildTimeline(session.messages);
   const directory = session.info.directory;
   const rows = replayTimeline(timeline, options.settings, {
@@ -83,6 +90,7 @@ export function replaySession(session: SessionData, options: SessionDecisionOpti
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
   });
-  const toolLoop = toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
+  const toolLoop =
+    walk.toolLoop === false ? [] : toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
   return { timeline, rows, toolLoop };
 }

@@ -1,14 +1,13 @@
 /**
- * audit's replay without the tool-loop walk (`replayWithoutToolLoop`, for the table and
- * `--json`, which do not show the walk) decides every session as `replaySession` does: the
- * same rows and timeline, on every export under fixtures/ and on generated sessions (with a
+ * audit's replay without the tool-loop walk (`replaySession(…, { toolLoop: false })`, for the
+ * table and `--json`, which do not show the walk) decides every session as the full replay
+ * does (the walk fills caches the decisions share): the same rows and timeline, on every export under fixtures/ and on generated sessions (with a
  * project directory or none, a subagent's or not), under several settings and limits.
  */
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports } from "../support/fixtures.js";
-import { replayWithoutToolLoop } from "../../src/audit/audit.js";
 import { replaySession, type SessionData, type SessionDecisionOptions } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
@@ -24,13 +23,13 @@ const VARIANTS: ReadonlyArray<Partial<GuardSettings>> = [
 /** The two replays of one session, compared on what a row is made of. */
 function expectSameDecisions(session: SessionData, options: SessionDecisionOptions): void {
   const full = replaySession(session, options);
-  const without = replayWithoutToolLoop(session, options);
+  const without = replaySession(session, options, { toolLoop: false });
   expect(without.rows).toEqual(full.rows);
   expect(without.timeline).toEqual(full.timeline);
   expect(without.toolLoop).toEqual([]);
 }
 
-describe("replayWithoutToolLoop: replaySession's rows and timeline", () => {
+describe("replaySession without the tool-loop walk: the same rows and timeline", () => {
   const files = fixtureExports();
 
   it("finds the recorded exports", () => {
