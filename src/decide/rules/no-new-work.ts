@@ -58,9 +58,16 @@ export const noNewWork = defineRule({
     const index = cheap !== -1 ? cheap : actions.findIndex((action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
     const first = firstNew === null ? actions[0] : undefined;
+    const call = first?.call;
     const example = first
-      ? first.call
-        ? { tool: first.call.tool, preview: previewOf(first.call, directory) }
+      ? call
+        ? {
+            tool: call.tool,
+            // Written when read (then kept, see previewOf): a replay's table and an audit read only a first deny's evidence.
+            get preview() {
+              return previewOf(call, directory);
+            },
+          }
         : { tool: "text", preview: null }
       : null;
     const evidence: NoNewWorkEvidence = {
