@@ -15,7 +15,9 @@ export default defineConfig([
     ...common,
     // The executable, with its npm dependencies bundled in: resolving and loading each package
     // at start-up (safe-stable-stringify's CommonJS among them) cost more than the work of a
-    // small replay. The audit's, the chart's and the page's code load only when used.
+    // small replay. The audit's, the chart's and the page's code load only when used. Two stay
+    // in node_modules: the SDK (external: only audit through opencode serve loads it) and zod,
+    // which src/shared/zod.ts requires on first use (the bundler does not see that require).
     entry: { bin: "src/bin.ts" },
     outDir: "dist/cli",
     clean: true,

@@ -30,13 +30,13 @@ export interface ReplayResult {
 export const PLUGIN_ENTRY = join(PROJECT_ROOT, "dist", "index.js");
 
 /**
- * The built CLI, from package.json's `bin` (falls back to `dist/cli.js`).
+ * The built CLI, from package.json's `bin` (falls back to `dist/cli/bin.js`).
  * @returns an absolute path; throws when the file is missing (run `npm run build`).
  */
 export function replayCli(): string {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
   const bin = typeof pkg.bin === "string" ? pkg.bin : Object.values(pkg.bin ?? {})[0];
-  const path = join(PROJECT_ROOT, bin ?? "dist/cli.js");
+  const path = join(PROJECT_ROOT, bin ?? "dist/cli/bin.js");
   if (!existsSync(path)) throw new Error(`replay CLI ${path} not found; run npm run build`);
   return path;
 }

@@ -29,7 +29,7 @@ export interface Chain {
  * @param until stop right after this action (the one just completed): `last` is then its chain.
  * @returns every chain in order of its first run, the chain of the last tool call walked, and
  *   how many new actions were seen in all (a chain whose `newSeen` is less was followed by new work).
- *   Cost: when every key in `steps` is distinct no action is judged new (no output is hashed).
+ *   Cost: when every key in `steps` is distinct no action is judged new (no output is read).
  */
 export function buildChains(
   steps: readonly StepView[],

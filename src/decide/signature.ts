@@ -107,7 +107,49 @@ export function normalizeOutput(output: unknown): string {
   return normalizeText(typeof output === "string" ? output : canonicalJson(output));
 }
 
+/** Longest run of letters, digits and underscores the noise patterns read (see {@link withoutLongRuns}). */
+const LONGEST_RUN = 4096;
+
+/** The stand-in for a long run: its length and digest, the digest written in the letters g–v, which no pattern reads as an id. */
+const longRunStandIn = (run: string): string =>
+  `«${run.length} letters and digits ${createHash("sha256")
+    .update(run)
+    .digest("hex")
+    .slice(0, 16)
+    .replace(/[0-9a-f]/g, (c) => String.fromCharCode(103 + Number.parseInt(c, 16)))}»`;
+
+/** A letter, digit or underscore (the characters of a run, see {@link withoutLongRuns}). */
+const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * `text` with every run of letters, digits and underscores longer than {@link LONGEST_RUN}
+ * replaced by a stand-in naming its length and digest: such a run is content (no id or
+ * timestamp is that long), equal runs stay equal and different ones differ. On runs of
+ * millions of characters the patterns' backtracking overflows V8's regular-expression stack
+ * (`Maximum call stack size exceeded`; a regular expression finding the runs does too, and is
+ * quadratic besides), so they are found by a scan. A longer run covers one of the positions
+ * 0, LONGEST_RUN, 2 × LONGEST_RUN, …: only the runs through those are measured.
+ */
+function withoutLongRuns(text: string): string {
+  let out = "";
+  let copied = 0;
+  for (let at = 0; at < text.length; at += LONGEST_RUN) {
+    if (!isWordCode(text.charCodeAt(at))) continue;
+    let start = at;
+    while (start > copied && isWordCode(text.charCodeAt(start - 1))) start -= 1;
+    let end = at + 1;
+    while (end < text.length && isWordCode(text.charCodeAt(end))) end += 1;
+    if (end - start <= LONGEST_RUN) continue;
+    out += text.slice(copied, start) + longRunStandIn(text.slice(start, end));
+    copied = end;
+    // The next position to look at is the first multiple of LONGEST_RUN past the run.
+    at = Math.floor(end / LONGEST_RUN) * LONGEST_RUN;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 function normalizeText(text: string): string {
+  if (text.length > LONGEST_RUN) text = withoutLongRuns(text);
   // Each pass only when its marker is there: most outputs skip three of the four.
   if (text.includes("\x1b")) text = text.replace(ANSI, "");
   if (text.includes("/tmp/") || text.includes("/var/")) text = text.replace(TEMP_PATH, "/tmp/~");
@@ -156,14 +198,45 @@ export class ComparableOutput {
     return (this.normalized[i] ??= normalizeText(this.line(i)));
   }
 
+  /**
+   * Characters this output's line walks have read so far. Past {@link walkBudget} it is
+   * compared by a digest instead: the same output compared with many others that share most
+   * of its lines (a long poll whose last line counts up, each run against every earlier one)
+   * would otherwise be read whole again for each of them.
+   */
+  private walked = 0;
+  private digestMemo: string | undefined;
+
+  /** One reading of the whole text, and a little more for short outputs. */
+  private get walkBudget(): number {
+    return this.text.length + 256;
+  }
+
+  /** sha256 of the whole normalised text. */
+  private get digest(): string {
+    if (this.digestMemo === undefined) {
+      this.digestMemo = createHash("sha256").update(normalizeText(this.text)).digest("hex");
+      this.normalized.length = 0;
+    }
+    return this.digestMemo;
+  }
+
   /** Do the two outputs read the same, noise removed? */
   sameAs(other: ComparableOutput): boolean {
     if (this.text === other.text) return true;
-    for (let i = 0; ; i++) {
-      const a = this.end(i);
-      const b = other.end(i);
-      if (a === -1 || b === -1) return a === b;
-      if (this.line(i) !== other.line(i) && this.normalizedLine(i) !== other.normalizedLine(i)) return false;
+    if (this.walked > this.walkBudget && other.walked > other.walkBudget) return this.digest === other.digest;
+    let read = 0;
+    try {
+      for (let i = 0; ; i++) {
+        const a = this.end(i);
+        const b = other.end(i);
+        if (a === -1 || b === -1) return a === b;
+        read = a;
+        if (this.line(i) !== other.line(i) && this.normalizedLine(i) !== other.normalizedLine(i)) return false;
+      }
+    } finally {
+      this.walked += read + 1;
+      other.walked += read + 1;
     }
   }
 }

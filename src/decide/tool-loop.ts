@@ -120,7 +120,7 @@ export interface ToolLoopCheck {
 
 /** The chain of `target` (an action of the newest step in `steps`), walked by the one chain judgement. */
 function chainOf(steps: readonly StepView[], view: StepsView, target: Action): Chain | undefined {
-  // No earlier action of the same key in these steps: the first run, with nothing walked or hashed.
+  // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
   const first = steps[0];
   if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
   // Nothing the same since the user's last message (as far back as isNew looks): a chain of one.

@@ -5,11 +5,12 @@
  * actions (tool calls, or a text-only answer) and whether an action is new work.
  *
  * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle).
- * Each step's actions and keys (tool, status, canonical input) are computed once per entry,
- * and each action is linked to the earlier runs of its key: whether it is new is told from
- * those alone (up to NOVELTY_LOOKBACK_STEPS back), once per action for every view of the
- * timeline. Outputs are hashed only for two actions of the same key whose raw outputs
- * differ: in healthy work most calls differ in their input and their outputs are never hashed.
+ * Each step's actions and keys (tool, status, canonical input) are computed once per timeline
+ * and settings, and each action is linked to the earlier runs of its key: whether it is new is
+ * told from those alone (up to NOVELTY_LOOKBACK_STEPS back), once per action for every view of
+ * the timeline. Outputs are compared only for two actions of the same key, line by line
+ * (signature.ts `ComparableOutput`): in healthy work most calls differ in their input, and
+ * their outputs are never read.
  */
 import {
   compactionEnd,
@@ -85,9 +86,9 @@ export interface DecisionView {
    * New work; a repeat of something already done is not.
    */
   isNew(action: Action): boolean;
-  /** Was an action of the same key (tool, status, input) done before it since `from`? Cheap: no output is hashed. */
+  /** Was an action of the same key (tool, status, input) done before it since `from`? Cheap: no output is read. */
   keyUsedBefore(action: Action): boolean;
-  /** The same action, result included (equal signatures; identical raw outputs need no hashing). */
+  /** The same action, result included (as equal signatures would say; outputs compared line by line, see signature.ts). */
   same(a: Action, b: Action): boolean;
   /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
   keyUsedSince(action: Action, position: number): boolean;
