@@ -26,12 +26,16 @@ function sourceCell(source: string): string {
 const loopCell = (row: AuditSession): string => (!row.looped ? "-" : row.stoppedByGuard ? "stopped by guard" : "ran on");
 
 /**
- * The totals line of the table: what was read (and how many of those `--since` kept), the
- * loops the guard stopped and those that ran on, and what it would have saved.
- * @param read sessions read before `--since`; @param listed rows listed.
+ * The totals line of the table: what was read (and how many of those `--since` kept, a session
+ * found twice counted once), the loops the guard stopped and those that ran on, and what it
+ * would have saved.
+ * @param read sessions read before `--since`; @param listed rows listed;
+ * @param duplicates sessions read again from another export (counted once, each named on its own line).
  */
-export function totalsLine(totals: AuditTotals, listed: number, read: number = totals.sessions): string {
-  const kept = read === totals.sessions ? "" : `, ${fmt(totals.sessions)} active since --since:`;
+export function totalsLine(totals: AuditTotals, listed: number, read: number = totals.sessions, duplicates = 0): string {
+  const distinct = duplicates === 0 ? "" : " distinct";
+  const since = read - duplicates === totals.sessions ? "" : `${distinct ? " and" : ""} active since --since`;
+  const kept = read === totals.sessions ? "" : `, ${fmt(totals.sessions)}${distinct}${since}:`;
   return (
     `totals: ${plural(read, "session")} read${kept}${kept ? " " : ", "}${fmt(listed)} with automatic compactions (listed), ` +
     `${fmt(totals.sessions - listed)} without; ${plural(totals.stoppedByGuard, "loop")} stopped by the guard, ` +
@@ -90,5 +94,9 @@ export function auditTable(result: AuditResult): string {
       .trimEnd();
   const lines = result.rows.length > 0 ? [line(header), ...body.map(line)] : ["no session with an automatic compaction"];
   const unknown = unknownLimitsLine(result.rows);
-  return [...lines, ...(unknown ? [unknown] : []), totalsLine(result.totals, result.rows.length, result.read)].join("\n");
+  return [
+    ...lines,
+    ...(unknown ? [unknown] : []),
+    totalsLine(result.totals, result.rows.length, result.read, result.duplicates.length),
+  ].join("\n");
 }

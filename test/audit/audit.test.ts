@@ -807,6 +807,11 @@ describe("review defects: each session counted once", () => {
     const again = await cli(["audit", join(dir, "b-short.json"), join(dir, "a-full.json"), "--json"]);
     expect(again.stderr).toMatch(/counted once, from .*b-short\.json \(the later one\)\n$/);
     expect((JSON.parse(again.stdout) as AuditJson).totals.sessions).toBe(1);
+    // The table's totals say the session read twice is one, and name no --since that was not given.
+    const table = await cli(["audit", dir]);
+    expect(table.stdout).toMatch(/^totals: 3 sessions read, 2 distinct: 2 with automatic compactions \(listed\), 0 without;/m);
+    const since = await cli(["audit", dir, "--since", "2999-01-01"]);
+    expect(since.stdout).toMatch(/^totals: 3 sessions read, 0 active since --since: 0 with automatic compactions/m);
   });
 
   it("-r follows symbolic links but reads each folder and file once: no loop, no ELOOP spam", async () => {
