@@ -7,18 +7,10 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fixtureCases, fixtureExports } from "../support/fixtures.js";
+import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { replaySession, type SessionData, type SessionDecisionOptions } from "../../src/decide/replay.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
-
-/** Settings that change what the rules and the tool-loop check do (as test/decide/replay.test.ts varies them). */
-const VARIANTS: ReadonlyArray<Partial<GuardSettings>> = [
-  {},
-  { predict: true },
-  { matchOutput: false, window: 12, threshold: 2 },
-  { toolLoop: "stop", threshold: 4, ignore: ["bash"] },
-];
 
 /** The two replays of one session, compared on what a row is made of. */
 function expectSameDecisions(session: SessionData, options: SessionDecisionOptions): void {
@@ -52,7 +44,7 @@ describe("replaySession without the tool-loop walk: the same rows and timeline",
         guardSettings,
         modelLimits,
         fc.option(fc.nat({ max: 50_000 }), { nil: undefined }),
-        fc.option(fc.constantFrom("/work/project", ""), { nil: undefined }),
+        fc.option(fc.constantFrom("/home/dev/project", ""), { nil: undefined }),
         fc.option(fc.constantFrom("ses_parent", ""), { nil: undefined }),
         (messages, settings, limits, reserved, directory, parentID) => {
           const info = {

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fixtureCases, fixtureExports } from "../support/fixtures.js";
+import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { buildTimeline } from "../../src/decide/history.js";
 import { parentOf, replayMessages, replaySession, type SessionData } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
@@ -46,13 +46,6 @@ function sharedNewestFirst(messages: readonly unknown[], settings: GuardSettings
       return { ...decide(timeline, compaction, settings, { wholeSession: true, ...options }), triggerTokens, afterTokens };
     });
 }
-
-const VARIANTS: ReadonlyArray<Partial<GuardSettings>> = [
-  {},
-  { predict: true },
-  { matchOutput: false, window: 12, threshold: 2 },
-  { toolLoop: "stop", threshold: 4, ignore: ["bash"] },
-];
 
 describe("replay's shared decisions equal decisions made apart", () => {
   const files = fixtureExports();
