@@ -155,6 +155,11 @@ class LazyAction implements Action {
     /** The wait's index in its step, the failed edit's file, or the text's signature. */
     private readonly detail: string,
     private readonly matchOutput: boolean,
+    /**
+     * Is it a call whose recipe `askingByResult` decides ("asking" when on, "call" when off)?
+     * Every other action is the same object under both (see {@link stepViews}).
+     */
+    readonly byAskingSetting = false,
   ) {}
 
   get call(): ToolCall | null {
@@ -352,7 +357,11 @@ export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
 export type ActionOptions = Pick<GuardSettings, "matchOutput" | "ignore"> & { readonly askingByResult?: boolean | undefined };
 
 /** The settings that shape actions, with an id naming them. */
-type ActionSettings = ActionOptions & { readonly id: string };
+type ActionSettings = ActionOptions & {
+  readonly id: string;
+  /** The id of the same settings with `askingByResult` flipped: their actions differ only in asking calls. */
+  readonly siblingId: string;
+};
 
 /** The actions of the step at `position` under `settings` ({@link stepViews} keeps them, per timeline and settings). */
 function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings, facts: Map<ToolCall, CallFacts>): LazyAction[] {
@@ -368,7 +377,9 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       const head = `${call.tool}\u0000${call.status}`;
       let known = facts.get(call);
       if (!known) facts.set(call, (known = new CallFacts(call)));
-      const add = (recipe: Recipe, detail = "") => actions.push(new LazyAction("tool", head, known, position, recipe, detail, matchOutput));
+      const byAskingSetting = kind === "asking" && matchOutput;
+      const add = (recipe: Recipe, detail = "") =>
+        actions.push(new LazyAction("tool", head, known, position, recipe, detail, matchOutput, byAskingSetting));
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
       if (kind === "waiting") add("wait", String(at));
@@ -408,6 +419,11 @@ const stepViewCache = new WeakMap<Timeline, Map<string, readonly StepView[]>>();
  * telling whether an action is new then walks the earlier runs of its key alone, not every
  * step of the lookback, and what one view learnt every other view of the timeline reuses
  * (replay's decisions at each compaction, the tool-loop check at each step).
+ *
+ * The two settings that differ only in `askingByResult` (replay's decisions and the tool-loop
+ * check) share every action but the asking calls', with what each learnt: those are the only
+ * actions whose key and signature differ, and their keys (an asking tool's head, alone or
+ * with the input) never equal another action's, so the links of the rest are the same.
  * Cost: one canonical input per tool call of the timeline.
  */
 function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepView[] {
@@ -415,18 +431,26 @@ function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepV
   if (!perSettings) stepViewCache.set(timeline, (perSettings = new Map()));
   let views = perSettings.get(settings.id);
   if (views) return views;
+  const sibling = perSettings.get(settings.siblingId);
   const latest = new Map<string, Map<string, LazyAction>>();
+  const link = (action: LazyAction, step: number): void => {
+    let byKey = latest.get(action.head);
+    if (!byKey) latest.set(action.head, (byKey = new Map()));
+    action.step = step;
+    action.previousSameKey = byKey.get(action.key);
+    byKey.set(action.key, action);
+  };
   const facts = factsOf(timeline);
-  views = Array.from(workSteps(timeline), (position, step) => {
+  views = Array.from(workSteps(timeline), (position, step): StepView => {
+    const shared = sibling?.[step];
+    if (shared && !shared.actions.some((action) => (action as LazyAction).byAskingSetting)) return shared;
     const entry = timeline.entries[position] as AssistantEntry;
     const actions = actionsOf(entry, position, settings, facts);
-    for (const action of actions) {
-      let byKey = latest.get(action.head);
-      if (!byKey) latest.set(action.head, (byKey = new Map()));
-      action.step = step;
-      action.previousSameKey = byKey.get(action.key);
-      byKey.set(action.key, action);
-    }
+    // The same actions in the same order as the sibling's: only the asking calls' are new.
+    actions.forEach((action, i) => {
+      if (shared && !action.byAskingSetting) actions[i] = shared.actions[i] as LazyAction;
+      else link(action, step);
+    });
     return { entry, position, actions };
   });
   perSettings.set(settings.id, views);
@@ -518,8 +542,8 @@ function withId(settings: ActionOptions): ActionSettings {
   let known = settingsIds.get(settings);
   if (!known) {
     const askingByResult = settings.askingByResult !== false;
-    const id = `${settings.matchOutput}\u0000${askingByResult}\u0000${settings.ignore.join("\u0000")}`;
-    settingsIds.set(settings, (known = { ...settings, askingByResult, id }));
+    const id = (asking: boolean) => `${settings.matchOutput}\u0000${asking}\u0000${settings.ignore.join("\u0000")}`;
+    settingsIds.set(settings, (known = { ...settings, askingByResult, id: id(askingByResult), siblingId: id(!askingByResult) }));
   }
   return known;
 }

@@ -4,14 +4,16 @@
  * it is new, its preview). The hook decides one compaction on a timeline of its own. These
  * tests hold the two to the same verdicts: on every recorded export and on generated
  * histories, replay's rows equal `decide` on a fresh timeline per compaction (nothing shared),
- * in either order, and the tool-loop entries equal those of a fresh timeline.
+ * in either order, and the tool-loop entries equal those of a fresh timeline. The decisions and
+ * the tool-loop walk share every action but the asking calls' (view.ts `stepViews`): whichever
+ * runs first, the other's answers are those of a fresh timeline.
  */
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { buildTimeline } from "../../src/decide/history.js";
-import { parentOf, replayMessages, replaySession, type SessionData } from "../../src/decide/replay.js";
+import { parentOf, replayMessages, replaySession, replayTimeline, type SessionData } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { compactionSizes } from "../../src/decide/timeline.js";
 import { toolLoopsOf } from "../../src/decide/tool-loop.js";
@@ -63,7 +65,10 @@ describe("replay's shared decisions equal decisions made apart", () => {
       const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
       const apart = decidedApart(session.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
       expect(replayed.rows).toEqual(apart);
-      expect(toolLoopsOf(buildTimeline(session.messages), settings, directory)).toEqual(replayed.toolLoop);
+      // The tool-loop walk first, then the decisions: they share its actions the other way round.
+      const timeline = buildTimeline(session.messages);
+      expect(toolLoopsOf(timeline, settings, directory)).toEqual(replayed.toolLoop);
+      expect(replayTimeline(timeline, settings, { limits, directory, subagent: parentOf(session.info) !== null })).toEqual(apart);
     }
   });
 

@@ -11,6 +11,7 @@
  */
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
+import type { ToolCall } from "../history.js";
 import { previewOf } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
@@ -38,6 +39,21 @@ export type NoNewWorkEvidence =
     };
 
 /**
+ * A call's tool and redacted preview, the preview written when read (then kept, see
+ * previewOf): a replay's table and an audit read only a first deny's evidence. A function
+ * of its own so that the getter holds the call alone, not the decision's view (a replay
+ * keeps every verdict).
+ */
+function callExample(call: ToolCall, directory: string | undefined): { readonly tool: string; readonly preview: string } {
+  return {
+    tool: call.tool,
+    get preview() {
+      return previewOf(call, directory);
+    },
+  };
+}
+
+/**
  * Fires at compaction k when k−1 exists, the user did not speak since it, and the cycle
  * after k−1's summary did at least one thing, none of it new: every tool call (same tool,
  * input, ending and normalised result) and every text-only answer in it already appears
@@ -59,17 +75,7 @@ export const noNewWork = defineRule({
     const firstNew = index === -1 ? null : index;
     const first = firstNew === null ? actions[0] : undefined;
     const call = first?.call;
-    const example = first
-      ? call
-        ? {
-            tool: call.tool,
-            // Written when read (then kept, see previewOf): a replay's table and an audit read only a first deny's evidence.
-            get preview() {
-              return previewOf(call, directory);
-            },
-          }
-        : { tool: "text", preview: null }
-      : null;
+    const example = first ? (call ? callExample(call, directory) : { tool: "text", preview: null }) : null;
     const evidence: NoNewWorkEvidence = {
       status: "measured",
       previousMessageID: view.previous.messageID,

@@ -19,6 +19,7 @@
  */
 import { buildChains, type Chain } from "../chains.js";
 import { compactionBetween, previewOf } from "../view.js";
+import type { GuardSettings } from "../settings.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 
@@ -51,6 +52,33 @@ export interface RepeatedToolCallEvidence {
  * followed by new work is a loop the model already left: its continue turn is not the next
  * round of it. Reports the longest chain; ties go to the one seen most recently.
  */
+/**
+ * The evidence of the strongest chain (`best`; none when the window holds no tool call). A
+ * function of its own so that the preview's getter holds the chain alone, not the decision's
+ * view (a replay keeps every verdict).
+ */
+function evidenceOf(
+  best: Chain | undefined,
+  settings: Pick<GuardSettings, "threshold" | "matchOutput">,
+  directory: string | undefined,
+  seen: Pick<RepeatedToolCallEvidence, "acrossCompaction" | "messagesRead" | "movedOn">,
+): RepeatedToolCallEvidence {
+  return {
+    tool: best?.action.call?.tool ?? null,
+    // Written when read (then kept, see previewOf): a replay's table reads only its first deny's evidence.
+    get preview() {
+      return best?.action.call ? previewOf(best.action.call, directory) : null;
+    },
+    count: best?.count ?? 0,
+    threshold: settings.threshold,
+    matchOutput: settings.matchOutput,
+    acrossCompaction: seen.acrossCompaction,
+    messagesRead: seen.messagesRead,
+    messageIDs: best?.messageIDs ?? [],
+    movedOn: seen.movedOn,
+  };
+}
+
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
@@ -67,21 +95,11 @@ export const repeatedToolCall = defineRule({
       const [x, y] = [rank(a), rank(b)];
       return y[0] > x[0] || (y[0] === x[0] && (y[1] > x[1] || (y[1] === x[1] && y[2] >= x[2]))) ? b : a;
     }, undefined);
-    const acrossCompaction = best !== undefined && across(best);
-    const evidence: RepeatedToolCallEvidence = {
-      tool: best?.action.call?.tool ?? null,
-      // Written when read (then kept, see previewOf): a replay's table reads only its first deny's evidence.
-      get preview() {
-        return best?.action.call ? previewOf(best.action.call, directory) : null;
-      },
-      count: best?.count ?? 0,
-      threshold: settings.threshold,
-      matchOutput: settings.matchOutput,
-      acrossCompaction,
+    const evidence = evidenceOf(best, settings, directory, {
+      acrossCompaction: best !== undefined && across(best),
       messagesRead: steps.length,
-      messageIDs: best?.messageIDs ?? [],
       movedOn: best !== undefined && movedOn(best),
-    };
+    });
     return { fired: best !== undefined && fires(best), evidence };
   },
   words: {
