@@ -563,6 +563,75 @@ export function stepsFrom(timeline: Timeline, end: number, start = 0): number {
 }
 
 /**
+ * The steps view of `timeline.entries[start..end]` (see {@link buildStepsView}). A class, so
+ * that a replay's thousands of views share their methods: each view is a few numbers and
+ * two arrays it shares with every other view of the timeline.
+ */
+class Steps implements StepsView {
+  readonly lastUserPosition: number;
+  readonly from: number;
+  /** Positions of the timeline's work steps ({@link workSteps}). */
+  private readonly positions: Int32Array;
+  /** The timeline's work steps with their actions ({@link stepViews}). */
+  private readonly views: readonly StepView[];
+  /** Index (in `positions`) of the first work step at or after `from`. */
+  private readonly fromIndex: number;
+
+  constructor(timeline: Timeline, end: number, settings: ActionSettings, start: number) {
+    this.lastUserPosition = lastUserIn(timeline, end, start);
+    this.from = Math.max(start, this.lastUserPosition + 1);
+    this.positions = workSteps(timeline);
+    this.views = stepViews(timeline, settings);
+    this.fromIndex = firstPositionAfter(this.positions, this.from - 1);
+  }
+
+  /** Index of the oldest of the newest `n` steps at or before `high` and at or after `low` (at least `from`). */
+  private begin(stop: number, n: number, low: number): number {
+    const bottom = low <= this.from ? this.fromIndex : firstPositionAfter(this.positions, low - 1);
+    return Math.max(bottom, stop - n);
+  }
+
+  stepsUpTo(high: number, n: number, low = this.from): StepView[] {
+    const stop = firstPositionAfter(this.positions, high);
+    const begin = this.begin(stop, n, low);
+    return this.views.slice(begin, Math.max(begin, stop));
+  }
+
+  stepAt(position: number): StepView | undefined {
+    const stop = firstPositionAfter(this.positions, position);
+    const begin = this.begin(stop, 1, this.from);
+    return begin < stop && this.views[begin]!.position === position ? this.views[begin] : undefined;
+  }
+
+  firstStepUpTo(high: number, n: number): number {
+    const stop = firstPositionAfter(this.positions, high);
+    const begin = this.begin(stop, n, this.from);
+    return begin < stop ? this.views[begin]!.position : -1;
+  }
+
+  /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
+  private inView(self: LazyAction, before: number): boolean {
+    return before !== -1 && (before === self.position || before >= this.from);
+  }
+
+  same(a: Action, b: Action): boolean {
+    return (a as LazyAction).sameAs(b as LazyAction);
+  }
+
+  isNew(action: Action): boolean {
+    return !this.inView(action as LazyAction, (action as LazyAction).sameBefore);
+  }
+
+  keyUsedBefore(action: Action): boolean {
+    return this.inView(action as LazyAction, (action as LazyAction).keyBefore);
+  }
+
+  keyUsedSince(action: Action, position: number): boolean {
+    return ((action as LazyAction).previousSameKey?.position ?? -1) >= position;
+  }
+}
+
+/**
  * Builds the steps view of `timeline.entries[start..end]`: the steps since the user's last
  * real message at or before `end`.
  *
@@ -571,38 +640,76 @@ export function stepsFrom(timeline: Timeline, end: number, start = 0): number {
  * @returns the view; never throws on a timeline from buildTimeline.
  */
 export function buildStepsView(timeline: Timeline, end: number, settings: ActionOptions, start = 0): StepsView {
-  const actionSettings = withId(settings);
-  const lastUserPosition = lastUserIn(timeline, end, start);
-  const from = stepsFrom(timeline, end, start);
-  const steps = workSteps(timeline);
-  const views = stepViews(timeline, actionSettings);
-  /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
-  const inView = (self: LazyAction, before: number): boolean => before !== -1 && (before === self.position || before >= from);
+  return new Steps(timeline, end, withId(settings), start);
+}
 
-  // Step indexes [begin, stop): at or after the bottom, at or before `high`, the newest n.
-  const range = (high: number, n: number, low: number): [number, number] => {
-    const stop = firstPositionAfter(steps, high);
-    const begin = Math.max(firstPositionAfter(steps, Math.max(low, from) - 1), stop - n);
-    return [begin, Math.max(begin, stop)];
-  };
+/** The view of one compaction (see {@link buildView}); a class for the reason {@link Steps} is. */
+class Decision implements DecisionView {
+  readonly end: number;
+  readonly previous: Compaction | undefined;
+  readonly lastUserPosition: number;
+  readonly userSteppedIn: boolean;
+  readonly from: number;
+  private readonly steps: Steps;
+  /** Index in `timeline.compactions` just past k. */
+  private readonly upTo: number;
+  private cycleMemo: readonly StepView[] | undefined;
 
-  return {
-    lastUserPosition,
-    from,
-    stepsUpTo: (high, n, low = from) => views.slice(...range(high, n, low)),
-    stepAt: (position) => {
-      const [begin, stop] = range(position, 1, from);
-      return begin < stop && views[begin]!.position === position ? views[begin] : undefined;
-    },
-    firstStepUpTo: (high, n) => {
-      const [begin, stop] = range(high, n, from);
-      return begin < stop ? views[begin]!.position : -1;
-    },
-    same: (a, b) => (a as LazyAction).sameAs(b as LazyAction),
-    isNew: (action) => !inView(action as LazyAction, (action as LazyAction).sameBefore),
-    keyUsedBefore: (action) => inView(action as LazyAction, (action as LazyAction).keyBefore),
-    keyUsedSince: (action, position) => ((action as LazyAction).previousSameKey?.position ?? -1) >= position,
-  };
+  constructor(
+    readonly timeline: Timeline,
+    readonly compaction: Compaction,
+    settings: ActionSettings,
+    readonly start: number,
+  ) {
+    this.end = compactionEnd(compaction);
+    const compactions = timeline.compactions;
+    this.upTo = firstAfter(compactions, compaction.position);
+    let previous: Compaction | undefined;
+    for (let i = firstAfter(compactions, compaction.position - 1) - 1; i >= 0 && compactions[i]!.position >= start && !previous; i--) {
+      if (compactions[i]!.auto) previous = compactions[i];
+    }
+    this.previous = previous;
+    this.steps = new Steps(timeline, this.end, settings, start);
+    this.from = this.steps.from;
+    this.lastUserPosition = this.steps.lastUserPosition;
+    this.userSteppedIn = previous !== undefined && this.lastUserPosition > compactionEnd(previous);
+  }
+
+  recentCompactions(n: number): Compaction[] {
+    const { compactions } = this.timeline;
+    const found: Compaction[] = [];
+    for (let i = this.upTo - 1; i >= 0 && compactions[i]!.position >= this.start && found.length < n; i--) {
+      if (compactions[i]!.auto) found.push(compactions[i]!);
+    }
+    return found.reverse();
+  }
+
+  get cycle(): readonly StepView[] {
+    const { previous } = this;
+    return (this.cycleMemo ??= previous
+      ? this.steps.stepsUpTo(this.compaction.position - 1, Number.POSITIVE_INFINITY, compactionEnd(previous) + 1)
+      : []);
+  }
+
+  recentSteps(n: number): StepView[] {
+    return this.steps.stepsUpTo(this.end, n);
+  }
+
+  isNew(action: Action): boolean {
+    return this.steps.isNew(action);
+  }
+
+  keyUsedBefore(action: Action): boolean {
+    return this.steps.keyUsedBefore(action);
+  }
+
+  same(a: Action, b: Action): boolean {
+    return this.steps.same(a, b);
+  }
+
+  keyUsedSince(action: Action, position: number): boolean {
+    return this.steps.keyUsedSince(action, position);
+  }
 }
 
 /**
@@ -618,43 +725,7 @@ export function buildView(
   settings: Pick<GuardSettings, "matchOutput" | "ignore">,
   start = 0,
 ): DecisionView {
-  const end = compactionEnd(compaction);
-
-  // The newest automatic compactions in view, up to and including k: as many as a rule needs.
-  const compactions = timeline.compactions;
-  const upTo = firstAfter(compactions, compaction.position);
-  const recentCompactions = (n: number): Compaction[] => {
-    const found: Compaction[] = [];
-    for (let i = upTo - 1; i >= 0 && compactions[i]!.position >= start && found.length < n; i--) {
-      if (compactions[i]!.auto) found.push(compactions[i]!);
-    }
-    return found.reverse();
-  };
-  let previous: Compaction | undefined;
-  for (let i = firstAfter(compactions, compaction.position - 1) - 1; i >= 0 && compactions[i]!.position >= start && !previous; i--) {
-    if (compactions[i]!.auto) previous = compactions[i];
-  }
-
-  const steps = buildStepsView(timeline, end, settings, start);
-  const { from, lastUserPosition } = steps;
-
-  return {
-    timeline,
-    compaction,
-    start,
-    end,
-    recentCompactions,
-    previous,
-    lastUserPosition,
-    userSteppedIn: previous !== undefined && lastUserPosition > compactionEnd(previous),
-    from,
-    cycle: previous ? steps.stepsUpTo(compaction.position - 1, Number.POSITIVE_INFINITY, compactionEnd(previous) + 1) : [],
-    recentSteps: (n) => steps.stepsUpTo(end, n),
-    same: steps.same,
-    isNew: steps.isNew,
-    keyUsedBefore: steps.keyUsedBefore,
-    keyUsedSince: steps.keyUsedSince,
-  };
+  return new Decision(timeline, compaction, withId(settings), start);
 }
 
 /** The last step (any assistant non-summary message, empty ones too) before `position`, ≥ start. */
