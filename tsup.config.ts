@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
 
 const common: Options = { format: ["esm"], target: "node20", platform: "node", sourcemap: false, splitting: true };
@@ -13,16 +14,21 @@ export default defineConfig([
   },
   {
     ...common,
-    // The executable, with its npm dependencies bundled in: resolving and loading each package
-    // at start-up (safe-stable-stringify's CommonJS among them) cost more than the work of a
-    // small replay. The audit's, the chart's and the page's code load only when used. Two stay
-    // in node_modules: the SDK (external: only audit through opencode serve loads it) and zod,
-    // which src/shared/zod.ts requires on first use (the bundler does not see that require).
+    // The executable: one CommonJS file with its npm dependencies bundled in. Resolving and
+    // loading each package, or each chunk through Node's ESM loader, at start-up cost more than
+    // the work of a small replay; Node 20 has no compile cache for ES modules. The audit's, the
+    // chart's and the page's code are bundled in but run only when used. Two stay in
+    // node_modules: the SDK (an ES module, imported only by audit through opencode serve) and
+    // zod, which src/shared/zod.ts requires on first use (the bundler does not see that require).
+    // dist/cli/package.json says the folder's .js files are CommonJS.
     entry: { bin: "src/bin.ts" },
     outDir: "dist/cli",
+    format: ["cjs"],
+    splitting: false,
+    shims: true,
+    outExtension: () => ({ js: ".js" }),
     clean: true,
     noExternal: [/^(?!@opencode-ai\/sdk)/],
-    // Bundled CommonJS packages call require() for Node's own modules.
-    banner: { js: 'import { createRequire as __ocgRequire } from "node:module";\nconst require = __ocgRequire(import.meta.url);' },
+    onSuccess: async () => writeFileSync("dist/cli/package.json", `${JSON.stringify({ type: "commonjs" })}\n`),
   },
 ]);
