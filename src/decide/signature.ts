@@ -6,10 +6,22 @@
  * session/processor.ts is key-order sensitive); and "same call, same result" separates a
  * loop from polling or re-running tests after an edit.
  */
-import { createHash } from "node:crypto";
+import type { Hash } from "node:crypto";
+import { createRequire } from "node:module";
 import { configure } from "safe-stable-stringify";
 import type { ToolCall } from "./history.js";
 import { toolKind } from "./tool-kinds.js";
+
+let crypto: typeof import("node:crypto") | undefined;
+
+/**
+ * A sha256 hash. node:crypto is required on first use: loading it costs more than a small
+ * replay's comparisons, and most replays compare every output line by line without a digest.
+ */
+function sha256(): Hash {
+  crypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return crypto.createHash("sha256");
+}
 
 /** Deeper levels are written as `"[Object]"` / `"[Array]"`: deep enough, and no stack overflow. */
 const MAX_DEPTH = 100;
@@ -112,7 +124,7 @@ const LONGEST_RUN = 4096;
 
 /** The stand-in for a long run: its length and digest, the digest written in the letters g–v, which no pattern reads as an id. */
 const longRunStandIn = (run: string): string =>
-  `«${run.length} letters and digits ${createHash("sha256")
+  `«${run.length} letters and digits ${sha256()
     .update(run)
     .digest("hex")
     .slice(0, 16)
@@ -215,7 +227,7 @@ export class ComparableOutput {
   /** sha256 of the whole normalised text. */
   private get digest(): string {
     if (this.digestMemo === undefined) {
-      this.digestMemo = createHash("sha256").update(normalizeText(this.text)).digest("hex");
+      this.digestMemo = sha256().update(normalizeText(this.text)).digest("hex");
       this.normalized.length = 0;
     }
     return this.digestMemo;
@@ -308,7 +320,7 @@ export function comparableInputJson(call: Pick<ToolCall, "tool" | "input">): str
  * same by shifting text from one field to the next (and no JSON escaping of big outputs).
  */
 function hashFields(fields: readonly string[]): string {
-  const hash = createHash("sha256");
+  const hash = sha256();
   for (const field of fields) hash.update(`${field.length}:`).update(field);
   return hash.digest("hex");
 }
