@@ -17,10 +17,11 @@ export default defineConfig([
     // The executable: one CommonJS file with its npm dependencies bundled in. Resolving and
     // loading each package, or each chunk through Node's ESM loader, at start-up cost more than
     // the work of a small replay; Node 20 has no compile cache for ES modules. The audit's, the
-    // chart's and the page's code are bundled in but run only when used. Two stay in
-    // node_modules: the SDK (an ES module, imported only by audit through opencode serve) and
-    // zod, which src/shared/zod.ts requires on first use (the bundler does not see that require).
-    // dist/cli/package.json says the folder's .js files are CommonJS.
+    // chart's and the page's code are bundled in but run only when used. Three stay in
+    // node_modules, imported on first use: the SDK (an ES module; only audit through opencode
+    // serve needs it), cli-progress (only audit on a terminal draws a bar: a tenth of the file
+    // to parse at every start) and zod, which src/shared/zod.ts requires (the bundler does not
+    // see that require). dist/cli/package.json says the folder's .js files are CommonJS.
     entry: { bin: "src/bin.ts" },
     outDir: "dist/cli",
     format: ["cjs"],
@@ -28,7 +29,7 @@ export default defineConfig([
     shims: true,
     outExtension: () => ({ js: ".js" }),
     clean: true,
-    noExternal: [/^(?!@opencode-ai\/sdk)/],
+    noExternal: [/^(?!@opencode-ai\/sdk|cli-progress)/],
     onSuccess: async () => writeFileSync("dist/cli/package.json", `${JSON.stringify({ type: "commonjs" })}\n`),
   },
 ]);
