@@ -1,7 +1,22 @@
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Plugin } from "esbuild";
 import { defineConfig, type Options } from "tsup";
 
 const common: Options = { format: ["esm"], target: "node20", platform: "node", sourcemap: false, splitting: true };
+
+/** src/report/pictures.ts, which the executable imports from its own file (see below). */
+const PICTURES = resolve("src/report/pictures.ts");
+
+/** In the executable, `import("…/pictures.js")` stays an import of ./pictures.mjs, built apart. */
+const picturesApart: Plugin = {
+  name: "pictures-apart",
+  setup(build) {
+    build.onResolve({ filter: /pictures\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts")) === PICTURES ? { path: "./pictures.mjs", external: true } : undefined,
+    );
+  },
+};
 
 export default defineConfig([
   {
@@ -14,10 +29,11 @@ export default defineConfig([
   },
   {
     ...common,
-    // The executable: one CommonJS file with its npm dependencies bundled in. Resolving and
+    // The executable: one CommonJS file with its npm dependencies bundled in but the pictures'. Resolving and
     // loading each package, or each chunk through Node's ESM loader, at start-up cost more than
-    // the work of a small replay; Node 20 has no compile cache for ES modules. The audit's, the
-    // chart's and the page's code are bundled in but run only when used. Three stay in
+    // the work of a small replay; Node 20 has no compile cache for ES modules. The audit's code
+    // is bundled in but runs only when used; the chart and the page (with d3) are
+    // dist/cli/pictures.mjs, imported when they draw (the build below). Three stay in
     // node_modules, imported on first use: the SDK (an ES module; only audit through opencode
     // serve needs it), cli-progress (only audit on a terminal draws a bar: a tenth of the file
     // to parse at every start) and zod, which src/shared/zod.ts requires (the bundler does not
@@ -28,8 +44,19 @@ export default defineConfig([
     splitting: false,
     shims: true,
     outExtension: () => ({ js: ".js" }),
-    clean: true,
+    clean: ["!pictures.mjs"],
     noExternal: [/^(?!@opencode-ai\/sdk|cli-progress)/],
+    esbuildPlugins: [picturesApart],
     onSuccess: async () => writeFileSync("dist/cli/package.json", `${JSON.stringify({ type: "commonjs" })}\n`),
+  },
+  {
+    ...common,
+    // The pictures, with d3 and asciichart: pure functions of what the executable hands them.
+    entry: { pictures: "src/report/pictures.ts" },
+    outDir: "dist/cli",
+    splitting: false,
+    outExtension: () => ({ js: ".mjs" }),
+    clean: false,
+    noExternal: [/.*/],
   },
 ]);

@@ -246,7 +246,7 @@ export async function main(
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
-          import("../report/chart.js"),
+          import("../report/pictures.js"),
           import("../audit/audit.js"),
         ]);
         // One timeline and one decision pass: the chart and its legend (what the first deny

@@ -46,6 +46,6 @@ export const REPORTS: readonly AuditOutput[] = [
     example: "report.html",
     series: true,
     // Loaded only when asked for: the page brings d3.
-    render: async (result) => (await import("./html.js")).renderHtmlReport(pageOf(result)),
+    render: async (result) => (await import("./pictures.js")).renderHtmlReport(pageOf(result)),
   },
 ];
