@@ -5,7 +5,7 @@
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:buffer";
-import { getHeapStatistics } from "node:v8";
+import { createRequire } from "node:module";
 import type { z } from "zod";
 import { isRecord } from "../shared/record.js";
 import { lazily, zod } from "../shared/zod.js";
@@ -62,13 +62,27 @@ export interface ReadLimits {
 
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 
+/**
+ * Heap (bytes) a replay may always use: Node.js's heap limit is never this low unless set by
+ * hand (`--max-old-space-size`). An export that needs no more is read without asking V8,
+ * whose module costs a small replay more than reading its file.
+ */
+const ALWAYS_ROOM_BYTES = 64 * 2 ** 20;
+
+/** V8's heap limit minus the heap in use, bytes (node:v8, required on first use). */
+function freeHeapBytes(): number {
+  const { getHeapStatistics } = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
+  const stats = getHeapStatistics();
+  return stats.heap_size_limit - stats.used_heap_size;
+}
+
 /** Why an export of `bytes` cannot be replayed here, or undefined when it can. `size` describes it. */
 function sizeProblem(bytes: number, limits: ReadLimits, size = `${mib(bytes)} MiB`): string | undefined {
   const maxBytes = limits.maxBytes ?? MAX_JSON_BYTES;
   if (bytes > maxBytes) return `${size} is over the ${mib(maxBytes)} MiB a JSON text can have here`;
-  const stats = limits.heapBytes === undefined ? getHeapStatistics() : undefined;
-  const heap = limits.heapBytes ?? stats!.heap_size_limit - stats!.used_heap_size;
   const needed = bytes * HEAP_BYTES_PER_EXPORT_BYTE;
+  if (limits.heapBytes === undefined && needed <= ALWAYS_ROOM_BYTES) return undefined;
+  const heap = limits.heapBytes ?? freeHeapBytes();
   if (needed <= heap) return undefined;
   const suggestion = Math.ceil((needed / 2 ** 20 + 256) / 256) * 256;
   return (
