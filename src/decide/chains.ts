@@ -33,7 +33,7 @@ export interface Chain {
  */
 export function buildChains(
   steps: readonly StepView[],
-  view: Pick<StepsView, "isNew" | "same" | "keyUsedSince">,
+  view: Pick<StepsView, "isNew" | "same" | "keyUsedSince" | "keyOf">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
@@ -41,7 +41,7 @@ export function buildChains(
   // when a tool call's key was used since the first of them.
   const first = steps[0]?.position ?? 0;
   const keysRepeat = steps.some((step) => step.actions.some((action) => action.kind === "tool" && view.keyUsedSince(action, first)));
-  const latest = new Map<string, Chain>();
+  const latest = new Map<object, Chain>();
   const chains: Chain[] = [];
   let last: Chain | undefined;
   let newSeen = 0;
@@ -49,14 +49,14 @@ export function buildChains(
     for (const action of step.actions) {
       if (keysRepeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
-      let chain = latest.get(action.key);
+      let chain = latest.get(view.keyOf(action));
       if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
         chain.count += 1;
         chain.lastPosition = step.position;
         if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
       } else {
         chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
-        latest.set(action.key, chain);
+        latest.set(view.keyOf(action), chain);
         chains.push(chain);
       }
       chain.newSeen = newSeen;

@@ -88,6 +88,8 @@ export interface DecisionView {
   isNew(action: Action): boolean;
   /** Was an action of the same key (tool, status, input) done before it since `from`? Cheap: no output is read. */
   keyUsedBefore(action: Action): boolean;
+  /** An object that stands for the action's key (tool, status, input): the same object exactly when two actions' keys are equal. Cheap: no key is written out. */
+  keyOf(action: Action): object;
   /** The same action, result included (as equal signatures would say; outputs compared line by line, see signature.ts). */
   same(a: Action, b: Action): boolean;
   /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
@@ -134,6 +136,8 @@ class LazyAction implements Action {
 
   /** The latest earlier action of the same key in the timeline (see {@link stepViews}), or undefined. */
   previousSameKey: LazyAction | undefined;
+  /** The first action of its key in the timeline: the same object for every action of the key (set by {@link stepViews}). */
+  keyRoot: LazyAction = this;
   /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link stepViews}. */
   step = -1;
   /**
@@ -173,6 +177,16 @@ class LazyAction implements Action {
   /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
   private get byResult(): boolean {
     return this.recipe === "call" ? this.matchOutput : this.recipe !== "text";
+  }
+
+  /**
+   * What follows the head in its key, written without the head: two actions of one head have
+   * the same key exactly when their parts are equal (an asking call's key is its head alone,
+   * and only asking tools have asking heads; a wait's key is its own).
+   */
+  get keyPart(): string {
+    const { recipe } = this;
+    return recipe === "call" ? this.facts!.input : recipe === "asking" ? "" : recipe === "wait" ? this.key : this.detail;
   }
 
   get key(): string {
@@ -245,9 +259,9 @@ class LazyAction implements Action {
     return this.sameBeforeMemo;
   }
 
-  /** Same key? Different tools or statuses differ without writing out their inputs. */
+  /** Same key? The same first action of the key: no key is written out or compared. */
   sameKey(other: LazyAction): boolean {
-    return this.head === other.head && this.key === other.key;
+    return this.keyRoot === other.keyRoot;
   }
 
   /**
@@ -436,9 +450,12 @@ function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepV
   const link = (action: LazyAction, step: number): void => {
     let byKey = latest.get(action.head);
     if (!byKey) latest.set(action.head, (byKey = new Map()));
+    const part = action.keyPart;
+    const previous = byKey.get(part);
     action.step = step;
-    action.previousSameKey = byKey.get(action.key);
-    byKey.set(action.key, action);
+    action.previousSameKey = previous;
+    action.keyRoot = previous?.keyRoot ?? action;
+    byKey.set(part, action);
   };
   const facts = factsOf(timeline);
   views = Array.from(workSteps(timeline), (position, step): StepView => {
@@ -528,6 +545,8 @@ export interface StepsView {
   isNew(action: Action): boolean;
   /** See {@link DecisionView.keyUsedBefore}. */
   keyUsedBefore(action: Action): boolean;
+  /** See {@link DecisionView.keyOf}. */
+  keyOf(action: Action): object;
   /** See {@link DecisionView.same}. */
   same(a: Action, b: Action): boolean;
   /** See {@link DecisionView.keyUsedSince}. */
@@ -629,6 +648,10 @@ class Steps implements StepsView {
   keyUsedSince(action: Action, position: number): boolean {
     return ((action as LazyAction).previousSameKey?.position ?? -1) >= position;
   }
+
+  keyOf(action: Action): object {
+    return (action as LazyAction).keyRoot;
+  }
 }
 
 /**
@@ -709,6 +732,10 @@ class Decision implements DecisionView {
 
   keyUsedSince(action: Action, position: number): boolean {
     return this.steps.keyUsedSince(action, position);
+  }
+
+  keyOf(action: Action): object {
+    return this.steps.keyOf(action);
   }
 }
 
