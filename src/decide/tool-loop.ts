@@ -23,7 +23,7 @@ import { buildChains, type Chain } from "./chains.js";
 import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson } from "./signature.js";
-import { buildStepsView, NOVELTY_LOOKBACK_STEPS, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
+import { buildStepsView, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -123,8 +123,10 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
   // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
   const first = steps[0];
   if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
-  // Nothing the same since the user's last message (as far back as isNew looks): a chain of one.
-  if (steps.length <= NOVELTY_LOOKBACK_STEPS && view.isNew(target)) return undefined;
+  // The latest earlier run of its key ends the latest chain of the key: unless the two are the
+  // same action (sameness is an equivalence), the target starts a chain of its own. One
+  // comparison, where telling whether the target is new compares it with every earlier run.
+  if (!view.same(view.previousOfKey(target)!, target)) return undefined;
   return buildChains(steps, view, target).last;
 }
 

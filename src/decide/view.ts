@@ -547,6 +547,8 @@ export interface StepsView {
   keyUsedBefore(action: Action): boolean;
   /** See {@link DecisionView.keyOf}. */
   keyOf(action: Action): object;
+  /** The latest earlier action of the same key in the timeline (its own step included, at any distance back), or undefined. */
+  previousOfKey(action: Action): Action | undefined;
   /** See {@link DecisionView.same}. */
   same(a: Action, b: Action): boolean;
   /** See {@link DecisionView.keyUsedSince}. */
@@ -651,6 +653,9 @@ class Steps implements StepsView {
 
   keyOf(action: Action): object {
     return (action as LazyAction).keyRoot;
+  }
+  previousOfKey(action: Action): Action | undefined {
+    return (action as LazyAction).previousSameKey;
   }
 }
 
