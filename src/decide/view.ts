@@ -377,30 +377,50 @@ type ActionSettings = ActionOptions & {
   readonly siblingId: string;
 };
 
+/** The head of each tool and status (`edit\u0000error`), written once rather than once per call (for the first {@link KNOWN_TOOLS} tools seen). */
+const heads = new Map<string, { completed?: string; error?: string }>();
+
+/** How many tool names the per-tool memos keep: a session uses a few dozen; a hostile export's millions are written each time. */
+export const KNOWN_TOOLS = 1024;
+
+function headOf(call: ToolCall): string {
+  let byStatus = heads.get(call.tool);
+  if (!byStatus) {
+    byStatus = {};
+    if (heads.size < KNOWN_TOOLS) heads.set(call.tool, byStatus);
+  }
+  return (byStatus[call.status] ??= `${call.tool}\u0000${call.status}`);
+}
+
 /** The actions of the step at `position` under `settings` ({@link stepViews} keeps them, per timeline and settings). */
 function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings, facts: Map<ToolCall, CallFacts>): LazyAction[] {
   const actions: LazyAction[] = [];
   if (entry.toolParts > 0) {
     const { matchOutput } = settings;
+    const askingByResult = matchOutput && settings.askingByResult !== false;
     let index = 0;
     for (const call of entry.toolCalls) {
       if (isIgnored(call, settings.ignore)) continue;
       const kind = toolKind(call);
       const at = index++;
       if (kind === "planning") continue;
-      const head = `${call.tool}\u0000${call.status}`;
       let known = facts.get(call);
       if (!known) facts.set(call, (known = new CallFacts(call)));
-      const byAskingSetting = kind === "asking" && matchOutput;
-      const add = (recipe: Recipe, detail = "") =>
-        actions.push(new LazyAction("tool", head, known, position, recipe, detail, matchOutput, byAskingSetting));
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
-      if (kind === "waiting") add("wait", String(at));
+      let recipe: Recipe = "call";
+      let detail = "";
+      if (kind === "waiting") {
+        recipe = "wait";
+        detail = String(at);
+      }
       // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
-      else if (kind === "asking" && matchOutput && settings.askingByResult !== false) add("asking");
-      else if (file !== null) add("file", file);
-      else add("call");
+      else if (kind === "asking" && askingByResult) recipe = "asking";
+      else if (file !== null) {
+        recipe = "file";
+        detail = file;
+      }
+      actions.push(new LazyAction("tool", headOf(call), known, position, recipe, detail, matchOutput, kind === "asking" && matchOutput));
     }
   } else if (entry.text.trim() !== "") {
     actions.push(new LazyAction("text", "\u0000text", null, position, "text", textSignature(entry.text), false));
