@@ -7,10 +7,10 @@
  * loop from polling or re-running tests after an edit.
  */
 import type { Hash } from "node:crypto";
-import { createRequire } from "node:module";
 import { configure } from "safe-stable-stringify";
 import type { ToolCall } from "./history.js";
 import { toolKind } from "./tool-kinds.js";
+import { builtin } from "../shared/builtin.js";
 
 let crypto: typeof import("node:crypto") | undefined;
 
@@ -19,7 +19,7 @@ let crypto: typeof import("node:crypto") | undefined;
  * replay's comparisons, and most replays compare every output line by line without a digest.
  */
 function sha256(): Hash {
-  crypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  crypto ??= builtin<typeof import("node:crypto")>("node:crypto");
   return crypto.createHash("sha256");
 }
 

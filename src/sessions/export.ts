@@ -5,8 +5,8 @@
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:buffer";
-import { createRequire } from "node:module";
 import type { z } from "zod";
+import { builtin } from "../shared/builtin.js";
 import { isRecord } from "../shared/record.js";
 import { lazily, zod } from "../shared/zod.js";
 import { specialKind } from "./files.js";
@@ -71,7 +71,7 @@ const ALWAYS_ROOM_BYTES = 64 * 2 ** 20;
 
 /** V8's heap limit minus the heap in use, bytes (node:v8, required on first use). */
 function freeHeapBytes(): number {
-  const { getHeapStatistics } = createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
+  const { getHeapStatistics } = builtin<typeof import("node:v8")>("node:v8");
   const stats = getHeapStatistics();
   return stats.heap_size_limit - stats.used_heap_size;
 }
