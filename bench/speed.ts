@@ -6,7 +6,7 @@
  * it). Every figure is the median of {@link ROUNDS} rounds in which the commands run in turn
  * (bare, before, after, bare, …), each in a fresh process, so a machine that slows down
  * slows all three alike; ratios are of medians. Peak RSS comes from each process itself
- * (support/rss.mjs, preloaded).
+ * (support/rss.cjs, preloaded with --require).
  *
  * 1. replay <export> (the table) against a bare `readFileSync` + `JSON.parse` of the same
  *    file (support/parse.mjs), on synthetic exports (test/support/synthetic.ts) of 1k, 10k
@@ -28,7 +28,7 @@ import { writeSyntheticExport, type SyntheticOptions } from "../test/support/syn
 import { writeCorpus } from "./audit.js";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
-const RSS = fileURLToPath(new URL("./support/rss.mjs", import.meta.url));
+const RSS = fileURLToPath(new URL("./support/rss.cjs", import.meta.url));
 const PARSE = fileURLToPath(new URL("./support/parse.mjs", import.meta.url));
 /** Release 0.4.0. */
 const BEFORE_REV = "7ba5120";
@@ -43,7 +43,7 @@ interface Run {
 /** Runs `node <args>` to the end, output thrown away; throws when it exits non-zero. */
 function runNode(args: readonly string[]): Run {
   const started = performance.now();
-  const result = spawnSync(process.execPath, ["--import", RSS, ...args], {
+  const result = spawnSync(process.execPath, ["--require", RSS, ...args], {
     cwd: PROJECT_ROOT,
     stdio: ["ignore", "ignore", "pipe", "pipe"],
     maxBuffer: 1 << 24,
