@@ -153,6 +153,12 @@ export const isWorkStep = (entry: Entry | undefined): entry is AssistantEntry =>
 /** A user message a person wrote (see {@link UserEntry.role}). */
 export const isRealUser = (entry: Entry | undefined): boolean => entry?.kind === "user" && entry.role === "real";
 
+/** Does an entry strictly between positions `after` and `before` pass `test`? (No copy of the range is made.) */
+export function anyBetween(entries: readonly Entry[], after: number, before: number, test: (entry: Entry) => boolean): boolean {
+  for (let position = after + 1; position < before; position++) if (test(entries[position]!)) return true;
+  return false;
+}
+
 /** One compaction in the timeline. Positions index {@link Timeline.entries}. */
 export interface Compaction {
   /** 1-based among *automatic* compactions; 0 for a manual one. */

@@ -56,7 +56,8 @@ export function replayTimeline(timeline: Timeline, settings: GuardSettings, opti
     .filter((c) => c.auto && c.succeeded)
     .map((c) => {
       const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
-      return { ...decide(timeline, c, settings, whole), triggerTokens, afterTokens };
+      const { decision, rule, fired, severity, compaction, evidence } = decide(timeline, c, settings, whole);
+      return { decision, rule, fired, severity, compaction, evidence, triggerTokens, afterTokens };
     });
 }
 

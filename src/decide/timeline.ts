@@ -3,7 +3,16 @@
  * off, the first step after its summary), whether the step before it ended the turn, where
  * the user next spoke. Pure; never throws on a timeline from buildTimeline.
  */
-import { compactionEnd, isRealUser, isStep, type AssistantEntry, type Compaction, type Entry, type Timeline } from "./history.js";
+import {
+  anyBetween,
+  compactionEnd,
+  isRealUser,
+  isStep,
+  type AssistantEntry,
+  type Compaction,
+  type Entry,
+  type Timeline,
+} from "./history.js";
 import { stepBefore, type DecisionView } from "./view.js";
 
 /** The step that triggered a compaction, and the first step after its summary. */
@@ -53,9 +62,12 @@ export function endedTheTurn(view: DecisionView): boolean {
   const { entries } = view.timeline;
   const last = stepBefore(entries, view.compaction.position, view.start);
   if (!last) return false;
-  const interrupted = entries
-    .slice(last.position + 1, view.compaction.position)
-    .some((entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry));
+  const interrupted = anyBetween(
+    entries,
+    last.position,
+    view.compaction.position,
+    (entry: Entry) => entry.kind !== "assistant" || entry.summary || isRealUser(entry),
+  );
   return !interrupted && last.entry.succeeded && last.entry.finish === "stop" && last.entry.toolParts === 0;
 }
 

@@ -6,7 +6,7 @@
  * fire (opencode#27468), so the rule waits for the third. Claude Code and Codex cap
  * consecutive failed compactions at 3 as well.
  */
-import { compactionEnd, isWorkStep } from "../history.js";
+import { anyBetween, compactionEnd, isWorkStep } from "../history.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 
@@ -29,8 +29,7 @@ export const backToBackCompactions = defineRule({
     const compactions = view.recentCompactions(BACK_TO_BACK_LIMIT);
     let inARow = 1;
     for (let i = compactions.length - 1; i > 0 && inARow < BACK_TO_BACK_LIMIT; i--) {
-      const between = timeline.entries.slice(compactionEnd(compactions[i - 1]!) + 1, compactions[i]!.position);
-      if (between.some(isWorkStep)) break;
+      if (anyBetween(timeline.entries, compactionEnd(compactions[i - 1]!), compactions[i]!.position, isWorkStep)) break;
       inARow += 1;
     }
     return { fired: inARow >= BACK_TO_BACK_LIMIT, evidence: { inARow, limit: BACK_TO_BACK_LIMIT } };

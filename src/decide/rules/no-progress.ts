@@ -12,7 +12,7 @@
  * that step's total: output and reasoning tokens are new work, not context the compaction
  * failed to remove.
  */
-import { compactionEnd, isStep, type AssistantEntry } from "../history.js";
+import { compactionEnd, isStep, type Entry } from "../history.js";
 import { usableContext } from "../opencode-facts.js";
 import { compactionSizes, type CompactionSizes } from "../timeline.js";
 import { defineRule } from "./rule.js";
@@ -40,6 +40,21 @@ export type NoProgressEvidence =
       /** Which test failed, or null when the compaction made progress. */
       readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
     } & CompactionSizes);
+
+/**
+ * Is every step strictly between positions `after` and `before` a refused, empty request
+ * (no part that did anything, no token count), with at least one step?
+ */
+function everyStepRefused(entries: readonly Entry[], after: number, before: number): boolean {
+  let steps = 0;
+  for (let position = after + 1; position < before; position++) {
+    const entry = entries[position];
+    if (!isStep(entry)) continue;
+    if (!entry.empty || entry.contextTokens !== null) return false;
+    steps += 1;
+  }
+  return steps > 0;
+}
 
 /**
  * Fires at compaction k when, for k−1 (the previous automatic compaction), the compaction
@@ -70,9 +85,7 @@ export const noProgress = defineRule({
       minReduction: settings.minReduction,
       usableTokens,
     } as const;
-    const between = timeline.entries.slice(compactionEnd(previous) + 1, compaction.position).filter(isStep);
-    const refused = (step: AssistantEntry) => step.empty && step.contextTokens === null;
-    if (compaction.overflow && between.length > 0 && between.every(refused)) {
+    if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
       return { fired: true, evidence: { ...measured, reduction: null, stalled: "provider-overflow-again" } as NoProgressEvidence };
     }
     if (sizes.triggerTokens === null || sizes.afterTokens === null) {
