@@ -37,11 +37,13 @@ export type CannotMakeRoomEvidence =
       readonly stalled: null | "still-over-usable-context" | "reduction-below-minimum";
     });
 
+/** The rule abstains: it did not fire, and says why. */
+const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as CannotMakeRoomEvidence });
+
 export const cannotMakeRoom = defineRule({
   name: "cannot-make-room",
   severity: "warning",
   check(view, { settings, limits, reserved, wholeSession }) {
-    const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as CannotMakeRoomEvidence });
     if (!settings.predict) return abstain("prediction is off (predict: false)");
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
     if (!isFirstCompaction(view.timeline, view.compaction, view.start)) {

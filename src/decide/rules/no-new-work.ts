@@ -53,6 +53,9 @@ function callExample(call: ToolCall, directory: string | undefined): { readonly 
   };
 }
 
+/** The rule abstains: it did not fire, and says why. */
+const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoNewWorkEvidence });
+
 /**
  * Fires at compaction k when k−1 exists, the user did not speak since it, and the cycle
  * after k−1's summary did at least one thing, none of it new: every tool call (same tool,
@@ -63,7 +66,6 @@ export const noNewWork = defineRule({
   name: "no-new-work",
   severity: "warning",
   check(view, { directory }) {
-    const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoNewWorkEvidence });
     if (!view.previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     const actions = view.cycle.flatMap((step) => step.actions);

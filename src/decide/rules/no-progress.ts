@@ -56,6 +56,9 @@ function everyStepRefused(entries: readonly Entry[], after: number, before: numb
   return steps > 0;
 }
 
+/** The rule abstains: it did not fire, and says why. */
+const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });
+
 /**
  * Fires at compaction k when, for k−1 (the previous automatic compaction), the compaction
  * cut less than `minReduction` (1 − after / trigger < minReduction; exactly minReduction is
@@ -71,7 +74,6 @@ export const noProgress = defineRule({
   name: "no-progress",
   severity: "warning",
   check(view, { settings, limits, reserved }) {
-    const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });
     const { previous, compaction, timeline } = view;
     if (!previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");

@@ -89,12 +89,19 @@ export const repeatedToolCall = defineRule({
     const movedOn = (chain: Chain) => chain.newSeen !== newSeen;
     const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain) && !movedOn(chain);
     // The strongest chain: one that fires first, then the longest, then the most recent.
-    const rank = (chain: Chain) => [fires(chain) ? 1 : 0, chain.count, chain.lastPosition] as const;
-    const best = chains.reduce<Chain | undefined>((a, b) => {
-      if (!a) return b;
-      const [x, y] = [rank(a), rank(b)];
-      return y[0] > x[0] || (y[0] === x[0] && (y[1] > x[1] || (y[1] === x[1] && y[2] >= x[2]))) ? b : a;
-    }, undefined);
+    let best: Chain | undefined;
+    let bestFires = false;
+    for (const chain of chains) {
+      const chainFires = fires(chain);
+      const stronger =
+        best === undefined ||
+        (chainFires && !bestFires) ||
+        (chainFires === bestFires && (chain.count > best.count || (chain.count === best.count && chain.lastPosition >= best.lastPosition)));
+      if (stronger) {
+        best = chain;
+        bestFires = chainFires;
+      }
+    }
     const evidence = evidenceOf(best, settings, directory, {
       acrossCompaction: best !== undefined && across(best),
       messagesRead: steps.length,
