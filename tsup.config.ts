@@ -42,7 +42,11 @@ export default defineConfig([
     outDir: "dist/cli",
     format: ["cjs"],
     splitting: false,
-    shims: true,
+    // import.meta.url (zod's createRequire) as a file URL of this file, escaped: a `#`, `?` or
+    // `%` in the install path is part of the path (tsup's own shim does not escape them).
+    define: { "import.meta.url": "__ocgModuleUrl" },
+    // ("use strict" first: the banner comes before the bundle's own directive.)
+    banner: { js: '"use strict";\nconst __ocgModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
     outExtension: () => ({ js: ".js" }),
     clean: ["!pictures.mjs"],
     noExternal: [/^(?!@opencode-ai\/sdk|cli-progress)/],
