@@ -270,7 +270,9 @@ const BOOKKEEPING_PARTS = new Set(["step-start", "step-finish", "snapshot", "pat
 /** What a step's parts hold, read in one pass. */
 function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" | "toolParts" | "text" | "empty"> {
   const calls: ToolCall[] = [];
-  const texts: string[] = [];
+  // The model's text: most steps have one text part or none, so a list is made only for more.
+  let text: string | undefined;
+  let texts: string[] | undefined;
   let toolParts = 0;
   let empty = true;
   for (const part of parts) {
@@ -282,7 +284,11 @@ function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" 
     if (!BOOKKEEPING_PARTS.has(type as string)) empty = false;
     if (type === "text") {
       // The model's own text: opencode's synthetic and ignored parts are not.
-      if (part.synthetic !== true && part.ignored !== true) texts.push(str(part.text) ?? "");
+      if (part.synthetic !== true && part.ignored !== true) {
+        const piece = str(part.text) ?? "";
+        if (text === undefined) text = piece;
+        else (texts ??= [text]).push(piece);
+      }
     } else if (type === "tool") {
       toolParts += 1;
       const state = part.state;
@@ -297,7 +303,7 @@ function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" 
       });
     }
   }
-  return { toolCalls: calls, toolParts, text: texts.length === 1 ? texts[0]! : texts.join("\n"), empty };
+  return { toolCalls: calls, toolParts, text: texts ? texts.join("\n") : (text ?? ""), empty };
 }
 
 /**
@@ -325,8 +331,10 @@ const isSynthetic = (parts: readonly unknown[]): boolean =>
 
 /** `providerID/modelID agent` of an assistant message's info, or null when it names none of them. */
 function modelOf(info: Record<string, unknown>): string | null {
-  const parts = [str(info.providerID), str(info.modelID), str(info.agent) ?? str(info.mode)];
-  return parts.every((p) => p === undefined) ? null : `${parts[0] ?? "?"}/${parts[1] ?? "?"} ${parts[2] ?? "?"}`;
+  const provider = str(info.providerID);
+  const model = str(info.modelID);
+  const agent = str(info.agent) ?? str(info.mode);
+  return provider === undefined && model === undefined && agent === undefined ? null : `${provider ?? "?"}/${model ?? "?"} ${agent ?? "?"}`;
 }
 
 function toEntry(message: unknown): Entry {
