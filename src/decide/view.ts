@@ -381,7 +381,7 @@ type ActionSettings = ActionOptions & {
 const heads = new Map<string, { completed?: string; error?: string }>();
 
 /** How many tool names the per-tool memos keep: a session uses a few dozen; a hostile export's millions are written each time. */
-export const KNOWN_TOOLS = 1024;
+const KNOWN_TOOLS = 1024;
 
 function headOf(call: ToolCall): string {
   let byStatus = heads.get(call.tool);
