@@ -219,9 +219,13 @@ export class ComparableOutput {
   private walked = 0;
   private digestMemo: string | undefined;
 
-  /** One reading of the whole text, and a little more for short outputs. */
+  /**
+   * Four readings of the whole text and 4,096 characters more: the digest normalises and
+   * hashes the whole text, which costs more than a few dozen walks that end within a line or
+   * two (short outputs that differ early, compared with each earlier run of their call).
+   */
   private get walkBudget(): number {
-    return this.text.length + 256;
+    return 4 * this.text.length + 4096;
   }
 
   /** sha256 of the whole normalised text. */

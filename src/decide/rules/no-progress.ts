@@ -38,8 +38,11 @@ export type NoProgressEvidence =
       /** opencode's usable context in tokens, when the model's limits are known. */
       readonly usableTokens: number | null;
       /** Which test failed, or null when the compaction made progress. */
-      readonly stalled: null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
+      readonly stalled: NoProgressStall;
     } & CompactionSizes);
+
+/** Which of no-progress's tests failed, or null when the compaction made progress. */
+type NoProgressStall = null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
 
 /**
  * Is every step strictly between positions `after` and `before` a refused, empty request
@@ -54,6 +57,32 @@ function everyStepRefused(entries: readonly Entry[], after: number, before: numb
     steps += 1;
   }
   return steps > 0;
+}
+
+/**
+ * The evidence of a measured compaction, written out field by field: a replay makes one at
+ * every compaction, and spreading the sizes into it cost more than the rest of the check.
+ */
+function measured(
+  previousMessageID: string,
+  sizes: CompactionSizes,
+  minReduction: number,
+  usableTokens: number | null,
+  reduction: number | null,
+  stalled: NoProgressStall,
+): NoProgressEvidence {
+  return {
+    status: "measured",
+    previousMessageID,
+    triggerTokens: sizes.triggerTokens,
+    triggerMessageID: sizes.triggerMessageID,
+    afterTokens: sizes.afterTokens,
+    afterMessageID: sizes.afterMessageID,
+    minReduction,
+    usableTokens,
+    reduction,
+    stalled,
+  };
 }
 
 /** The rule abstains: it did not fire, and says why. */
@@ -80,20 +109,14 @@ export const noProgress = defineRule({
 
     const usableTokens = usableContext(limits, reserved);
     const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
-    const measured = {
-      status: "measured",
-      previousMessageID: previous.messageID,
-      ...sizes,
-      minReduction: settings.minReduction,
-      usableTokens,
-    } as const;
     if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
-      return { fired: true, evidence: { ...measured, reduction: null, stalled: "provider-overflow-again" } as NoProgressEvidence };
-    }
-    if (sizes.triggerTokens === null || sizes.afterTokens === null) {
-      return abstain("token sizes around the previous compaction are missing");
+      return {
+        fired: true,
+        evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, null, "provider-overflow-again"),
+      };
     }
     const { triggerTokens, afterTokens } = sizes;
+    if (triggerTokens === null || afterTokens === null) return abstain("token sizes around the previous compaction are missing");
     const reduction = 1 - afterTokens / triggerTokens;
     // A cut of exactly minReduction is progress ("at least"); 1e-9 absorbs float rounding.
     const stalled =
@@ -102,7 +125,10 @@ export const noProgress = defineRule({
         : usableTokens !== null && afterTokens >= usableTokens
           ? "still-over-usable-context"
           : null;
-    return { fired: stalled !== null, evidence: { ...measured, reduction, stalled } as NoProgressEvidence };
+    return {
+      fired: stalled !== null,
+      evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, reduction, stalled),
+    };
   },
   words: {
     explain: (e) => {
