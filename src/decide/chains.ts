@@ -37,17 +37,15 @@ export function buildChains(
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
-  // and no action needs to be judged new. The steps are consecutive, so a key repeats in them
-  // when a tool call's key was used since the first of them.
-  const first = steps[0]?.position ?? 0;
-  const keysRepeat = steps.some((step) => step.actions.some((action) => action.kind === "tool" && view.keyUsedSince(action, first)));
+  // and no action needs to be judged new.
+  const repeat = keysRepeat(steps, view);
   const latest = new Map<object, Chain>();
   const chains: Chain[] = [];
   let last: Chain | undefined;
   let newSeen = 0;
   for (const step of steps) {
     for (const action of step.actions) {
-      if (keysRepeat && view.isNew(action)) newSeen += 1;
+      if (repeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
       let chain = latest.get(view.keyOf(action));
       if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
@@ -55,7 +53,7 @@ export function buildChains(
         chain.lastPosition = step.position;
         if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
       } else {
-        chain = { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
+        chain = oneRun(step, action, newSeen);
         latest.set(view.keyOf(action), chain);
         chains.push(chain);
       }
@@ -65,4 +63,22 @@ export function buildChains(
     }
   }
   return { chains, last, newSeen };
+}
+
+/**
+ * Does the key of a tool call run twice in `steps`? When it does not, every chain in them is
+ * one run long. The steps are consecutive, so a key repeats in them when a tool call's key
+ * was used since the first of them. No output is read.
+ */
+export function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
+  const first = steps[0]?.position ?? 0;
+  for (const step of steps) {
+    for (const action of step.actions) if (action.kind === "tool" && view.keyUsedSince(action, first)) return true;
+  }
+  return false;
+}
+
+/** The chain of one run: `action`, in `step`, with `newSeen` new actions seen before it. */
+export function oneRun(step: StepView, action: Action, newSeen = 0): Chain {
+  return { action, count: 1, newSeen, firstPosition: step.position, lastPosition: step.position, messageIDs: [step.entry.id] };
 }

@@ -37,12 +37,20 @@ export const TOOL_LOOP_NOTICE_MARK = "\n\n[compaction-guard: tool loop] ";
 /** How far from the end of an output the notice may begin (characters): it is short and always last. */
 const NOTICE_TAIL_CHARS = 1_000;
 
+/** The mark without its two line feeds: it begins with a character outputs seldom hold, where line feeds are everywhere. */
+const NOTICE_MARK_TEXT = TOOL_LOOP_NOTICE_MARK.slice(2);
+
 /** A completed call's output without the guard's tool-loop notice at its end, if it carries one. */
 export function withoutToolLoopNotice(output: unknown): unknown {
   if (typeof output !== "string") return output;
-  // Only the tail is searched: a big output costs no more than a small one.
-  const at = output.indexOf(TOOL_LOOP_NOTICE_MARK, Math.max(0, output.length - NOTICE_TAIL_CHARS));
-  return at === -1 ? output : output.slice(0, at);
+  // Only the tail is searched: a big output costs no more than a small one. The first mark in
+  // it is found by its text, then checked for the line feeds before it: searching for the
+  // whole mark would stop at every line feed of the tail.
+  const from = Math.max(0, output.length - NOTICE_TAIL_CHARS);
+  for (let at = output.indexOf(NOTICE_MARK_TEXT, from + 2); at !== -1; at = output.indexOf(NOTICE_MARK_TEXT, at + 1)) {
+    if (output.startsWith("\n\n", at - 2)) return output.slice(0, at - 2);
+  }
+  return output;
 }
 
 /** An assistant message. `contextTokens` is null when opencode recorded no usable size. */
@@ -214,8 +222,9 @@ const unphysical = (value: unknown): boolean =>
  */
 export function hasUnphysicalTokens(tokens: unknown): boolean {
   if (!isRecord(tokens)) return false;
-  const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  return [tokens.total, tokens.input, tokens.output, tokens.reasoning, cache.read, cache.write].some(unphysical);
+  if (unphysical(tokens.total) || unphysical(tokens.input) || unphysical(tokens.output) || unphysical(tokens.reasoning)) return true;
+  const cache = tokens.cache;
+  return isRecord(cache) && (unphysical(cache.read) || unphysical(cache.write));
 }
 
 /**

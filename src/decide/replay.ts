@@ -8,7 +8,7 @@ import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { compactionSizes } from "./timeline.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
-import { decide, type DecideOptions, type Verdict } from "./verdict.js";
+import { contextOf, decideWith, type DecideOptions, type Verdict } from "./verdict.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
 export interface SessionData {
@@ -51,14 +51,24 @@ export function replayMessages(messages: readonly unknown[], settings: GuardSett
 
 /** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  const whole = { wholeSession: true, ...options };
-  return timeline.compactions
-    .filter((c) => c.auto && c.succeeded)
-    .map((c) => {
-      const { triggerTokens, afterTokens } = compactionSizes(timeline.entries, c);
-      const { decision, rule, fired, severity, compaction, evidence } = decide(timeline, c, settings, whole);
-      return { decision, rule, fired, severity, compaction, evidence, triggerTokens, afterTokens };
+  const context = contextOf(settings, { wholeSession: true, ...options });
+  const rows: ReplayRow[] = [];
+  for (const c of timeline.compactions) {
+    if (!c.auto || !c.succeeded) continue;
+    const sizes = compactionSizes(timeline.entries, c);
+    const verdict = decideWith(timeline, c, context);
+    rows.push({
+      decision: verdict.decision,
+      rule: verdict.rule,
+      fired: verdict.fired,
+      severity: verdict.severity,
+      compaction: verdict.compaction,
+      evidence: verdict.evidence,
+      triggerTokens: sizes.triggerTokens,
+      afterTokens: sizes.afterTokens,
     });
+  }
+  return rows;
 }
 
 /** A replayed session: its one timeline, and one row per automatic compaction with a successful summary. */

@@ -42,17 +42,31 @@ const WAIT =
 /** A process sent to the background (`npm start &`): a sleep after it waits for that process to start. */
 const BACKGROUND = /[^&|>]&(?!&)|^&/;
 
+/** The kind of each tool name but bash's, once found (for the first {@link KNOWN_TOOLS} names). */
+const kinds = new Map<string, ToolKind>();
+
+/** How many tool names {@link kinds} keeps: a session uses a few dozen; a hostile export's millions are told each time. */
+const KNOWN_TOOLS = 1024;
+
 /** The kind of a tool call (see the module's comment). */
 export function toolKind(call: ToolCall): ToolKind {
   const { tool } = call;
-  if (EFFECT_TOOLS.has(tool)) return "effect";
-  if (PLANNING_TOOLS.has(tool)) return "planning";
-  if (ASKING_TOOLS.has(tool)) return "asking";
   if (tool === "bash") {
     const command = (call.input as { command?: unknown } | null)?.command;
     return typeof command === "string" && WAIT.test(command) && !BACKGROUND.test(command) ? "waiting" : "other";
   }
-  return ASKING_NAME.test(tool) ? "asking" : "other";
+  let kind = kinds.get(tool);
+  if (kind === undefined) {
+    kind = EFFECT_TOOLS.has(tool)
+      ? "effect"
+      : PLANNING_TOOLS.has(tool)
+        ? "planning"
+        : ASKING_TOOLS.has(tool) || ASKING_NAME.test(tool)
+          ? "asking"
+          : "other";
+    if (kinds.size < KNOWN_TOOLS) kinds.set(tool, kind);
+  }
+  return kind;
 }
 
 /** The file an effect call targets (`filePath`, `path`), or null. */

@@ -4,7 +4,7 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
-import { RULES, type Evidence, type RuleName, type Severity } from "./rules/index.js";
+import { RULES, type Evidence, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
 import { buildView } from "./view.js";
 
@@ -63,9 +63,12 @@ export interface DecideOptions {
  * Pure; never throws on a timeline from buildTimeline.
  */
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
-  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
-  const view = buildView(timeline, compaction, settings, start);
-  const context = {
+  return decideWith(timeline, compaction, contextOf(settings, options));
+}
+
+/** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
+export function contextOf(settings: GuardSettings, options: DecideOptions): RuleContext {
+  return {
     settings,
     limits: options.limits,
     reserved: options.reserved,
@@ -73,18 +76,29 @@ export function decide(timeline: Timeline, compaction: Compaction, settings: Gua
     subagent: options.subagent,
     wholeSession: options.wholeSession,
   };
+}
+
+/** {@link decide} with its context made ({@link contextOf}): a replay makes it once for all its compactions. */
+export function decideWith(timeline: Timeline, compaction: Compaction, context: RuleContext): Verdict {
+  const { settings } = context;
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
+  const view = buildView(timeline, compaction, settings, start);
   const evidence: Record<string, unknown> = {};
-  const fired: (typeof RULES)[number][] = [];
-  for (const rule of RULES) {
+  const fired: RuleName[] = [];
+  let first: (typeof RULES)[number] | undefined;
+  for (let i = 0; i < RULES.length; i++) {
+    const rule = RULES[i]!;
     const finding = rule.check(view, context);
     evidence[rule.name] = finding.evidence;
-    if (finding.fired) fired.push(rule);
+    if (finding.fired) {
+      fired.push(rule.name);
+      first ??= rule;
+    }
   }
-  const first = fired[0];
   return {
     decision: first ? "deny" : "allow",
     rule: first?.name ?? null,
-    fired: fired.map((rule) => rule.name),
+    fired,
     severity: first?.severity ?? null,
     compaction: { index: compaction.index, messageID: compaction.messageID },
     evidence: evidence as unknown as Evidence,

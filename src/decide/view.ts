@@ -132,6 +132,8 @@ type Recipe = "call" | "asking" | "file" | "wait" | "text";
 class LazyAction implements Action {
   private keyMemo: string | undefined;
   private signatureMemo: string | undefined;
+  private inputMemo: string | undefined;
+  private outputMemo: ComparableOutput | undefined;
   private substantialMemo: boolean | undefined;
 
   /** The latest earlier action of the same key in the timeline (see {@link stepViews}), or undefined. */
@@ -151,8 +153,8 @@ class LazyAction implements Action {
     readonly kind: Action["kind"],
     /** What separates keys cheaply: the tool name and status (or "text"). */
     readonly head: string,
-    /** What is known of its call (a tool action's), shared with every other settings' action of the call. */
-    private readonly facts: CallFacts | null,
+    /** The tool call, for a tool action. */
+    readonly call: ToolCall | null,
     readonly position: number,
     /** How its key and signature are made (see {@link Recipe}). */
     private readonly recipe: Recipe,
@@ -165,10 +167,6 @@ class LazyAction implements Action {
      */
     readonly byAskingSetting = false,
   ) {}
-
-  get call(): ToolCall | null {
-    return this.facts?.call ?? null;
-  }
 
   private get comparison(): Comparison {
     return this.recipe === "wait" ? "never" : this.recipe === "asking" ? "result" : "exact";
@@ -186,7 +184,7 @@ class LazyAction implements Action {
    */
   get keyPart(): string {
     const { recipe } = this;
-    return recipe === "call" ? this.facts!.input : recipe === "asking" ? "" : recipe === "wait" ? this.key : this.detail;
+    return recipe === "call" ? this.input : recipe === "asking" ? "" : recipe === "wait" ? this.key : this.detail;
   }
 
   get key(): string {
@@ -194,7 +192,7 @@ class LazyAction implements Action {
       const { recipe, head, detail } = this;
       this.keyMemo =
         recipe === "call"
-          ? `${head}\u0000${this.facts!.input}`
+          ? `${head}\u0000${this.input}`
           : recipe === "asking"
             ? head
             : recipe === "file"
@@ -208,12 +206,12 @@ class LazyAction implements Action {
 
   get signature(): string {
     if (this.signatureMemo === undefined) {
-      const { recipe, facts } = this;
+      const { recipe, call } = this;
       this.signatureMemo =
         recipe === "call"
-          ? facts!.signature(this.matchOutput)
+          ? toolCallSignature(call!, this.matchOutput)
           : recipe === "asking" || recipe === "file"
-            ? facts!.resultSignature
+            ? resultSignature(call!)
             : recipe === "wait"
               ? ""
               : this.detail;
@@ -221,9 +219,14 @@ class LazyAction implements Action {
     return this.signatureMemo;
   }
 
-  /** The canonical comparable input (asking calls only: their key leaves it out). */
+  /** The canonical comparable input of its call (signature.ts `comparableInputJson`). */
   private get input(): string {
-    return this.facts!.input;
+    return (this.inputMemo ??= comparableInputJson(this.call!));
+  }
+
+  /** Its call's output as results are compared (signature.ts `ComparableOutput`). */
+  private get output(): ComparableOutput {
+    return (this.outputMemo ??= new ComparableOutput(this.call!.output));
   }
 
   /** Does the result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS})? */
@@ -273,7 +276,7 @@ class LazyAction implements Action {
   sameAs(other: LazyAction): boolean {
     if (!this.sameKey(other) || this.comparison === "never" || other.comparison === "never") return false;
     if (this.call === null || other.call === null || !this.byResult) return true;
-    const sameResult = this.facts!.output.sameAs(other.facts!.output);
+    const sameResult = this.output.sameAs(other.output);
     if (this.comparison === "result") {
       const sameInput = this.input === other.input;
       if (sameResult && (sameInput || this.substantial)) return true;
@@ -281,53 +284,6 @@ class LazyAction implements Action {
     }
     return sameResult;
   }
-}
-
-/**
- * What is written of one call once and read under every settings (replay's decisions and the
- * tool-loop check shape actions differently, from the same calls): its canonical comparable
- * input, its output as results are compared, its result signature, its signature with and
- * without the output. One per call of a timeline (see {@link factsOf}).
- */
-class CallFacts {
-  private inputMemo: string | undefined;
-  private outputMemo: ComparableOutput | undefined;
-  private resultMemo: string | undefined;
-  private withOutput: string | undefined;
-  private withoutOutput: string | undefined;
-
-  constructor(readonly call: ToolCall) {}
-
-  /** The canonical comparable input (signature.ts `comparableInputJson`). */
-  get input(): string {
-    return (this.inputMemo ??= comparableInputJson(this.call));
-  }
-
-  /** The output as results are compared (signature.ts `ComparableOutput`). */
-  get output(): ComparableOutput {
-    return (this.outputMemo ??= new ComparableOutput(this.call.output));
-  }
-
-  /** signature.ts `resultSignature`. */
-  get resultSignature(): string {
-    return (this.resultMemo ??= resultSignature(this.call));
-  }
-
-  /** signature.ts `toolCallSignature`, per `matchOutput`. */
-  signature(matchOutput: boolean): string {
-    return matchOutput
-      ? (this.withOutput ??= toolCallSignature(this.call, true))
-      : (this.withoutOutput ??= toolCallSignature(this.call, false));
-  }
-}
-
-/** The facts of each call of a timeline, shared by the step views of every settings. */
-const callFacts = new WeakMap<Timeline, Map<ToolCall, CallFacts>>();
-
-function factsOf(timeline: Timeline): Map<ToolCall, CallFacts> {
-  let facts = callFacts.get(timeline);
-  if (!facts) callFacts.set(timeline, (facts = new Map()));
-  return facts;
 }
 
 /** Previews per call and project directory: replay's decisions name the same call at compaction after compaction. */
@@ -393,7 +349,7 @@ function headOf(call: ToolCall): string {
 }
 
 /** The actions of the step at `position` under `settings` ({@link stepViews} keeps them, per timeline and settings). */
-function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings, facts: Map<ToolCall, CallFacts>): LazyAction[] {
+function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): LazyAction[] {
   const actions: LazyAction[] = [];
   if (entry.toolParts > 0) {
     const { matchOutput } = settings;
@@ -404,8 +360,6 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       const kind = toolKind(call);
       const at = index++;
       if (kind === "planning") continue;
-      let known = facts.get(call);
-      if (!known) facts.set(call, (known = new CallFacts(call)));
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
       let recipe: Recipe = "call";
@@ -420,7 +374,7 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
         recipe = "file";
         detail = file;
       }
-      actions.push(new LazyAction("tool", headOf(call), known, position, recipe, detail, matchOutput, kind === "asking" && matchOutput));
+      actions.push(new LazyAction("tool", headOf(call), call, position, recipe, detail, matchOutput, kind === "asking" && matchOutput));
     }
   } else if (entry.text.trim() !== "") {
     actions.push(new LazyAction("text", "\u0000text", null, position, "text", textSignature(entry.text), false));
@@ -458,7 +412,8 @@ const stepViewCache = new WeakMap<Timeline, Map<string, readonly StepView[]>>();
  * check) share every action but the asking calls', with what each learnt: those are the only
  * actions whose key and signature differ, and their keys (an asking tool's head, alone or
  * with the input) never equal another action's, so the links of the rest are the same.
- * Cost: one canonical input per tool call of the timeline.
+ * Cost: one canonical input per tool call of the timeline and settings; a pair of sibling
+ * settings writes one per call, and the asking calls' twice.
  */
 function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepView[] {
   let perSettings = stepViewCache.get(timeline);
@@ -477,12 +432,11 @@ function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepV
     action.keyRoot = previous?.keyRoot ?? action;
     byKey.set(part, action);
   };
-  const facts = factsOf(timeline);
   views = Array.from(workSteps(timeline), (position, step): StepView => {
     const shared = sibling?.[step];
     if (shared && !shared.actions.some((action) => (action as LazyAction).byAskingSetting)) return shared;
     const entry = timeline.entries[position] as AssistantEntry;
-    const actions = actionsOf(entry, position, settings, facts);
+    const actions = actionsOf(entry, position, settings);
     // The same actions in the same order as the sibling's: only the asking calls' are new.
     actions.forEach((action, i) => {
       if (shared && !action.byAskingSetting) actions[i] = shared.actions[i] as LazyAction;

@@ -4,8 +4,9 @@
  * every case the project holds, healthy ones never get a notice and loops are named.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTimeline, TOOL_LOOP_NOTICE_MARK } from "../../src/decide/history.js";
+import { buildTimeline, TOOL_LOOP_NOTICE_MARK, withoutToolLoopNotice } from "../../src/decide/history.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import {
   askedRepeats,
@@ -163,6 +164,25 @@ describe("checkToolCall: the call just finished against the history", () => {
     expect(toolLoopNotice(3, false)).toContain("the same result 3 times");
     expect(toolLoopNotice(3, false)).toContain("stop and tell the user");
     expect(toolLoopNotice(4, true)).toContain("will be refused");
+  });
+
+  it("the timeline strips the notice at the first mark in an output's last 1,000 characters, as a search for the whole mark would", () => {
+    // Pieces that make near misses: the mark's text without its line feeds, with one, line feeds alone.
+    const mark = TOOL_LOOP_NOTICE_MARK;
+    const piece = fc.oneof(fc.constantFrom(mark, mark.slice(1), mark.slice(2), "\n", "\n\n", "x"), fc.string({ maxLength: 300 }));
+    let stripped = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const output = pieces.join("");
+        const at = output.indexOf(mark, Math.max(0, output.length - 1000));
+        if (at !== -1) stripped += 1;
+        expect(withoutToolLoopNotice(output)).toBe(at === -1 ? output : output.slice(0, at));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(stripped).toBeGreaterThan(300);
+    expect(withoutToolLoopNotice(`hi\n${toolLoopNotice(3, false)}`)).toBe("hi\n");
+    expect(withoutToolLoopNotice({ mark })).toEqual({ mark });
   });
 });
 

@@ -17,8 +17,8 @@
  * a compaction is weak: a user-requested poll looks the same as a stuck call until the
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
-import { buildChains, type Chain } from "../chains.js";
-import { compactionBetween, previewOf } from "../view.js";
+import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
+import { compactionBetween, previewOf, type DecisionView, type StepView } from "../view.js";
 import type { GuardSettings } from "../settings.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
@@ -79,35 +79,60 @@ function evidenceOf(
   };
 }
 
+/**
+ * The strongest chain of `steps`: one that fires first, then the longest, then the most
+ * recent. When no key repeats in them every chain is one run, which lies on one side of any
+ * compaction and so cannot fire: the strongest is the latest call's, found without building
+ * the others.
+ */
+function strongest(
+  steps: readonly StepView[],
+  view: DecisionView,
+  threshold: number,
+): { readonly best: Chain | undefined; readonly fires: boolean; readonly newSeen: number } {
+  if (!keysRepeat(steps, view)) {
+    for (let i = steps.length - 1; i >= 0; i--) {
+      const step = steps[i]!;
+      const actions = step.actions;
+      for (let j = actions.length - 1; j >= 0; j--) {
+        if (actions[j]!.kind === "tool") return { best: oneRun(step, actions[j]!), fires: false, newSeen: 0 };
+      }
+    }
+    return { best: undefined, fires: false, newSeen: 0 };
+  }
+  const { chains, newSeen } = buildChains(steps, view);
+  let best: Chain | undefined;
+  let bestFires = false;
+  for (const chain of chains) {
+    const chainFires = chain.count >= threshold && across(view, chain) && chain.newSeen === newSeen;
+    const stronger =
+      best === undefined ||
+      (chainFires && !bestFires) ||
+      (chainFires === bestFires && (chain.count > best.count || (chain.count === best.count && chain.lastPosition >= best.lastPosition)));
+    if (stronger) {
+      best = chain;
+      bestFires = chainFires;
+    }
+  }
+  return { best, fires: bestFires, newSeen };
+}
+
+/** Does the chain run across a compaction (its first run before one, its last after)? */
+const across = (view: DecisionView, chain: Chain): boolean =>
+  compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
+
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
   check(view, { settings, directory }) {
     const steps = view.recentSteps(settings.window);
-    const { chains, newSeen } = buildChains(steps, view);
-    const across = (chain: Chain) => compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
-    const movedOn = (chain: Chain) => chain.newSeen !== newSeen;
-    const fires = (chain: Chain) => chain.count >= settings.threshold && across(chain) && !movedOn(chain);
-    // The strongest chain: one that fires first, then the longest, then the most recent.
-    let best: Chain | undefined;
-    let bestFires = false;
-    for (const chain of chains) {
-      const chainFires = fires(chain);
-      const stronger =
-        best === undefined ||
-        (chainFires && !bestFires) ||
-        (chainFires === bestFires && (chain.count > best.count || (chain.count === best.count && chain.lastPosition >= best.lastPosition)));
-      if (stronger) {
-        best = chain;
-        bestFires = chainFires;
-      }
-    }
+    const { best, fires, newSeen } = strongest(steps, view, settings.threshold);
     const evidence = evidenceOf(best, settings, directory, {
-      acrossCompaction: best !== undefined && across(best),
+      acrossCompaction: best !== undefined && across(view, best),
       messagesRead: steps.length,
-      movedOn: best !== undefined && movedOn(best),
+      movedOn: best !== undefined && best.newSeen !== newSeen,
     });
-    return { fired: best !== undefined && fires(best), evidence };
+    return { fired: fires, evidence };
   },
   words: {
     explain: (e) =>
