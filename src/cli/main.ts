@@ -28,7 +28,7 @@ import {
 import { VERSION } from "../shared/version.js";
 import { unphysicalTokenMessages } from "../decide/history.js";
 import { fmt } from "../report/format.js";
-import { displayWidth, padToWidth } from "../report/terminal.js";
+import { displayWidth } from "../report/terminal.js";
 import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { readExport } from "../sessions/export.js";
@@ -126,24 +126,39 @@ function table(
     r.decision,
     r.rule ?? "-",
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
-  const right = new Set([0, 2, 3]);
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
-      .join("  ")
-      .trimEnd();
-  return [
+  // Each cell is measured once, and rows are written by plain loops: a replay of thousands of
+  // compactions writes thousands of rows.
+  const cellWidths = body.map((row) => row.map(displayWidth));
+  const widths = header.map((h) => h.length);
+  for (const row of cellWidths) for (let i = 0; i < row.length; i++) widths[i] = Math.max(widths[i]!, row[i]!);
+  const line = (cells: readonly string[], measured: readonly number[]): string => {
+    let text = "";
+    for (let i = 0; i < cells.length; i++) {
+      const pad = " ".repeat(widths[i]! - measured[i]!);
+      text += (i === 0 ? "" : "  ") + (RIGHT_ALIGNED[i] ? pad + cells[i] : cells[i] + pad);
+    }
+    return text.trimEnd();
+  };
+  const lines = [
     `session ${terminalSafe(sessionID)}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
-    line(header),
-    ...body.map(line),
+    line(
+      header,
+      header.map((h) => h.length),
+    ),
+  ];
+  for (let i = 0; i < body.length; i++) lines.push(line(body[i]!, cellWidths[i]!));
+  lines.push(
     firstDeny
       ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
       : "no deny: the guard would have let every continue turn through",
-    ...(toolLoop.length > 0 ? [toolLoopLine(toolLoop)] : []),
-  ].join("\n");
+  );
+  if (toolLoop.length > 0) lines.push(toolLoopLine(toolLoop));
+  return lines.join("\n");
 }
+
+/** Which of the table's columns are aligned right: the numbers (#, trigger, after). */
+const RIGHT_ALIGNED = [true, false, true, true, false, false];
 
 /** The terminal chart's width: the terminal's, from 40 to 160 columns, else 80. */
 function chartWidth(): number {
