@@ -408,9 +408,8 @@ function toEntry(message: unknown): Entry {
  * (session/compaction.ts; seen in e2e/FINDINGS.md), which must not reset what the rules
  * count. A different text there is the user replying after a denied compaction: real.
  */
-function markResends(entries: Entry[]): Entry[] {
-  const overflowCompactions = new Set<string | undefined>();
-  for (const e of entries) if (e.kind === "user" && e.role === "compaction" && e.overflow) overflowCompactions.add(e.id);
+function markResends(entries: Entry[], overflowCompactions: ReadonlySet<string | undefined>): void {
+  if (overflowCompactions.size === 0) return;
   let lastRealText: string | undefined;
   for (let position = 0; position < entries.length; position++) {
     const entry = entries[position]!;
@@ -422,7 +421,6 @@ function markResends(entries: Entry[]): Entry[] {
     if (afterOverflowSummary && entry.text === lastRealText) entries[position] = { ...entry, role: "resend" };
     else lastRealText = entry.text;
   }
-  return entries;
 }
 
 /**
@@ -433,18 +431,26 @@ function markResends(entries: Entry[]): Entry[] {
  * @returns entries in input order and every compaction found; never throws.
  */
 export function buildTimeline(messages: readonly unknown[]): Timeline {
-  const entries = markResends(messages.map(toEntry));
+  const entries = messages.map(toEntry);
+  // One pass finds the summaries, the compaction messages and the overflow ones among them.
   const summaries = new Map<string, number>();
-  entries.forEach((entry, position) => {
-    if (entry.kind === "assistant" && entry.summary && entry.parentID !== undefined) {
-      if (!summaries.has(entry.parentID)) summaries.set(entry.parentID, position);
+  const compactionPositions: number[] = [];
+  const overflowCompactions = new Set<string | undefined>();
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position]!;
+    if (entry.kind === "assistant") {
+      if (entry.summary && entry.parentID !== undefined && !summaries.has(entry.parentID)) summaries.set(entry.parentID, position);
+    } else if (entry.kind === "user" && entry.role === "compaction") {
+      compactionPositions.push(position);
+      if (entry.overflow) overflowCompactions.add(entry.id);
     }
-  });
+  }
+  markResends(entries, overflowCompactions);
 
   const compactions: Compaction[] = [];
   let autoIndex = 0;
-  entries.forEach((entry, position) => {
-    if (entry.kind !== "user" || entry.role !== "compaction") return;
+  for (const position of compactionPositions) {
+    const entry = entries[position] as UserEntry;
     const summaryPosition = summaries.get(entry.id) ?? -1;
     const summary = entries[summaryPosition];
     compactions.push({
@@ -457,6 +463,6 @@ export function buildTimeline(messages: readonly unknown[]): Timeline {
       succeeded: summaryPosition > position && summary?.kind === "assistant" && summary.succeeded,
       tailStartID: entry.tailStartID,
     });
-  });
+  }
   return { entries, compactions };
 }

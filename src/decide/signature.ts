@@ -9,7 +9,7 @@
 import type { Hash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
 import type { ToolCall } from "./history.js";
-import { toolKind } from "./tool-kinds.js";
+import { isEffect } from "./tool-kinds.js";
 import { builtin } from "../shared/builtin.js";
 
 let crypto: typeof import("node:crypto") | undefined;
@@ -291,7 +291,7 @@ function mapStrings(value: unknown, map: (text: string) => string, depth = 0): u
  */
 export function comparableInput(call: Pick<ToolCall, "tool" | "input">): unknown {
   const input = withoutLabel(call.input);
-  if (toolKind(call as ToolCall) === "effect") return input;
+  if (isEffect(call.tool)) return input;
   return withoutCopiedIds(input);
 }
 
@@ -315,7 +315,7 @@ const COPIED_ID_MARKS = ["tool_", "ses_", "/tmp/tmp.", "/var/folders/"];
 export function comparableInputJson(call: Pick<ToolCall, "tool" | "input">): string {
   const input = withoutLabel(call.input);
   const json = canonicalJson(input);
-  if (toolKind(call as ToolCall) === "effect" || !COPIED_ID_MARKS.some((mark) => json.includes(mark))) return json;
+  if (isEffect(call.tool) || !COPIED_ID_MARKS.some((mark) => json.includes(mark))) return json;
   return canonicalJson(withoutCopiedIds(input));
 }
 

@@ -42,6 +42,11 @@ const WAIT =
 /** A process sent to the background (`npm start &`): a sleep after it waits for that process to start. */
 const BACKGROUND = /[^&|>]&(?!&)|^&/;
 
+/** Is the tool one that changes files (kind `effect`)? Told by its name alone, without reading the input. */
+export function isEffect(tool: string): boolean {
+  return EFFECT_TOOLS.has(tool);
+}
+
 /** The kind of each tool name but bash's, once found (for the first {@link KNOWN_TOOLS} names). */
 const kinds = new Map<string, ToolKind>();
 

@@ -12,7 +12,7 @@
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 import type { ToolCall } from "../history.js";
-import { previewOf } from "../view.js";
+import { previewOf, type Action, type StepView } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =
@@ -53,6 +53,18 @@ function callExample(call: ToolCall, directory: string | undefined): { readonly 
   };
 }
 
+/** Index, among the cycle's actions in order, of the first that passes `test`; −1 for none. */
+function indexInCycle(cycle: readonly StepView[], test: (action: Action) => boolean): number {
+  let index = 0;
+  for (const step of cycle) {
+    for (const action of step.actions) {
+      if (test(action)) return index;
+      index += 1;
+    }
+  }
+  return -1;
+}
+
 /** The rule abstains: it did not fire, and says why. */
 const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoNewWorkEvidence });
 
@@ -68,21 +80,23 @@ export const noNewWork = defineRule({
   check(view, { directory }) {
     if (!view.previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
-    const actions = view.cycle.flatMap((step) => step.actions);
-    if (actions.length === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
+    const { cycle } = view;
+    let actions = 0;
+    for (const step of cycle) actions += step.actions.length;
+    if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
     // An action whose input was never used before is new without comparing outputs: look for
     // one of those first, and compare results only when every input was used before.
-    const cheap = actions.findIndex((action) => !view.keyUsedBefore(action));
-    const index = cheap !== -1 ? cheap : actions.findIndex((action) => view.isNew(action));
+    const cheap = indexInCycle(cycle, (action) => !view.keyUsedBefore(action));
+    const index = cheap !== -1 ? cheap : indexInCycle(cycle, (action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
-    const first = firstNew === null ? actions[0] : undefined;
+    const first = firstNew === null ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;
     const example = first ? (call ? callExample(call, directory) : { tool: "text", preview: null }) : null;
     const evidence: NoNewWorkEvidence = {
       status: "measured",
       previousMessageID: view.previous.messageID,
-      steps: view.cycle.length,
-      actions: actions.length,
+      steps: cycle.length,
+      actions,
       firstNew,
       example,
     };
