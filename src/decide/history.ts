@@ -273,6 +273,24 @@ export function outputTokens(tokens: unknown): number {
   return isRecord(tokens) ? count(tokens.output) : 0;
 }
 
+/**
+ * {@link contextTokens}, {@link promptTokens} and {@link outputTokens} of one `tokens`, its
+ * fields read once: a timeline reads them for every assistant message.
+ */
+function tokenSizes(tokens: unknown): { context: number | null; prompt: number | null; output: number } {
+  if (!isRecord(tokens)) return { context: null, prompt: null, output: 0 };
+  const cache = isRecord(tokens.cache) ? tokens.cache : undefined;
+  const input = count(tokens.input);
+  const output = count(tokens.output);
+  const read = cache === undefined ? 0 : count(cache.read);
+  const write = cache === undefined ? 0 : count(cache.write);
+  // Summed in the order the three functions sum them, so that the floats come out the same.
+  const total = count(tokens.total) || input + output + read + write;
+  const context = total > 0 ? total : null;
+  const prompt = input + read + write;
+  return { context, prompt: prompt > 0 ? prompt : context, output };
+}
+
 /** Part types that mark steps and snapshots rather than carry what the model produced. */
 const BOOKKEEPING_PARTS = new Set(["step-start", "step-finish", "snapshot", "patch"]);
 
@@ -354,6 +372,7 @@ function toEntry(message: unknown): Entry {
 
   if (info.role === "assistant") {
     const { toolCalls, toolParts, text, empty } = readParts(parts);
+    const sizes = tokenSizes(info.tokens);
     return {
       kind: "assistant",
       id,
@@ -361,9 +380,9 @@ function toEntry(message: unknown): Entry {
       parentID: str(info.parentID),
       succeeded: info.finish !== undefined && info.finish !== null && !info.error,
       finish: str(info.finish) ?? null,
-      contextTokens: contextTokens(info.tokens),
-      promptTokens: promptTokens(info.tokens),
-      outputTokens: outputTokens(info.tokens),
+      contextTokens: sizes.context,
+      promptTokens: sizes.prompt,
+      outputTokens: sizes.output,
       model: modelOf(info),
       toolCalls,
       toolParts,

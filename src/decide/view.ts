@@ -580,6 +580,22 @@ class Steps implements StepsView {
     this.fromIndex = firstPositionAfter(this.positions, this.from - 1);
   }
 
+  /** The last position asked of {@link stopAfter}, and its answer. */
+  private lastHigh = -2;
+  private lastStop = 0;
+
+  /**
+   * Index (in `positions`) of the first work step after `high`: a binary search, kept for
+   * the last position asked (the tool-loop walk asks twice of each step it reads).
+   */
+  private stopAfter(high: number): number {
+    if (high !== this.lastHigh) {
+      this.lastStop = firstPositionAfter(this.positions, high);
+      this.lastHigh = high;
+    }
+    return this.lastStop;
+  }
+
   /** Index of the oldest of the newest `n` steps at or before `high` and at or after `low` (at least `from`). */
   private begin(stop: number, n: number, low: number): number {
     const bottom = low <= this.from ? this.fromIndex : firstPositionAfter(this.positions, low - 1);
@@ -587,19 +603,19 @@ class Steps implements StepsView {
   }
 
   stepsUpTo(high: number, n: number, low = this.from): StepView[] {
-    const stop = firstPositionAfter(this.positions, high);
+    const stop = this.stopAfter(high);
     const begin = this.begin(stop, n, low);
     return this.views.slice(begin, Math.max(begin, stop));
   }
 
   stepAt(position: number): StepView | undefined {
-    const stop = firstPositionAfter(this.positions, position);
+    const stop = this.stopAfter(position);
     const begin = this.begin(stop, 1, this.from);
     return begin < stop && this.views[begin]!.position === position ? this.views[begin] : undefined;
   }
 
   firstStepUpTo(high: number, n: number): number {
-    const stop = firstPositionAfter(this.positions, high);
+    const stop = this.stopAfter(high);
     const begin = this.begin(stop, n, this.from);
     return begin < stop ? this.views[begin]!.position : -1;
   }

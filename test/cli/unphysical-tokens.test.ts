@@ -6,8 +6,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contextTokens, hasUnphysicalTokens, outputTokens, promptTokens } from "../../src/decide/history.js";
+import { buildTimeline, contextTokens, hasUnphysicalTokens, outputTokens, promptTokens } from "../../src/decide/history.js";
 import { cli } from "../support/cli.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
@@ -38,6 +39,24 @@ describe("the token fields of a step", () => {
       prompt,
       output,
     ]);
+  });
+
+  it("a timeline's step sizes are the three functions' answers, for any tokens", () => {
+    const field = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(1e12, 1e13, -0, null, "7", undefined));
+    const tokens = fc.oneof(
+      fc.record(
+        { total: field, input: field, output: field, reasoning: field, cache: fc.oneof(fc.record({ read: field, write: field }), field) },
+        { requiredKeys: [] },
+      ),
+      field,
+    );
+    fc.assert(
+      fc.property(tokens, (t) => {
+        const [entry] = buildTimeline([{ info: { id: "msg_1", role: "assistant", tokens: t }, parts: [] }]).entries;
+        expect(entry).toMatchObject({ contextTokens: contextTokens(t), promptTokens: promptTokens(t), outputTokens: outputTokens(t) });
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("a real count, up to 10¹², is kept", () => {
