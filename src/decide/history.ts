@@ -247,10 +247,7 @@ export function unphysicalTokenMessages(messages: readonly unknown[]): number {
  * @returns the size, or null when it is missing or zero (the rules treat both as "no data").
  */
 export function contextTokens(tokens: unknown): number | null {
-  if (!isRecord(tokens)) return null;
-  const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  const size = count(tokens.total) || count(tokens.input) + count(tokens.output) + count(cache.read) + count(cache.write);
-  return size > 0 ? size : null;
+  return tokenSizes(tokens).context;
 }
 
 /**
@@ -258,10 +255,7 @@ export function contextTokens(tokens: unknown): number | null {
  * {@link contextTokens} when only `total` is recorded. Null when missing or zero.
  */
 export function promptTokens(tokens: unknown): number | null {
-  if (!isRecord(tokens)) return null;
-  const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  const size = count(tokens.input) + count(cache.read) + count(cache.write);
-  return size > 0 ? size : contextTokens(tokens);
+  return tokenSizes(tokens).prompt;
 }
 
 /**
@@ -270,12 +264,12 @@ export function promptTokens(tokens: unknown): number | null {
  * reply of 3,900 completion tokens). 0 when missing or invalid (as for {@link contextTokens}).
  */
 export function outputTokens(tokens: unknown): number {
-  return isRecord(tokens) ? count(tokens.output) : 0;
+  return tokenSizes(tokens).output;
 }
 
 /**
  * {@link contextTokens}, {@link promptTokens} and {@link outputTokens} of one `tokens`, its
- * fields read once: a timeline reads them for every assistant message.
+ * fields read once: a timeline reads all three for every assistant message.
  */
 function tokenSizes(tokens: unknown): { context: number | null; prompt: number | null; output: number } {
   if (!isRecord(tokens)) return { context: null, prompt: null, output: 0 };
@@ -284,7 +278,6 @@ function tokenSizes(tokens: unknown): { context: number | null; prompt: number |
   const output = count(tokens.output);
   const read = cache === undefined ? 0 : count(cache.read);
   const write = cache === undefined ? 0 : count(cache.write);
-  // Summed in the order the three functions sum them, so that the floats come out the same.
   const total = count(tokens.total) || input + output + read + write;
   const context = total > 0 ? total : null;
   const prompt = input + read + write;

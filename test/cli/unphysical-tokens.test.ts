@@ -41,7 +41,7 @@ describe("the token fields of a step", () => {
     ]);
   });
 
-  it("a timeline's step sizes are the three functions' answers, for any tokens", () => {
+  it("a timeline's step carries the three sizes, each in its own field, for any tokens", () => {
     const field = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(1e12, 1e13, -0, null, "7", undefined));
     const tokens = fc.oneof(
       fc.record(
