@@ -117,37 +117,41 @@ function table(
   firstDeny: ReplayRow | undefined,
   toolLoop: readonly ToolLoopEntry[] = [],
 ): string {
-  const header = ["#", "compaction message", "trigger", "after", "decision", "rule"];
-  const body = rows.map((r) => [
-    String(r.compaction.index),
-    terminalSafe(r.compaction.messageID),
-    fmt(r.triggerTokens),
-    fmt(r.afterTokens),
-    r.decision,
-    r.rule ?? "-",
-  ]);
-  // Each cell is measured once, and rows are written by plain loops: a replay of thousands of
-  // compactions writes thousands of rows.
-  const cellWidths = body.map((row) => row.map(displayWidth));
-  const widths = header.map((h) => h.length);
-  for (const row of cellWidths) for (let i = 0; i < row.length; i++) widths[i] = Math.max(widths[i]!, row[i]!);
-  const line = (cells: readonly string[], measured: readonly number[]): string => {
-    let text = "";
-    for (let i = 0; i < cells.length; i++) {
-      const pad = " ".repeat(widths[i]! - measured[i]!);
-      text += (i === 0 ? "" : "  ") + (RIGHT_ALIGNED[i] ? pad + cells[i] : cells[i] + pad);
-    }
-    return text.trimEnd();
-  };
+  // A replay of thousands of compactions writes thousands of rows: each column is one array,
+  // measured once, and each row is written in one go. Every cell but the message id is ASCII
+  // (numbers, decisions, rule names), so its width is its length; the last column (the rule)
+  // is never padded, and no cell ends in a space.
+  const n = rows.length;
+  const index: string[] = new Array(n);
+  const message: string[] = new Array(n);
+  const messageWidth: number[] = new Array(n);
+  const trigger: string[] = new Array(n);
+  const after: string[] = new Array(n);
+  let w0 = "#".length;
+  let w1 = "compaction message".length;
+  let w2 = "trigger".length;
+  let w3 = "after".length;
+  let w4 = "decision".length;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    w0 = Math.max(w0, (index[i] = String(r.compaction.index)).length);
+    w1 = Math.max(w1, (messageWidth[i] = displayWidth((message[i] = terminalSafe(r.compaction.messageID)))));
+    w2 = Math.max(w2, (trigger[i] = fmt(r.triggerTokens)).length);
+    w3 = Math.max(w3, (after[i] = fmt(r.afterTokens)).length);
+    w4 = Math.max(w4, r.decision.length);
+  }
   const lines = [
     `session ${terminalSafe(sessionID)}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
       (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
-    line(
-      header,
-      header.map((h) => h.length),
-    ),
+    `${"#".padStart(w0)}  ${"compaction message".padEnd(w1)}  ${"trigger".padStart(w2)}  ${"after".padStart(w3)}  ${"decision".padEnd(w4)}  rule`,
   ];
-  for (let i = 0; i < body.length; i++) lines.push(line(body[i]!, cellWidths[i]!));
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    lines.push(
+      `${index[i]!.padStart(w0)}  ${message[i]}${" ".repeat(w1 - messageWidth[i]!)}  ${trigger[i]!.padStart(w2)}  ` +
+        `${after[i]!.padStart(w3)}  ${r.decision.padEnd(w4)}  ${r.rule ?? "-"}`,
+    );
+  }
   lines.push(
     firstDeny
       ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
@@ -156,9 +160,6 @@ function table(
   if (toolLoop.length > 0) lines.push(toolLoopLine(toolLoop));
   return lines.join("\n");
 }
-
-/** Which of the table's columns are aligned right: the numbers (#, trigger, after). */
-const RIGHT_ALIGNED = [true, false, true, true, false, false];
 
 /** The terminal chart's width: the terminal's, from 40 to 160 columns, else 80. */
 function chartWidth(): number {

@@ -3,12 +3,13 @@
  * hook would have made it, plus each compaction's own sizes for the table. One timeline per
  * session, one decision per compaction: `replay`, `replay --chart` and `audit` all start here.
  */
-import { buildTimeline, type Timeline } from "./history.js";
+import { buildTimeline, type Compaction, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { compactionSizes } from "./timeline.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
-import { contextOf, decideWith, type DecideOptions, type Verdict } from "./verdict.js";
+import type { RuleContext } from "./rules/index.js";
+import { contextOf, decideWith, judge, type DecideOptions, type Judged, type Verdict } from "./verdict.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
 export interface SessionData {
@@ -39,6 +40,42 @@ export interface ReplayRow extends Verdict {
 }
 
 /**
+ * A row whose rules after the first that fires are checked when `fired` or `evidence` is
+ * first read (verdict.ts `Judged`): `replay` shows them for its first deny alone, and `audit`
+ * never. Its values are those of an eager row; only `fired` and `evidence` are getters of
+ * the class, not own properties, so the row is for reading, not for spreading or JSON.
+ */
+class LazyRow implements ReplayRow {
+  readonly decision: Verdict["decision"];
+  readonly rule: Verdict["rule"];
+  readonly severity: Verdict["severity"];
+  readonly compaction: Verdict["compaction"];
+  readonly #judged: Judged;
+
+  constructor(
+    judged: Judged,
+    compaction: Compaction,
+    readonly triggerTokens: number | null,
+    readonly afterTokens: number | null,
+  ) {
+    const first = judged.first;
+    this.decision = first ? "deny" : "allow";
+    this.rule = first?.name ?? null;
+    this.severity = first?.severity ?? null;
+    this.compaction = { index: compaction.index, messageID: compaction.messageID };
+    this.#judged = judged;
+  }
+
+  get fired(): Verdict["fired"] {
+    return this.#judged.fired;
+  }
+
+  get evidence(): Verdict["evidence"] {
+    return this.#judged.evidence;
+  }
+}
+
+/**
  * Replays a whole session: one verdict per automatic compaction with a successful summary,
  * each decided on the history as it stood when that summary finished.
  *
@@ -51,11 +88,19 @@ export function replayMessages(messages: readonly unknown[], settings: GuardSett
 
 /** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  const context = contextOf(settings, { wholeSession: true, ...options });
+  return rowsOf(timeline, contextOf(settings, { wholeSession: true, ...options }), false);
+}
+
+/** The rows of every automatic compaction with a successful summary; `lazy`: as {@link LazyRow}s. */
+function rowsOf(timeline: Timeline, context: RuleContext, lazy: boolean): ReplayRow[] {
   const rows: ReplayRow[] = [];
   for (const c of timeline.compactions) {
     if (!c.auto || !c.succeeded) continue;
     const sizes = compactionSizes(timeline.entries, c);
+    if (lazy) {
+      rows.push(new LazyRow(judge(timeline, c, context, true), c, sizes.triggerTokens, sizes.afterTokens));
+      continue;
+    }
     const verdict = decideWith(timeline, c, context);
     rows.push({
       decision: verdict.decision,
@@ -86,7 +131,8 @@ export interface ReplayedSession {
  *   row reads the walk: audit's table and `--json` leave it out (it was a third of a
  *   session's decision time); its charts show it.
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
- *   oldest first, and where the tool-loop check would have acted (empty without the walk).
+ *   oldest first (each a {@link LazyRow}: its `fired` and `evidence` are checked when read), and
+ *   where the tool-loop check would have acted (empty without the walk).
  */
 export function replaySession(
   session: SessionData,
@@ -95,12 +141,14 @@ export function replaySession(
 ): ReplayedSession {
   const timeline = buildTimeline(session.messages);
   const directory = session.info.directory;
-  const rows = replayTimeline(timeline, options.settings, {
+  const context = contextOf(options.settings, {
     limits: options.limits,
     reserved: options.reserved,
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
+    wholeSession: true,
   });
+  const rows = rowsOf(timeline, context, true);
   const toolLoop =
     walk.toolLoop === false ? [] : toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
   return { timeline, rows, toolLoop };

@@ -4,9 +4,9 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
-import { RULES, type Evidence, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
+import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
-import { buildView } from "./view.js";
+import { buildView, type DecisionView } from "./view.js";
 
 export type { Evidence, RuleName, Severity } from "./rules/index.js";
 
@@ -78,31 +78,90 @@ export function contextOf(settings: GuardSettings, options: DecideOptions): Rule
   };
 }
 
-/** {@link decide} with its context made ({@link contextOf}): a replay makes it once for all its compactions. */
+/** {@link decide} with its context made ({@link contextOf}): every rule is checked before it returns. */
 export function decideWith(timeline: Timeline, compaction: Compaction, context: RuleContext): Verdict {
-  const { settings } = context;
-  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
-  const view = buildView(timeline, compaction, settings, start);
-  const evidence: Record<string, unknown> = {};
-  const fired: RuleName[] = [];
-  let first: (typeof RULES)[number] | undefined;
-  for (let i = 0; i < RULES.length; i++) {
-    const rule = RULES[i]!;
-    const finding = rule.check(view, context);
-    evidence[rule.name] = finding.evidence;
-    if (finding.fired) {
-      fired.push(rule.name);
-      first ??= rule;
-    }
-  }
+  const judged = judge(timeline, compaction, context, false);
+  const first = judged.first;
   return {
     decision: first ? "deny" : "allow",
     rule: first?.name ?? null,
-    fired,
+    fired: judged.fired,
     severity: first?.severity ?? null,
     compaction: { index: compaction.index, messageID: compaction.messageID },
-    evidence: evidence as unknown as Evidence,
+    evidence: judged.evidence,
   };
+}
+
+/**
+ * The findings of the rules at one compaction, checked in RULES order: all of them, or with
+ * `upToFirst` only up to the first that fires, which settles the decision, its rule and
+ * severity; the rest are checked when `fired` or `evidence` is first read. A replay keeps
+ * thousands of verdicts and shows of most only the decision and its rule. The rules are pure
+ * and the timeline is not changed, so the values are the same either way.
+ */
+export class Judged {
+  /** The first rule (in RULES order) that fired, or undefined: the verdict's rule. */
+  first: (typeof RULES)[number] | undefined;
+  private readonly findings: Finding<unknown>[] = [];
+  /** The view and context, until every rule is checked (then let go: a replay keeps its verdicts). */
+  private view: DecisionView | undefined;
+  private context: RuleContext | undefined;
+  private firedMemo: readonly RuleName[] | undefined;
+  private evidenceMemo: Evidence | undefined;
+
+  constructor(view: DecisionView, context: RuleContext, upToFirst: boolean) {
+    this.view = view;
+    this.context = context;
+    const { findings } = this;
+    for (let i = 0; i < RULES.length && !(upToFirst && this.first); i++) {
+      const rule = RULES[i]!;
+      const finding = rule.check(view, context);
+      findings.push(finding);
+      if (finding.fired) this.first ??= rule;
+    }
+    if (findings.length === RULES.length) this.view = this.context = undefined;
+  }
+
+  /** Every finding, in RULES order: the rules not yet checked are checked now. */
+  private all(): readonly Finding<unknown>[] {
+    const { findings, view, context } = this;
+    if (view && context) {
+      for (let i = findings.length; i < RULES.length; i++) findings.push(RULES[i]!.check(view, context));
+      this.view = this.context = undefined;
+    }
+    return findings;
+  }
+
+  /** Every rule that fired, in RULES order (Verdict.fired). */
+  get fired(): readonly RuleName[] {
+    if (this.firedMemo === undefined) {
+      const findings = this.all();
+      const fired: RuleName[] = [];
+      for (let i = 0; i < RULES.length; i++) if (findings[i]!.fired) fired.push(RULES[i]!.name);
+      this.firedMemo = fired;
+    }
+    return this.firedMemo;
+  }
+
+  /** Every rule's evidence, by rule name (Verdict.evidence). */
+  get evidence(): Evidence {
+    if (this.evidenceMemo === undefined) {
+      const findings = this.all();
+      const evidence: Record<string, unknown> = {};
+      for (let i = 0; i < RULES.length; i++) evidence[RULES[i]!.name] = findings[i]!.evidence;
+      this.evidenceMemo = evidence as unknown as Evidence;
+    }
+    return this.evidenceMemo;
+  }
+}
+
+/**
+ * Checks the rules at `compaction` on the slice the hook fetches (see {@link decide}): all of
+ * them, or with `upToFirst` only up to the first that fires (see {@link Judged}).
+ */
+export function judge(timeline: Timeline, compaction: Compaction, context: RuleContext, upToFirst: boolean): Judged {
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
+  return new Judged(buildView(timeline, compaction, context.settings, start), context, upToFirst);
 }
 
 /**

@@ -567,17 +567,25 @@ class Steps implements StepsView {
   readonly from: number;
   /** Positions of the timeline's work steps ({@link workSteps}). */
   private readonly positions: Int32Array;
-  /** The timeline's work steps with their actions ({@link stepViews}). */
-  private readonly views: readonly StepView[];
+  private viewsMemo: readonly StepView[] | undefined;
   /** Index (in `positions`) of the first work step at or after `from`. */
   private readonly fromIndex: number;
 
-  constructor(timeline: Timeline, end: number, settings: ActionSettings, start: number) {
+  constructor(
+    private readonly timeline: Timeline,
+    end: number,
+    private readonly settings: ActionSettings,
+    start: number,
+  ) {
     this.lastUserPosition = lastUserIn(timeline, end, start);
     this.from = Math.max(start, this.lastUserPosition + 1);
     this.positions = workSteps(timeline);
-    this.views = stepViews(timeline, settings);
     this.fromIndex = firstPositionAfter(this.positions, this.from - 1);
+  }
+
+  /** The timeline's work steps with their actions ({@link stepViews}), on first use: a rule that reads only sizes needs none. */
+  private get views(): readonly StepView[] {
+    return (this.viewsMemo ??= stepViews(this.timeline, this.settings));
   }
 
   /** The last position asked of {@link stopAfter}, and its answer. */
