@@ -43,8 +43,12 @@ export function buildChains(
   const chains: Chain[] = [];
   let last: Chain | undefined;
   let newSeen = 0;
-  for (const step of steps) {
-    for (const action of step.actions) {
+  // Indexed loops: a replay walks thousands of windows, most of them before V8 optimises this.
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    const actions = step.actions;
+    for (let a = 0; a < actions.length; a++) {
+      const action = actions[a]!;
       if (repeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
       let chain = latest.get(view.keyOf(action));
@@ -72,8 +76,9 @@ export function buildChains(
  */
 export function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
   const first = steps[0]?.position ?? 0;
-  for (const step of steps) {
-    for (const action of step.actions) if (action.kind === "tool" && view.keyUsedSince(action, first)) return true;
+  for (let s = 0; s < steps.length; s++) {
+    const actions = steps[s]!.actions;
+    for (let a = 0; a < actions.length; a++) if (actions[a]!.kind === "tool" && view.keyUsedSince(actions[a]!, first)) return true;
   }
   return false;
 }

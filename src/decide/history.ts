@@ -234,7 +234,10 @@ export function hasUnphysicalTokens(tokens: unknown): boolean {
  */
 export function unphysicalTokenMessages(messages: readonly unknown[]): number {
   let found = 0;
-  for (const message of messages) if (isRecord(message) && isRecord(message.info) && hasUnphysicalTokens(message.info.tokens)) found += 1;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (isRecord(message) && isRecord(message.info) && hasUnphysicalTokens(message.info.tokens)) found += 1;
+  }
   return found;
 }
 
@@ -295,7 +298,8 @@ function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "toolCalls" 
   let texts: string[] | undefined;
   let toolParts = 0;
   let empty = true;
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     if (!isRecord(part)) {
       empty = false;
       continue;
@@ -400,7 +404,8 @@ function toEntry(message: unknown): Entry {
     let sentChars = 0;
     let sentBytes = 0;
     let unsized = false;
-    for (const part of parts) {
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
       if (isRecord(part) && part.type === "text") {
         if (part.ignored !== true) {
           const text = str(part.text) ?? "";
@@ -461,7 +466,8 @@ export function buildTimeline(messages: readonly unknown[]): Timeline {
 
   const compactions: Compaction[] = [];
   let autoIndex = 0;
-  for (const position of compactionPositions) {
+  for (let i = 0; i < compactionPositions.length; i++) {
+    const position = compactionPositions[i]!;
     const entry = entries[position] as UserEntry;
     const summaryPosition = summaries.get(entry.id) ?? -1;
     const summary = entries[summaryPosition];

@@ -94,7 +94,9 @@ export function replayTimeline(timeline: Timeline, settings: GuardSettings, opti
 /** The rows of every automatic compaction with a successful summary; `lazy`: as {@link LazyRow}s. */
 function rowsOf(timeline: Timeline, context: RuleContext, lazy: boolean): ReplayRow[] {
   const rows: ReplayRow[] = [];
-  for (const c of timeline.compactions) {
+  const { compactions } = timeline;
+  for (let i = 0; i < compactions.length; i++) {
+    const c = compactions[i]!;
     if (!c.auto || !c.succeeded) continue;
     const sizes = compactionSizes(timeline.entries, c);
     if (lazy) {

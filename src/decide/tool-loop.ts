@@ -251,7 +251,9 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     const step = view.stepAt(position);
     if (step === undefined) return;
     const first = view.firstStepUpTo(position, window);
-    for (const action of step.actions) {
+    const actions = step.actions;
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i]!;
       if (action.kind !== "tool" || action.call === null) continue;
       // The window's steps are listed only for a call whose key ran in it.
       const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;

@@ -355,7 +355,9 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
     const { matchOutput } = settings;
     const askingByResult = matchOutput && settings.askingByResult !== false;
     let index = 0;
-    for (const call of entry.toolCalls) {
+    const calls = entry.toolCalls;
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!;
       if (isIgnored(call, settings.ignore)) continue;
       const kind = toolKind(call);
       const at = index++;

@@ -56,9 +56,10 @@ function callExample(call: ToolCall, directory: string | undefined): { readonly 
 /** Index, among the cycle's actions in order, of the first that passes `test`; −1 for none. */
 function indexInCycle(cycle: readonly StepView[], test: (action: Action) => boolean): number {
   let index = 0;
-  for (const step of cycle) {
-    for (const action of step.actions) {
-      if (test(action)) return index;
+  for (let s = 0; s < cycle.length; s++) {
+    const actions = cycle[s]!.actions;
+    for (let a = 0; a < actions.length; a++) {
+      if (test(actions[a]!)) return index;
       index += 1;
     }
   }
@@ -82,7 +83,7 @@ export const noNewWork = defineRule({
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     const { cycle } = view;
     let actions = 0;
-    for (const step of cycle) actions += step.actions.length;
+    for (let s = 0; s < cycle.length; s++) actions += cycle[s]!.actions.length;
     if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
     // An action whose input was never used before is new without comparing outputs: look for
     // one of those first, and compare results only when every input was used before.

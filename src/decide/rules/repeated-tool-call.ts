@@ -103,7 +103,8 @@ function strongest(
   const { chains, newSeen } = buildChains(steps, view);
   let best: Chain | undefined;
   let bestFires = false;
-  for (const chain of chains) {
+  for (let i = 0; i < chains.length; i++) {
+    const chain = chains[i]!;
     const chainFires = chain.count >= threshold && across(view, chain) && chain.newSeen === newSeen;
     const stronger =
       best === undefined ||
