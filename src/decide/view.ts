@@ -391,9 +391,8 @@ function workSteps(timeline: Timeline): Int32Array {
   let known = stepPositions.get(timeline);
   if (!known) {
     const positions: number[] = [];
-    timeline.entries.forEach((entry, position) => {
-      if (isWorkStep(entry)) positions.push(position);
-    });
+    const { entries } = timeline;
+    for (let position = 0; position < entries.length; position++) if (isWorkStep(entries[position])) positions.push(position);
     stepPositions.set(timeline, (known = Int32Array.from(positions)));
   }
   return known;
@@ -456,12 +455,13 @@ const realUsers = new WeakMap<Timeline, Int32Array>();
 function realUserPositions(timeline: Timeline): Int32Array {
   let known = realUsers.get(timeline);
   if (!known) {
-    known = new Int32Array(timeline.entries.length);
+    const { entries } = timeline;
+    known = new Int32Array(entries.length);
     let last = -1;
-    timeline.entries.forEach((entry, position) => {
-      if (isRealUser(entry)) last = position;
-      known![position] = last;
-    });
+    for (let position = 0; position < entries.length; position++) {
+      if (isRealUser(entries[position])) last = position;
+      known[position] = last;
+    }
     realUsers.set(timeline, known);
   }
   return known;
