@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { builtin } from "../shared/builtin.js";
 import { isRecord } from "../shared/record.js";
 import { lazily, zod } from "../shared/zod.js";
-import { specialKind } from "./files.js";
+import { specialKind } from "./file-kind.js";
 import { v2InOrder, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
 
 /** A problem with an export file; `message` is one line that names the file. */
