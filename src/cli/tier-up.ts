@@ -29,7 +29,8 @@ export function raiseInterruptBudget(
   nodeOptions: string | undefined = process.env.NODE_OPTIONS,
   setFlags: (flags: string) => void = (flags) => builtin<typeof import("node:v8")>("node:v8").setFlagsFromString(flags),
 ): boolean {
-  const userSet = (text: string) => /--interrupt[-_]budget\b/.test(text);
+  // The flag itself (`=N` or ` N`), not the longer V8 flags whose names begin with it.
+  const userSet = (text: string) => /--interrupt[-_]budget(?=[=\s]|$)/.test(text);
   if (execArgv.some(userSet) || userSet(nodeOptions ?? "")) return false;
   try {
     setFlags(`--interrupt-budget=${INTERRUPT_BUDGET}`);

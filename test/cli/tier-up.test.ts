@@ -20,9 +20,13 @@ describe("raiseInterruptBudget", () => {
     expect(raiseInterruptBudget(["--interrupt-budget=1000"], undefined, record)).toBe(false);
     expect(raiseInterruptBudget([], "--max-old-space-size=512 --interrupt_budget=1000", record)).toBe(false);
     expect(set).toEqual([]);
-    // Other options are not a budget.
+    expect(raiseInterruptBudget(["--interrupt-budget", "1000"], undefined, record)).toBe(false);
+    expect(set).toEqual([]);
+    // Other options are not a budget, nor the V8 flags whose names begin with its name.
     expect(raiseInterruptBudget(["--max-old-space-size=512"], "--no-warnings", record)).toBe(true);
-    expect(set).toEqual(["--interrupt-budget=270336"]);
+    expect(raiseInterruptBudget(["--interrupt-budget-for-feedback-allocation=940"], undefined, record)).toBe(true);
+    expect(raiseInterruptBudget([], "--interrupt-budget-factor-for-feedback-allocation=8", record)).toBe(true);
+    expect(set).toEqual(["--interrupt-budget=270336", "--interrupt-budget=270336", "--interrupt-budget=270336"]);
   });
 
   it("does not throw when the runtime refuses the flag", () => {
