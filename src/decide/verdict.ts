@@ -101,7 +101,7 @@ export function decideWith(timeline: Timeline, compaction: Compaction, context: 
  */
 export class Judged {
   /** The first rule (in RULES order) that fired, or undefined: the verdict's rule. */
-  first: (typeof RULES)[number] | undefined;
+  readonly first: (typeof RULES)[number] | undefined;
   private readonly findings: Finding<unknown>[] = [];
   /** The view and context, until every rule is checked (then let go: a replay keeps its verdicts). */
   private view: DecisionView | undefined;
@@ -113,12 +113,14 @@ export class Judged {
     this.view = view;
     this.context = context;
     const { findings } = this;
-    for (let i = 0; i < RULES.length && !(upToFirst && this.first); i++) {
+    let first: (typeof RULES)[number] | undefined;
+    for (let i = 0; i < RULES.length && !(upToFirst && first); i++) {
       const rule = RULES[i]!;
       const finding = rule.check(view, context);
       findings.push(finding);
-      if (finding.fired) this.first ??= rule;
+      if (finding.fired) first ??= rule;
     }
+    this.first = first;
     if (findings.length === RULES.length) this.view = this.context = undefined;
   }
 
