@@ -118,13 +118,13 @@ describe.each(versions)("opencode %s", (version) => {
     const summaries = sent.filter((b) => b.kind === "compaction");
     expect(summaries).toHaveLength(2);
     for (const s of summaries) expect(s.text).toContain("[compaction-guard ledger] Calls already completed");
-    expect(summaries[1]!.text).toContain("- bash `echo …` (done, 2×)");
+    expect(summaries[1]!.text).toContain("- bash `echo hi` (done, 2×)");
     // Nowhere in what the summarizer reads does the earlier continue turn speak as the user.
     expect(summaries.filter((s) => s.text.includes(CONTINUE_TEXT))).toEqual([]);
     const continues = sent.filter((b) => b.kind === "continue");
     expect(continues).toHaveLength(1);
     expect(continues[0]!.text).toContain("[compaction-guard note] This message was added automatically after context compaction.");
-    expect(continues[0]!.text).toContain("the most recent: bash `echo …` (done).");
+    expect(continues[0]!.text).toContain("the most recent: bash `echo hi` (done).");
     expect(continues[0]!.text).not.toContain(CONTINUE_TEXT);
     expect(run("fixed-point").guardLines.filter((l) => l.message.includes("could not"))).toEqual([]);
   });

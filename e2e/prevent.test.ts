@@ -24,7 +24,7 @@ const USER_CONTINUE = "[User]: Continue if you have next steps";
 const LEDGER = "[compaction-guard ledger]";
 const NOTE = "[compaction-guard note]";
 /** The repeated call of fixed-point (`echo hi`) as the allow-list preview shows it. */
-const REPEATED = "bash `echo …`";
+const REPEATED = "bash `echo hi`";
 
 interface Body {
   kind: RequestKind;

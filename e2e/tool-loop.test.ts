@@ -80,7 +80,7 @@ describe("warn (the default): the same echo every step, no compaction", () => {
     const lines = warn.run.guardLines.filter((l) => l.level === "WARN" && l.message.includes("tool loop in session"));
     expect(lines).toHaveLength(1);
     expect(lines[0]!.message).toContain(`tool loop in session ${warn.run.sessionID}`);
-    expect(lines[0]!.message).toContain("the same bash call (echo …) returned the same result 3 times");
+    expect(lines[0]!.message).toContain("the same bash call (echo hi) returned the same result 3 times");
     const toolCalls = warn.run.figures!.toolCalls.length;
     expect(toolCalls).toBeGreaterThanOrEqual(4);
   });
@@ -116,7 +116,7 @@ describe("stop: the chain goes on", () => {
     // Nothing identical ran after the refusal.
     expect(tools.filter((p) => p.state!.status === "completed")).toHaveLength(4);
     const note = messages.flatMap((m) => m.parts).find((p) => p.type === "text" && p.ignored === true);
-    expect(note?.text).toMatch(/^Tool loop stopped by compaction-guard: the same bash call \(echo …\) returned the same result 4 times/);
+    expect(note?.text).toMatch(/^Tool loop stopped by compaction-guard: the same bash call \(echo hi\) returned the same result 4 times/);
     const stopped = stop.run.guardLines.filter((l) => l.level === "WARN" && l.message.includes("stopped a tool loop"));
     expect(stopped).toHaveLength(1);
     expect(stop.run.guardLines.filter((l) => l.level === "WARN" && l.message.includes("could not"))).toEqual([]);

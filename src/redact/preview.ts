@@ -1,15 +1,22 @@
 /**
  * Previews of tool calls that show only what is known to be harmless: an allow-list, not
  * a list of secret shapes. Whatever is not known to be safe is left out and marked "…".
+ * Two different calls should read differently where that can be shown safely.
  *
- * - `bash`: the program and up to two subcommand words of each command (`docker login …`,
- *   `npm run build`, `cd … && npm test`). Arguments, flags, assignments, quoted strings,
- *   URLs, redirections and heredoc bodies are never shown.
+ * - `bash`: each command's program and its plain arguments (`kubectl delete pod web-1`,
+ *   `sed -n 200,300p big.txt`, `cd app && npm test`). Quoted strings, expansions,
+ *   assignments, option values other than short numbers, redirections and heredoc bodies are
+ *   never shown. A command line that names a credential anywhere (`login`, `auth`,
+ *   `--password`, `TOKEN=` …) shows only its programs and known subcommand words
+ *   (`docker login …`).
  * - `read`/`edit`/`write` (`filePath`) and `list` (`path`): the path, relative to the
- *   session's directory, else to the home directory (`~/…`), else only its last segment.
- * - every other tool: the names of the input's top-level keys, never a value.
+ *   session's directory, else to the home directory (`~/…`), else only its last segment,
+ *   then the input's numbers and booleans (`filePath=big.txt offset=200 limit=100`).
+ * - every other tool: the names of the input's top-level keys, with the values that are
+ *   numbers, booleans or paths (`{limit=5, path=src, pattern}`); never free text.
  *
- * {@link redactSecrets} runs over every piece shown, as a second layer.
+ * {@link redactSecrets} runs over every piece shown, as a second layer; every preview is one
+ * terminal-safe line.
  */
 import { homedir } from "node:os";
 import nodePath from "node:path";
@@ -17,6 +24,7 @@ import { isRecord } from "../shared/record.js";
 import { tokenize, type Token, type Word } from "./bash-lexer.js";
 import { CLOSERS, DATA_PROGRAMS, INTERPRETER, KEYWORDS, PREFIXES, SUBCOMMANDS, type PrefixSpec } from "./bash-words.js";
 import { PREVIEW_MAX, redactSecrets } from "./secrets.js";
+import { terminalSafe } from "./terminal-safe.js";
 
 /** Longest command text scanned; the rest is elided (the preview is 60 characters anyway). */
 const MAX_SCAN = 16_384;
@@ -33,28 +41,40 @@ const PATH_FIELDS: Readonly<Record<string, string>> = { read: "filePath", edit: 
  * A one-line preview of a tool call, at most {@link PREVIEW_MAX} characters, that shows
  * only what is known to be harmless and elides the rest with "…":
  *
- * - `bash` (`input.command`): each command's program and at most two subcommand words
- *   from a fixed vocabulary (`docker login …`, `npm run build`, `cd … && npm test`,
- *   `… node server.js` after a leading `KEY=…`; an interpreter's script too:
- *   `python manage.py migrate`, `sh ./test.sh`). Flags, assignments, quoted strings,
- *   URLs, redirections, numbers and heredoc bodies are never shown; prefixes such as
- *   `sudo`, `env`, `timeout`, `xargs`, `npx` show as `sudo … <command>`; after a pipe
- *   into `sudo -S`/`--stdin` nothing more of the command line is shown (`echo … | …`).
+ * - `bash` (`input.command`): each command's program (`… node server.js` after a leading
+ *   `KEY=…`; an interpreter's script too: `python manage.py migrate`), then its arguments as
+ *   `previewArguments` shows them: plain words, paths, short numbers, URLs without
+ *   credentials or query, plain option names (`kubectl delete pod web-1 --dry-run`,
+ *   `head -n 200 big.txt`). Never a quoted string, an expansion, an assignment, an option's
+ *   value but a short number, a redirection target, a heredoc body, a number of six digits
+ *   or more, or a token-like word. `echo`/`printf` show their arguments only in a command
+ *   line with no pipe and no redirection; `export`, `eval` and the like none. Prefixes such
+ *   as `sudo`, `env`, `timeout`, `xargs`, `npx` show as `sudo … <command>`. A command line
+ *   that names a credential anywhere ({@link CREDENTIAL_WORD}) or runs `sudo -S` shows only
+ *   programs and at most two subcommand words from a fixed vocabulary (`docker login …`,
+ *   `echo … | …`).
  * - `read`/`edit`/`write` and `list`: `filePath=<path>` / `path=<path>`, relative to
- *   `directory` when inside it, else `~/…` inside the home directory, else `…/<last segment>`.
+ *   `directory` when inside it, else `~/…` inside the home directory, else `…/<last segment>`;
+ *   then the input's number and boolean fields, paging first (`offset=200 limit=100`).
  * - any other tool, or an input of another shape: the sorted names of the input's keys,
- *   `{path, pattern}`; `[…]` for an array, `…` for anything else. Never a value.
+ *   with the value of a number, boolean or path field (`{limit=5, path=src, pattern}`);
+ *   `[…]` for an array, `…` for anything else. Never a string but a path.
  *
- * {@link redactSecrets} is applied to every piece shown, as a second layer.
- * Never throws: on any failure the preview is "…".
+ * Keys and option names that name a credential never show their value. {@link redactSecrets}
+ * is applied to every piece shown, as a second layer. Never throws: on any failure the
+ * preview is "…".
  */
 export function previewCall(tool: string, input: unknown, directory?: string): string {
   try {
     const record = isRecord(input) ? input : undefined;
     if (tool === "bash" && record && typeof record.command === "string") return previewCommand(record.command);
     const field = Object.hasOwn(PATH_FIELDS, tool) ? PATH_FIELDS[tool] : undefined;
-    if (field && record && typeof record[field] === "string") return previewPath(field, record[field], directory);
-    return previewKeys(input);
+    if (field && record && typeof record[field] === "string") {
+      const suffix = scalarFields(record, field);
+      const path = previewPath(field, record[field], directory, PREVIEW_MAX - (suffix === "" ? 0 : suffix.length + 1));
+      return suffix === "" ? path : `${path} ${suffix}`;
+    }
+    return previewKeys(input, directory);
   } catch {
     return ELIDED;
   }
@@ -166,11 +186,19 @@ function skipPrefixOptions(
   return { next: i, elided, stdin };
 }
 
+/** Which arguments a command line may show (see {@link previewCommand}). */
+interface ArgumentMode {
+  /** Arguments are shown ({@link previewArguments}); otherwise only known subcommand words. */
+  readonly arguments: boolean;
+  /** The arguments of `echo`, `printf` and `print` too: the command line has no pipe and no redirection. */
+  readonly data: boolean;
+}
+
 /**
  * The preview of one simple command (no operators): the pieces shown, or `stop` when it
  * is `sudo -S` fed by a pipe (nothing more may be shown).
  */
-function previewSimple(words: readonly Token[], piped: boolean): { text: string } | { stop: true } {
+function previewSimple(words: readonly Token[], piped: boolean, mode: ArgumentMode): { text: string } | { stop: true } {
   const pieces: string[] = [];
   const elide = () => {
     if (pieces.at(-1) !== ELIDED) pieces.push(ELIDED);
@@ -228,6 +256,10 @@ function previewSimple(words: readonly Token[], piped: boolean): { text: string 
       }
     }
   }
+  if (mode.arguments && (!DATA_PROGRAMS.has(name) || (ECHOING.has(name) && mode.data))) {
+    previewArguments(words, i, pieces);
+    return { text: pieces.join(" ") };
+  }
   if (!DATA_PROGRAMS.has(name)) {
     for (let shown = 0; shown < MAX_SUBCOMMANDS; shown++) {
       const word = words[i];
@@ -240,26 +272,146 @@ function previewSimple(words: readonly Token[], piped: boolean): { text: string 
   return { text: pieces.join(" ") };
 }
 
+/**
+ * The arguments of a command from `start` on, appended to `pieces`; what is not shown is one
+ * "…" per run:
+ *
+ * - a plain argument word ({@link argumentWord}): shown;
+ * - an option: shown when it is a plain option name (`-n`, `-rf`, `--dry-run`); one with a
+ *   value glued to it (`--name=…`, `-pS3cret`) is not. The word after an option may be its
+ *   value: only a short number is shown there (`-n 200`), and never after `-p`, `-a`, `-k`,
+ *   `-u`, `-w` or `-K`, which carry passwords and keys in common tools;
+ * - a redirection and its target, quoted or expanded words, assignments: never.
+ */
+function previewArguments(words: readonly Token[], start: number, pieces: string[]): void {
+  const elide = () => {
+    if (pieces.at(-1) !== ELIDED) pieces.push(ELIDED);
+  };
+  let option: string | undefined;
+  for (let i = start; i < words.length; i++) {
+    const word = words[i]!;
+    const after = option;
+    option = undefined;
+    if (word.kind !== "word") {
+      elide();
+      if (word.kind === "redirect") i++;
+      continue;
+    }
+    const raw = word.raw;
+    if (raw === "--" && word.plain) {
+      pieces.push(raw);
+      continue;
+    }
+    if (raw.startsWith("-") && raw.length > 1) {
+      if (word.plain && OPTION_NAME.test(raw)) pieces.push(raw);
+      else elide();
+      if (!raw.includes("=")) option = raw;
+      continue;
+    }
+    if (after !== undefined) {
+      if (word.plain && SHORT_NUMBER.test(raw) && !CREDENTIAL_OPTIONS.has(after)) pieces.push(raw);
+      else elide();
+      continue;
+    }
+    const shown = argumentWord(word);
+    if (shown === undefined) elide();
+    else pieces.push(shown);
+  }
+}
+
+/** A plain option name: a short cluster of at most three letters, or a long name. */
+const OPTION_NAME = /^(?:-[A-Za-z]{1,3}|--[a-z][a-z0-9-]{0,23})$/;
+/** Short options whose value is a password or key in common tools (mysql, sshpass, redis-cli, openssl, curl, ldap). */
+const CREDENTIAL_OPTIONS = new Set(["-p", "-a", "-k", "-u", "-w", "-K"]);
+/** A short number, a range or a pair of them: line counts, ports, sed's `1,100p`. Never six digits (one-time codes). */
+const SHORT_NUMBER = /^\+?\d{1,5}(?:[,:.-]\d{1,5})?[a-z]?$/;
+/** Longest argument shown whole, characters; longer paths keep their last segment. */
+const MAX_ARGUMENT = 40;
+/** Programs whose arguments are printed data: shown only in a command line with no pipe and no redirection. */
+const ECHOING = new Set(["echo", "printf", "print"]);
+/**
+ * A command line that names a credential anywhere (`--password`, `auth`, `login`, `TOKEN=`,
+ * `sshpass`, `deploy_key`, `--otp` …) shows no argument at all: the arguments of such a
+ * command are what a secret would be.
+ */
+const CREDENTIAL_WORD = /pass|pwd|secret|token|auth|key|cred|login|otp|cookie|bearer|jwt/i;
+/** `sudo` and an option `-S` / `--stdin` in one command line: what is piped to sudo is a password. */
+const SUDO = /\bsudo\b/;
+const STDIN_OPTION = /\s(?:-[A-Za-z]*S|--stdin)\b/;
+
+/**
+ * How a plain argument is shown, or undefined when it is not known to be harmless:
+ *
+ * - a short number (at most five digits, or a range such as `1,100p`), `.` or `..`;
+ * - a URL (`https://host/path`) without credentials, query or fragment, of at most
+ *   {@link MAX_ARGUMENT} characters, no part of it token-like;
+ * - a word of letters, digits and `. _ / + , ~ * -` (a leading `@` too: `@types/node`) none of
+ *   whose path segments is longer than 24 characters or token-like ({@link isTokenLike});
+ *   an absolute or longer path shows as `…/<last segment>`.
+ *
+ * Never a word with `=`, `:`, `@` inside, `$`, quotes or escapes, and never one that
+ * {@link redactSecrets} would change.
+ */
+function argumentWord(word: Word): string | undefined {
+  if (!word.plain) return undefined;
+  const raw = word.raw;
+  if (redactSecrets(raw) !== raw) return undefined;
+  if (SHORT_NUMBER.test(raw)) return raw;
+  if (raw.includes("://")) return urlWord(raw);
+  if (raw === "." || raw === "..") return raw;
+  if (!/^@?[A-Za-z0-9._/+,~*-]+$/.test(raw) || !/[A-Za-z]/.test(raw)) return undefined;
+  const segments = raw.split("/");
+  const harmless = (segment: string) => segment.length <= MAX_WORD && !isTokenLike(segment);
+  if (!raw.startsWith("/") && raw.length <= MAX_ARGUMENT && segments.every(harmless)) return raw;
+  const base = segments.at(-1)!;
+  return base !== "" && harmless(base) && /[A-Za-z]/.test(base) ? `${ELIDED}/${base}` : undefined;
+}
+
+/** A URL shown whole (see {@link argumentWord}), or undefined. */
+function urlWord(raw: string): string | undefined {
+  const match = /^(?:https?|wss?|ftp|git|ssh|s3|gs):\/\/([A-Za-z0-9.-]+)(?::\d{1,5})?(\/[A-Za-z0-9._~/+,-]*)?$/.exec(raw);
+  if (!match || raw.length > MAX_ARGUMENT) return undefined;
+  const parts = [...match[1]!.split("."), ...(match[2] ?? "").split("/")];
+  return parts.every((part) => part.length <= MAX_WORD && !isTokenLike(part)) ? raw : undefined;
+}
+
 /** How an operator between two shown commands reads. */
 const OPERATOR_TEXT: Readonly<Record<string, string>> = { "&&": " && ", "||": " || ", "|": " | ", "&": " & ", ";": "; " };
 /** Which of several operators between two commands to show: the first listed wins. */
 const OPERATOR_RANK = ["|", "&&", "||", "&", ";"];
 
-/** The preview of a bash command. */
+/**
+ * The preview of a bash command: with its arguments ({@link previewArguments}), unless the
+ * command line names a credential ({@link CREDENTIAL_WORD}) or pipes into `sudo -S`; then
+ * only programs and known subcommand words.
+ */
 function previewCommand(command: string): string {
   const cut = command.length > MAX_SCAN;
-  const tokens = tokenize(cut ? command.slice(0, MAX_SCAN) : command);
+  const scanned = cut ? command.slice(0, MAX_SCAN) : command;
+  const tokens = tokenize(scanned);
   // A cut can split the last word: never show it.
   if (cut && tokens.at(-1)?.kind === "word") tokens[tokens.length - 1] = { kind: "word", raw: "", plain: false };
+  if (!CREDENTIAL_WORD.test(scanned) && !(SUDO.test(scanned) && STDIN_OPTION.test(scanned))) {
+    const data = !tokens.some((token) => token.kind === "redirect" || (token.kind === "op" && token.op === "|"));
+    const full = previewTokens(tokens, cut, { arguments: true, data });
+    if (full !== undefined) return full;
+  }
+  return previewTokens(tokens, cut, { arguments: false, data: false }) ?? ELIDED;
+}
+
+/** The preview of a tokenized command line, or undefined when arguments were to be shown and it pipes into `sudo -S`. */
+function previewTokens(tokens: readonly Token[], cut: boolean, mode: ArgumentMode): string | undefined {
   let text = "";
   let pending = new Set<string>();
   let words: Token[] = [];
   let stopped = false;
+  let abandoned = false;
   const flush = (): void => {
     if (words.length === 0) return;
-    const result = previewSimple(words, pending.has("|"));
+    const result = previewSimple(words, pending.has("|"), mode);
     const op = OPERATOR_RANK.find((o) => pending.has(o)) ?? ";";
     if ("stop" in result) {
+      if (mode.arguments) abandoned = true;
       text += text ? `${OPERATOR_TEXT[op]}${ELIDED}` : ELIDED;
       stopped = true;
     } else {
@@ -276,6 +428,7 @@ function previewCommand(command: string): string {
     } else words.push(token);
   }
   if (!stopped) flush();
+  if (abandoned) return undefined;
   if (cut && !stopped && !text.endsWith(ELIDED)) text += ` ${ELIDED}`;
   text = text.replace(/… …/g, ELIDED).trim();
   return clamp(text === "" ? ELIDED : text);
@@ -295,11 +448,11 @@ function clamp(text: string): string {
 // file tools
 
 /** `field=<path>`: relative to `directory`, else `~/…`, else `…/<last segment>`. */
-function previewPath(field: string, path: string, directory?: string): string {
+function previewPath(field: string, path: string, directory: string | undefined, max: number): string {
   if (path === "") return `${field}=${ELIDED}`;
   // No real path is this long; keep its last segment only.
   if (path.length > MAX_SCAN)
-    return `${field}=${ELIDED}/${clampEnd(redactSecrets(path.slice(-MAX_SCAN).split(/[\\/]/).pop() ?? ""), PREVIEW_MAX - field.length - 3)}`;
+    return `${field}=${ELIDED}/${clampEnd(terminalSafe(redactSecrets(path.slice(-MAX_SCAN).split(/[\\/]/).pop() ?? "")), max - field.length - 3)}`;
   const windows = /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
   const p = windows ? nodePath.win32 : nodePath.posix;
   const inside = (base: string | undefined): string | undefined => {
@@ -318,8 +471,8 @@ function previewPath(field: string, path: string, directory?: string): string {
     const normal = p.normalize(path).split(p.sep).join("/");
     shown = normal.startsWith("../") || normal === ".." ? `${ELIDED}/${base}` : normal;
   }
-  shown = redactSecrets(shown.replace(/\s+/g, " "));
-  const room = PREVIEW_MAX - field.length - 1;
+  shown = terminalSafe(redactSecrets(shown.replace(/\s+/g, " ")));
+  const room = max - field.length - 1;
   if (shown.length > room) {
     // Keep the end: the file name says most. Whole segments when they fit.
     const segments = shown.split("/");
@@ -348,8 +501,46 @@ function safeHomedir(): string | undefined {
 const isPlainKey = (key: string): boolean =>
   /^[A-Za-z_$][A-Za-z0-9_$.-]*$/.test(key) && key.length <= 32 && !isTokenLike(key) && redactSecrets(key) === key;
 
-/** `{a, b, c}`: the sorted key names, then one `…` for keys not shown; `[…]` for an array, `…` for anything else. */
-function previewKeys(input: unknown): string {
+/** Input keys whose value is a path, shown as one ({@link previewPath}) by any tool. */
+const PATH_KEYS = new Set(["path", "filePath", "file", "dir", "directory", "cwd"]);
+/** Key names whose value may be a credential or a code: their values are never shown. */
+const SECRET_KEY = /pass|pwd|secret|token|auth|key|cred|login|otp|cookie|bearer|jwt|pin|code|cvv|ssn|account/i;
+/** Number and flag inputs shown first, in this order, then the others by name. */
+const PAGING_KEYS = ["offset", "limit", "page", "line", "start", "end"];
+
+/**
+ * `key=value` of an input's number and boolean fields but `skip`, joined by spaces: the paging
+ * fields first (`offset=200 limit=100`), then the others by name. Only plain key names
+ * that name no credential ({@link SECRET_KEY}); integers of at most nine digits, other
+ * numbers within nine characters. Empty when there are none.
+ */
+function scalarFields(record: Record<string, unknown>, skip: string): string {
+  const keys = Object.keys(record).filter((key) => key !== skip && scalarText(key, record[key]) !== undefined);
+  keys.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return keys.map((key) => `${key}=${scalarText(key, record[key])}`).join(" ");
+}
+
+const rank = (key: string): number => {
+  const at = PAGING_KEYS.indexOf(key);
+  return at < 0 ? PAGING_KEYS.length : at;
+};
+
+/** How a number or boolean field is shown, or undefined when it is not (see {@link scalarFields}). */
+function scalarText(key: string, value: unknown): string | undefined {
+  if (!isPlainKey(key) || SECRET_KEY.test(key)) return undefined;
+  if (typeof value === "boolean") return String(value);
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  const text = String(value);
+  return text.length <= 9 && /^-?[\d.]+$/.test(text) ? text : undefined;
+}
+
+/**
+ * `{limit=5, path=src, pattern}`: the sorted key names, each with its value when that is a
+ * number or boolean ({@link scalarText}) or, under a path key ({@link PATH_KEYS}), a path
+ * ({@link previewPath}); then one `…` for keys not shown. `[…]` for an array, `…` for anything
+ * else. No other value is shown: free text (a pattern, a URL, a body) can hold anything.
+ */
+function previewKeys(input: unknown, directory: string | undefined): string {
   if (Array.isArray(input)) return `[${ELIDED}]`;
   if (!isRecord(input)) return input === undefined || input === null ? "{}" : ELIDED;
   const keys = Object.keys(input);
@@ -358,12 +549,21 @@ function previewKeys(input: unknown): string {
   const shown: string[] = [];
   let length = 2;
   for (const key of plain) {
-    if (length + key.length + 2 > PREVIEW_MAX - 3) {
+    const value = input[key];
+    const scalar = scalarText(key, value);
+    const room = PREVIEW_MAX - 3 - length - 2;
+    const item =
+      scalar !== undefined
+        ? `${key}=${scalar}`
+        : PATH_KEYS.has(key) && typeof value === "string" && room >= key.length + 4
+          ? previewPath(key, value, directory, Math.min(room, PREVIEW_MAX / 2))
+          : key;
+    if (length + item.length + 2 > PREVIEW_MAX - 3) {
       more = true;
       break;
     }
-    shown.push(key);
-    length += key.length + 2;
+    shown.push(item);
+    length += item.length + 2;
   }
   if (more) shown.push(ELIDED);
   return `{${shown.join(", ")}}`;

@@ -117,7 +117,7 @@ describe("replay table", () => {
       "first deny: compaction 2, no-progress: the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% cut needed to make progress",
     );
     // The same echo three times in a row before the first compaction: the tool-loop check's notice.
-    expect(lines.at(-1)).toBe("tool loop: the guard would have acted at 1 call: step 3 warn (bash echo …, run 3)");
+    expect(lines.at(-1)).toBe("tool loop: the guard would have acted at 1 call: step 3 warn (bash echo hi, run 3)");
   });
 
   it("names no tool loop for a healthy session, and a stop with --tool-loop stop", async () => {
@@ -126,7 +126,7 @@ describe("replay table", () => {
     const unguarded = fileURLToPath(new URL("../../fixtures/e2e-fixed-point-unguarded.json", import.meta.url));
     const { stdout } = await cli(["replay", unguarded, "--tool-loop", "stop"]);
     expect(stdout.trim().split("\n").at(-1)).toBe(
-      "tool loop: the guard would have acted at 3 calls: step 3 warn (bash echo …, run 3), step 4 warn (bash echo …, run 4), step 5 stop (bash echo …, run 5)",
+      "tool loop: the guard would have acted at 3 calls: step 3 warn (bash echo hi, run 3), step 4 warn (bash echo hi, run 4), step 5 stop (bash echo hi, run 5)",
     );
   });
 

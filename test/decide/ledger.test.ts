@@ -54,7 +54,7 @@ describe("completedCallsBefore", () => {
     const session = new SessionBuilder().user().step(bash("echo hi")).compact().step(bash("echo hi")).compact().step(bash("echo hi"));
     const timeline = buildTimeline(session.messages);
     const { calls } = completedCallsBefore(timeline, timeline.entries.length);
-    expect(calls).toEqual([{ tool: "bash", preview: "echo …", outcome: "done", count: 3, kind: "command" }]);
+    expect(calls).toEqual([{ tool: "bash", preview: "echo hi", outcome: "done", count: 3, kind: "command" }]);
   });
 
   it("a bounded read that starts inside the look-back is incomplete; the session's own start is complete", () => {

@@ -42,7 +42,7 @@ describe("case 1: the real looping export from opencode 1.18.33", () => {
       tool: "bash",
       count: 3,
       acrossCompaction: true,
-      preview: "echo …",
+      preview: "echo hi",
       messagesRead: 3,
     });
     expect(rows[1]!.evidence["no-new-work"]).toMatchObject({ status: "measured", steps: 1, actions: 1, firstNew: null });

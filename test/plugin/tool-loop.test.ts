@@ -46,7 +46,7 @@ describe("warn (the default)", () => {
     const fourth = await run();
     expect(fourth).toContain("the same result 4 times");
     expect(warnLines(fake.logs)).toEqual([
-      "compaction-guard: tool loop in session ses_loop: the same bash call (echo …) returned the same result 3 times with nothing else done in between; the model was told to change approach or stop",
+      "compaction-guard: tool loop in session ses_loop: the same bash call (echo hi) returned the same result 3 times with nothing else done in between; the model was told to change approach or stop",
     ]);
   });
 
@@ -90,7 +90,7 @@ describe("stop", () => {
     const part = fake.prompts[0]!.body.parts[0]!;
     expect(part.ignored).toBe(true);
     expect(part.metadata).toEqual({ compaction_guard: { note: "tool-loop-stopped" } });
-    expect(part.text).toMatch(/^Tool loop stopped by compaction-guard: the same bash call \(echo …\) returned the same result 4 times/);
+    expect(part.text).toMatch(/^Tool loop stopped by compaction-guard: the same bash call \(echo hi\) returned the same result 4 times/);
     expect(fake.prompts[0]!.body.noReply).toBe(true);
   });
 

@@ -99,7 +99,7 @@ describe("the OpenCode 2.x entry", () => {
     const stop = lines.filter((l) => l.startsWith("WARN compaction-guard interrupted V2 session"));
     expect(stop).toHaveLength(1);
     expect(stop[0]).toContain(`"Fix the build" (${loopSession}) at compaction 2`);
-    expect(stop[0]).toContain("repeated-tool-call: the same bash call (cat …) ran 3 times with the same result");
+    expect(stop[0]).toContain("repeated-tool-call: the same bash call (cat big.txt) ran 3 times with the same result");
     expect(host.notes).toHaveLength(1);
     expect(host.notes[0]!.sessionID).toBe(loopSession);
     expect(host.notes[0]!.text.split("\n")[0]).toBe(
@@ -147,7 +147,7 @@ describe("the OpenCode 2.x entry", () => {
     const compaction: V2SessionRequest = { sessionID: healthySession, kind: "compaction", system: [] };
     await host.hooks.get("compaction")!(compaction);
     expect(compaction.system).toHaveLength(1);
-    expect(compaction.system[0]!.text).toContain("bash `cat …` (done");
+    expect(compaction.system[0]!.text).toContain("- bash `cat part6.txt` (done)\n- bash `cat part5.txt` (done)\n");
     expect(compaction.system[0]!.text).not.toContain("automatic continuation");
     const primary: V2SessionRequest = { sessionID: healthySession, kind: "primary", system: [] };
     await host.hooks.get("context")!(primary);

@@ -1,7 +1,8 @@
 /**
- * previewCall shows only what is known to be harmless: a bash command's program and
- * subcommand words, a file tool's path, any other tool's key names. Every form below
- * carries a secret; the preview is asserted exactly and must never show the secret.
+ * previewCall shows only what is known to be harmless: a bash command's program and plain
+ * arguments, a file tool's path and numbers, any other tool's key names with their number,
+ * boolean and path values. The secret forms below are asserted exactly and must never show
+ * the secret.
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ describe("bash: the command forms a preview must keep secret", () => {
   it.each<Form>([
     ["sshpass -p 'Hunter2!x' ssh deploy@web-1 uptime", "sshpass … ssh …", "Hunter2!x"],
     ["docker login -u me -p S3cretPass9 registry.example.com", "docker login …", "S3cretPass9"],
-    ["redis-cli -a s3cr3tPw -h cache ping", "redis-cli …", "s3cr3tPw"],
+    ["redis-cli -a s3cr3tPw -h cache ping", "redis-cli -a … -h … ping", "s3cr3tPw"],
     ["gpg --batch --passphrase hunterpass -d secrets.gpg", "gpg …", "hunterpass"],
     ["vault login s.Xa81kQ9mPz2", "vault login …", "Xa81kQ9mPz2"],
     ["http --auth admin:Pa55word GET https://api.example.com/me", "http …", "Pa55word"],
@@ -47,8 +48,8 @@ describe("bash: more forms that carry a secret", () => {
     ["npm config set //registry.npmjs.org/:_authToken npm_AbC123xyz", "npm config set …", "npm_AbC123xyz"],
     ["cat > .env <<EOF\nAPI_KEY=heredoc9secret\nhunterhunter\nEOF\nnpm test", "cat …; npm test", "hunterhunter"],
     ["cat <<-'END' | psql\n\tALTER USER app PASSWORD 'Sql9secret';\n\tEND", "cat … | psql", "Sql9secret"],
-    ["base64 -d <<< c2VjcmV0cGFzcw==", "base64 …", "c2VjcmV0"],
-    ["openssl enc -aes-256-cbc -k Pa55phrase -in a.txt -out a.enc", "openssl enc …", "Pa55phrase"],
+    ["base64 -d <<< c2VjcmV0cGFzcw==", "base64 -d …", "c2VjcmV0"],
+    ["openssl enc -aes-256-cbc -k Pa55phrase -in a.txt -out a.enc", "openssl enc … -k … -in … -out …", "Pa55phrase"],
     ["PGPASSWORD=pgSecret1 psql -h db -U app", "… psql …", "pgSecret1"],
     ["mongosh 'mongodb+srv://u:M0ngoPw@cluster0.example.net'", "mongosh …", "M0ngoPw"],
     ["echo hunterpass | docker login -u ci --password-stdin", "echo … | docker login …", "hunterpass"],
@@ -58,7 +59,7 @@ describe("bash: more forms that carry a secret", () => {
     ["npm publish --otp=123456", "npm publish …", "123456"],
     ["git -c http.extraheader='AUTHORIZATION: basic Z2l0OnB3' push", "git …", "Z2l0OnB3"],
     ["echo $(printf '%s' Sub5ecret | base64) && make", "echo … && make", "Sub5ecret"],
-    ["sudo -u deploy -p 'Prompt9x' systemctl restart nginx", "sudo … systemctl restart …", "Prompt9x"],
+    ["sudo -u deploy -p 'Prompt9x' systemctl restart nginx", "sudo … systemctl restart nginx", "Prompt9x"],
     ["printf 'Pw9secret\\n' | sudo --stdin -k reboot", "printf … | …", "Pw9secret"],
     ["env -u HOME API_TOKEN=Env9token npx vitest run", "env … npx vitest run", "Env9token"],
     ["ARR=(Arr9secret other) && ./run.sh", "… && ./run.sh", "Arr9secret"],
@@ -98,30 +99,30 @@ describe("the inputs of secrets.test.ts", () => {
 describe("bash: readable previews of ordinary commands", () => {
   it.each([
     ["npm test", "npm test"],
-    ["git push origin main", "git push …"],
-    ["cd app && npm test", "cd … && npm test"],
+    ["git push origin main", "git push origin main"],
+    ["cd app && npm test", "cd app && npm test"],
     ["npm run build", "npm run build"],
     ["npm run test:unit", "npm run …"],
     ["./deploy.sh", "./deploy.sh"],
     ["sh ./test.sh", "sh ./test.sh"],
-    ["sh ./poll.sh 42", "sh ./poll.sh …"],
+    ["sh ./poll.sh 42", "sh ./poll.sh 42"],
     ["python manage.py migrate", "python manage.py migrate"],
-    ["python3 -m pytest -x tests", "python3 -m pytest …"],
+    ["python3 -m pytest -x tests", "python3 -m pytest -x …"],
     ["/usr/local/bin/python3 manage.py migrate", "…/python3 manage.py migrate"],
-    ["docker compose up -d", "docker compose up …"],
-    ["gh run watch 42", "gh run watch …"],
-    ["kubectl get pods -n prod", "kubectl get pods …"],
-    ["sudo systemctl restart nginx", "sudo systemctl restart …"],
+    ["docker compose up -d", "docker compose up -d"],
+    ["gh run watch 42", "gh run watch 42"],
+    ["kubectl get pods -n prod", "kubectl get pods -n …"],
+    ["sudo systemctl restart nginx", "sudo systemctl restart nginx"],
     ["time npm test", "time npm test"],
     ["nice -n 10 make build", "nice … make build"],
-    ["timeout 30 npx vitest run test/a.test.ts", "timeout … npx vitest run …"],
-    ["find . -name '*.ts' | xargs -0 -n1 wc -l", "find … | xargs … wc …"],
-    ["npm test 2>&1 | tail -n 20", "npm test … | tail …"],
-    ["(cd web && make build) || exit 1", "cd … && make build || exit …"],
-    ["for f in *.ts; do echo $f; done", "for …; do echo …; done"],
-    ["if [ -f x ]; then npm test; fi", "if [ …; then npm test; fi"],
+    ["timeout 30 npx vitest run test/a.test.ts", "timeout … npx vitest run test/a.test.ts"],
+    ["find . -name '*.ts' | xargs -0 -n1 wc -l", "find . … | xargs … wc -l"],
+    ["npm test 2>&1 | tail -n 20", "npm test … | tail -n 20"],
+    ["(cd web && make build) || exit 1", "cd web && make build || exit 1"],
+    ["for f in *.ts; do echo $f; done", "for f in *.ts; do echo …; done"],
+    ["if [ -f x ]; then npm test; fi", "if [ -f …; then npm test; fi"],
     ["npm ci &\nwait", "npm ci & wait"],
-    ["seq 1 3000", "seq …"],
+    ["seq 1 3000", "seq 1 3000"],
     ["", "…"],
   ])("%j → %j", (command, preview) => {
     expect(bash(command)).toBe(preview);
@@ -137,7 +138,7 @@ describe("bash: readable previews of ordinary commands", () => {
     expect(bash("abcdefghijklmnopqrstuvwxyz --help")).toBe("…");
     expect(bash("./S3cretPass9 run")).toBe("…");
     expect(bash("./a-rather-long-directory-name/run.sh")).toBe("…/run.sh");
-    expect(bash("sha256sum -c sums.txt")).toBe("sha256sum …");
+    expect(bash("sha256sum -c sums.txt")).toBe("sha256sum -c …");
   });
 
   it("isTokenLike: programs pass, tokens do not", () => {
@@ -147,11 +148,50 @@ describe("bash: readable previews of ordinary commands", () => {
   });
 });
 
+describe("bash: arguments that tell two calls apart are shown", () => {
+  it.each([
+    ["kubectl delete pod web-1", "kubectl delete pod web-1"],
+    ["kubectl delete pod web-2", "kubectl delete pod web-2"],
+    ["echo step-1", "echo step-1"],
+    ["echo step-6", "echo step-6"],
+    ["sed -n 200,300p big.txt", "sed -n 200,300p big.txt"],
+    ["head -n 200 big.txt", "head -n 200 big.txt"],
+    ["git log --oneline -n 20 main", "git log --oneline -n 20 main"],
+    ["gh pr view 4521", "gh pr view 4521"],
+    ["cp a.txt b.txt", "cp a.txt b.txt"],
+    ["ls ~/projects", "ls ~/projects"],
+    ["npm i @types/node", "npm i @types/node"],
+    ["curl https://api.example.com/v1/users/42", "curl https://api.example.com/v1/users/42"],
+    ["cat /etc/hosts", "cat …/hosts"],
+  ])("%j → %j", (command, preview) => {
+    expect(bash(command)).toBe(preview);
+  });
+});
+
+describe("bash: what an argument never shows", () => {
+  it.each([
+    ["an option's value other than a short number", "kubectl delete pod web-2 --dry-run=client -n prod", "kubectl delete pod web-2 … -n …"],
+    ["a value after -p, -a, -k, -u, -w or -K, even a number", "redis-cli -a 4821 ping", "redis-cli -a … ping"],
+    ["a quoted string", 'git commit -m "fix the bug"', "git commit -m …"],
+    ["six digits or more (a one-time code)", "gh pr view 123456", "gh pr view …"],
+    ["a URL with a query", "curl https://example.com/x?sig=abc", "curl …"],
+    ["user@host", "ssh deploy@web-1 uptime", "ssh … uptime"],
+    ["host:port pairs and a version after @", "docker run -p 8080:80 nginx && npm i lodash@4", "docker run -p … nginx && npm i …"],
+    ["echo's words when they are piped", "echo hi | tee out.log", "echo … | tee out.log"],
+    ["echo's words when they are redirected", "echo step-1 > out.txt", "echo …"],
+    ["a heredoc's body", "python - <<EOF\nprint(1)\nEOF", "python …"],
+    ["anything but programs in a line that names a credential", "./deploy.sh prod && vault token lookup", "./deploy.sh … && vault token …"],
+    ["anything but programs in a line that runs sudo -S", "cat pw.txt | sudo -S ./deploy.sh prod", "cat … | …"],
+  ])("%s: %j → %j", (_, command, preview) => {
+    expect(bash(command)).toBe(preview);
+  });
+});
+
 describe("file tools: the path, relative when it can be", () => {
   const dir = "/home/dev/proj";
   const home = homedir();
   it.each([
-    ["read", { filePath: "/home/dev/proj/src/a.ts", offset: 10 }, "filePath=src/a.ts"],
+    ["read", { filePath: "/home/dev/proj/src/a.ts", offset: 10 }, "filePath=src/a.ts offset=10"],
     ["edit", { filePath: "/home/dev/proj/src/a.ts", oldString: "S3cret", newString: "x" }, "filePath=src/a.ts"],
     ["write", { filePath: "/home/dev/proj/.env", content: "API_KEY=S3cret" }, "filePath=.env"],
     ["read", { filePath: "/home/dev/proj" }, "filePath=."],
@@ -186,25 +226,46 @@ describe("file tools: the path, relative when it can be", () => {
   });
 
   it("a file tool whose path is missing shows key names", () => {
-    expect(previewCall("read", { offset: 1, limit: 2 }, dir)).toBe("{limit, offset}");
+    expect(previewCall("read", { offset: 1, limit: 2 }, dir)).toBe("{limit=2, offset=1}");
   });
 });
 
-describe("other tools: key names, never values", () => {
+describe("file tools: numbers and flags after the path", () => {
+  const dir = "/home/dev/proj";
   it.each([
-    ["grep", { pattern: "password=S3cret", path: "/home/dev/proj" }, "{path, pattern}"],
+    ["read", { filePath: "/home/dev/proj/big.txt", offset: 200, limit: 100 }, "filePath=big.txt offset=200 limit=100"],
+    ["read", { limit: 100, filePath: "/home/dev/proj/big.txt", offset: 300 }, "filePath=big.txt offset=300 limit=100"],
+    ["edit", { filePath: "/home/dev/proj/a.ts", oldString: "x", newString: "y", replaceAll: true }, "filePath=a.ts replaceAll=true"],
+    [
+      "read",
+      { filePath: `/home/dev/proj/${"deep/".repeat(20)}file.ts`, offset: 1000, limit: 2000 },
+      "filePath=…/deep/deep/deep/file.ts offset=1000 limit=2000",
+    ],
+    ["read", { filePath: "/home/dev/proj/a\u001b[31m.ts" }, "filePath=a\\x1b[31m.ts"],
+  ])("%s %j → %s", (tool, input, preview) => {
+    const shown = previewCall(tool, input, dir);
+    expect(shown).toBe(preview);
+    expect(shown.length).toBeLessThanOrEqual(PREVIEW_MAX);
+  });
+});
+
+describe("other tools: key names, with number, boolean and path values; never free text", () => {
+  it.each([
+    ["grep", { pattern: "password=S3cret", path: "/home/dev/proj" }, "{path=…/proj, pattern}"],
     ["glob", { pattern: "**/*.env" }, "{pattern}"],
     ["webfetch", { url: "https://u:Web9pass@example.com", format: "text" }, "{format, url}"],
     ["task", { description: "d", prompt: "use key sk-abc", subagent_type: "general" }, "{description, prompt, subagent_type}"],
     ["github_create_issue", { repo: "acme/app", body: "token ghp_x", auth: { token: "T0kenValue9" } }, "{auth, body, repo}"],
-    ["mcp__weird__tool", { "sk-proj-Q7x2Lm9Vb4Nc8Rt1Yw6Zs3Kd5Hf0Jg": 1, S3cretPass9: 2, ok: 3 }, "{ok, …}"],
-    ["bash", { command: 42, description: "not a string" }, "{command, description}"],
+    ["mcp__weird__tool", { "sk-proj-Q7x2Lm9Vb4Nc8Rt1Yw6Zs3Kd5Hf0Jg": 1, S3cretPass9: 2, ok: 3 }, "{ok=3, …}"],
+    ["bash", { command: 42, description: "not a string" }, "{command=42, description}"],
     ["unknown", {}, "{}"],
     ["unknown", null, "{}"],
     ["unknown", undefined, "{}"],
     ["unknown", ["S3cret", 1], "[…]"],
     ["unknown", "S3cretString", "…"],
     ["unknown", 123456, "…"],
+    ["grep", { pattern: "TODO", path: "/home/dev/proj/src", include: "*.ts" }, "{include, path=…/src, pattern}"],
+    ["mcp_tool", { count: 5, verbose: true, pin: 4821, otpCode: 123456, note: "hunter2" }, "{count=5, note, otpCode, pin, verbose=true}"],
   ])("%s %j → %s", (tool, input, preview) => {
     expect(previewCall(tool, input)).toBe(preview);
   });
