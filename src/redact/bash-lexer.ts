@@ -1,4 +1,7 @@
-/** A small bash lexer: a command line split into words, redirections and operators, as the preview needs it. */
+/**
+ * A small bash lexer: a command line split into words, redirections and operators, as the
+ * preview and the reading of waits (decide/waits.ts) need it.
+ */
 
 /** A word of the command; `plain` when it has no quoting, escape or expansion. */
 export interface Word {
@@ -17,7 +20,25 @@ export interface Operator {
 }
 export type Token = Word | Redirect | Operator;
 
+/** A word as {@link lex} reads it: also what it stands for once quotes and escapes are removed. */
+export interface LexedWord extends Word {
+  /**
+   * The word with its quotes and escapes removed (`'a b'` → `a b`, `\"x\"` → `"x"`). Parameter
+   * expansions are kept as written (`$HOME`); `$(…)`, `${…}` and backquotes stand for nothing.
+   */
+  readonly value: string;
+}
+/** A redirection as {@link lex} reads it. */
+export interface LexedRedirect extends Redirect {
+  /** Whether the next word is its target (`> file`, `2>&1`, `<<< text`); not for `<(…)` or a heredoc. */
+  readonly target: boolean;
+}
+/** A token as {@link lex} reads it. */
+export type Lexed = LexedWord | LexedRedirect | Operator;
+
 const BLANK = /[ \t\r\f\v]/;
+/** What `$'…'` makes of the common backslash escapes; any other escaped character stands for itself. */
+const ANSI_C: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", e: "\u001b" };
 const META = /[|&;()<>\s]/;
 
 /**
@@ -27,7 +48,12 @@ const META = /[|&;()<>\s]/;
  * one word that is not plain (so it is never shown).
  */
 export function tokenize(src: string): Token[] {
-  const tokens: Token[] = [];
+  return lex(src);
+}
+
+/** The same tokens as {@link tokenize}, each word with its value and each redirection with whether a target word follows. */
+export function lex(src: string): Lexed[] {
+  const tokens: Lexed[] = [];
   const heredocs: Array<{ delimiter: string; strip: boolean }> = [];
   const n = src.length;
   let i = 0;
@@ -54,6 +80,12 @@ export function tokenize(src: string): Token[] {
   const skipQuote = (start: number, quote: string): number => {
     let j = start;
     while (j < n && src[j] !== quote) j += quote === "`" && src[j] === "\\" ? 2 : 1;
+    return Math.min(j + 1, n + 1);
+  };
+  /** After the closing quote of `$'…'`, where a backslash escapes the next character. */
+  const skipAnsiC = (start: number): number => {
+    let j = start;
+    while (j < n && src[j] !== "'") j += src[j] === "\\" ? 2 : 1;
     return Math.min(j + 1, n + 1);
   };
   const skipDouble = (start: number): number => {
@@ -90,11 +122,17 @@ export function tokenize(src: string): Token[] {
       } else if (c === '"') {
         plain = false;
         const end = skipDouble(i + 1);
-        value += src.slice(i + 1, end - 1);
+        // Inside double quotes a backslash escapes only `$`, a backquote, `"`, `\` and a newline.
+        value += src.slice(i + 1, end - 1).replace(/\\([$`"\\\n])/g, (_, e: string) => (e === "\n" ? "" : e));
         i = end;
-      } else if (c === "$" && (src[i + 1] === "(" || src[i + 1] === "{" || src[i + 1] === "'")) {
+      } else if (c === "$" && src[i + 1] === "'") {
         plain = false;
-        i = src[i + 1] === "(" ? balanced(i + 2, "(", ")") : src[i + 1] === "{" ? balanced(i + 2, "{", "}") : skipQuote(i + 2, "'");
+        const end = skipAnsiC(i + 2);
+        value += src.slice(i + 2, end - 1).replace(/\\(.)/gs, (_, e: string) => ANSI_C[e] ?? e);
+        i = end;
+      } else if (c === "$" && (src[i + 1] === "(" || src[i + 1] === "{")) {
+        plain = false;
+        i = src[i + 1] === "(" ? balanced(i + 2, "(", ")") : balanced(i + 2, "{", "}");
       } else if (c === "`") {
         plain = false;
         i = skipQuote(i + 1, "`");
@@ -140,7 +178,7 @@ export function tokenize(src: string): Token[] {
     } else if (c === "|" || c === "&" || c === ";") {
       const two = src.slice(i, i + 2);
       if (two === "&>") {
-        tokens.push({ kind: "redirect" });
+        tokens.push({ kind: "redirect", target: true });
         i += src[i + 2] === ">" ? 3 : 2;
       } else if (two === "&&" || two === "||") {
         tokens.push({ kind: "op", op: two });
@@ -159,7 +197,8 @@ export function tokenize(src: string): Token[] {
       tokens.push({ kind: "op", op: c });
       i++;
     } else if (c === "<" || c === ">") {
-      tokens.push({ kind: "redirect" });
+      const target = src[i + 1] !== "(" && !(src.startsWith("<<", i) && src[i + 2] !== "<");
+      tokens.push({ kind: "redirect", target });
       if (src[i + 1] === "(") {
         i = balanced(i + 2, "(", ")"); // process substitution: one elided word
       } else if (src.startsWith("<<<", i)) {
@@ -175,10 +214,10 @@ export function tokenize(src: string): Token[] {
         while (i < n && /[<>&|]/.test(src[i]!)) i++;
       }
     } else {
-      const { raw, plain } = readWord();
+      const { raw, plain, value } = readWord();
       // `2>&1`, `2>file`: a file descriptor glued to a redirection is part of it.
       if (/^\d+$/.test(raw) && (src[i] === "<" || src[i] === ">")) continue;
-      tokens.push({ kind: "word", raw, plain });
+      tokens.push({ kind: "word", raw, plain, value });
     }
   }
   return tokens;
