@@ -11,15 +11,17 @@
  *   report names the same things learned nothing either.
  * - `planning`: bookkeeping that neither reads nor changes the world (todowrite, todoread).
  *   Left out of every count: a reworded plan is neither progress nor a repeat.
- * - `waiting`: a command that waits on purpose before it looks (`sleep 30 && gh pr checks`,
- *   `--watch`), with nothing sent to the background: the model is waiting for the world to
- *   move, and an unchanged answer means only that it has not moved yet. Always new work.
+ * - `waiting`: a call that waits on purpose before it looks (waits.ts: `sleep 30 && gh pr
+ *   checks`, `kubectl rollout status`, `--watch`, a tool's own `yield_time_ms` or `wait`): the
+ *   model is waiting for the world to move, and an unchanged answer means only that it has
+ *   not moved yet. Always new work. A tool that changes files or only plans is never a wait.
  * - `other`: everything else (bash, read, grep …), compared by input and result.
  *
  * Tool names are opencode 1.18.33's (packages/opencode/src/tool/registry.ts); MCP tools are
  * named `<server>_<tool>` there.
  */
 import type { ToolCall } from "./history.js";
+import { isWait } from "./waits.js";
 
 export type ToolKind = "effect" | "asking" | "planning" | "waiting" | "other";
 
@@ -29,37 +31,21 @@ const PLANNING_TOOLS = new Set(["todowrite", "todoread"]);
 /** MCP tools that look things up: `exa_web_search_exa`, `brave_web_search`, `fetch_fetch` … */
 const ASKING_NAME = /search|fetch/i;
 
-/**
- * A deliberate wait of 10 seconds or more (`sleep 30`, `sleep 2m`), or a command that blocks
- * until something outside changes: `gh run watch`, `--watch`, `--wait` (helm, docker compose
- * up), `kubectl wait`, `kubectl rollout status`, `aws … wait …`, `az … wait`, `wait-on`,
- * `watch …`. Shorter sleeps are how a script gives a server a moment to start, not a wait
- * for the world.
- */
-const WAIT =
-  /(?:^|[;&|(]\s*)(?:sleep\s+(?:[1-9]\d+)(?:\.\d+)?s?\b|sleep\s+[1-9]\d*(?:\.\d+)?[mh]\b|kubectl\s+wait\b|kubectl\s+rollout\s+status\b|gh\s+run\s+watch\b|watch\s|wait-on\b|npx\s+wait-on\b)|\baws\s+\S+\s+wait\b|\baz\s+(?:\S+\s+)+wait\b|\s--watch\b|\s--wait\b/;
-
-/** A process sent to the background (`npm start &`): a sleep after it waits for that process to start. */
-const BACKGROUND = /[^&|>]&(?!&)|^&/;
-
 /** Is the tool one that changes files (kind `effect`)? Told by its name alone, without reading the input. */
 export function isEffect(tool: string): boolean {
   return EFFECT_TOOLS.has(tool);
 }
 
-/** The kind of each tool name but bash's, once found (for the first {@link KNOWN_TOOLS} names). */
+/** The kind each tool name but bash's has by its name alone, once found (for the first {@link KNOWN_TOOLS} names). */
 const kinds = new Map<string, ToolKind>();
 
 /** How many tool names {@link kinds} keeps: a session uses a few dozen; a hostile export's millions are told each time. */
 const KNOWN_TOOLS = 1024;
 
-/** The kind of a tool call (see the module's comment). */
+/** The kind of a tool call (see the module's comment): by its name, unless it waits ({@link isWait}). */
 export function toolKind(call: ToolCall): ToolKind {
   const { tool } = call;
-  if (tool === "bash") {
-    const command = (call.input as { command?: unknown } | null)?.command;
-    return typeof command === "string" && WAIT.test(command) && !BACKGROUND.test(command) ? "waiting" : "other";
-  }
+  if (tool === "bash") return isWait(call) ? "waiting" : "other";
   let kind = kinds.get(tool);
   if (kind === undefined) {
     kind = EFFECT_TOOLS.has(tool)
@@ -71,7 +57,7 @@ export function toolKind(call: ToolCall): ToolKind {
           : "other";
     if (kinds.size < KNOWN_TOOLS) kinds.set(tool, kind);
   }
-  return kind;
+  return kind !== "effect" && kind !== "planning" && isWait(call) ? "waiting" : kind;
 }
 
 /** The file an effect call targets (`filePath`, `path`), or null. */
