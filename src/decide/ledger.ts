@@ -15,9 +15,11 @@
  */
 import { previewCall } from "../redact/preview.js";
 import { redactSecrets } from "../redact/secrets.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRealUser, isStep, type Timeline } from "./history.js";
 import { CONTINUE_TEXT } from "./opencode-facts.js";
-import { toolKind } from "./tool-kinds.js";
+import { canonicalJson, comparableInput } from "./signature.js";
+import { targetFile, toolKind } from "./tool-kinds.js";
 
 /** The ledger is never longer than this, characters. */
 export const LEDGER_MAX_CHARS = 1_500;
@@ -39,17 +41,27 @@ export const NOTE_HEADER = "[compaction-guard note]";
 /** The first words of the ledger. */
 export const LEDGER_HEADER = "[compaction-guard ledger]";
 
-/** One call (or several identical ones) completed since the user's last real message. */
+/**
+ * One line of the ledger: a call completed since the user's last real message, run
+ * {@link count} times, or several different calls that read the same (same tool, preview
+ * and outcome, different inputs).
+ */
 export interface CompletedCall {
-  /** The tool name, secret-masked and at most 40 characters. */
+  /** The tool name, secret-masked, terminal-safe and at most 40 characters. */
   readonly tool: string;
   /** The allow-list preview of its input (../redact/preview.ts `previewCall`), at most 60 characters. */
   readonly preview: string;
   /** `done`: the tool part completed; `failed`: it ended in an error. */
   readonly outcome: "done" | "failed";
-  /** How many times this tool, preview and outcome occurred in the look-back (≥ 1). */
+  /** How many times the call ran in the look-back (≥ 1); with {@link calls} > 1, the runs of all of them. */
   readonly count: number;
-  /** `effect`: changed files (edit, write, patch); `command`: a bash command; `read`: anything else, listed when repeated. */
+  /**
+   * How many different calls this line stands for (≥ 1): calls differ when their tool or
+   * canonical input differs (./signature.ts `comparableInput`, `canonicalJson`), whatever
+   * their previews show. Only identical calls add to a repeat count.
+   */
+  readonly calls: number;
+  /** `effect`: changed files (edit, write, patch); `command`: a bash command; `read`: anything else. */
   readonly kind: "effect" | "command" | "read";
 }
 
@@ -65,12 +77,30 @@ export interface CompletedCalls {
   readonly complete: boolean;
 }
 
+/** One distinct call found by {@link completedCallsBefore}, before the filter and the grouping. */
+interface Found {
+  readonly tool: string;
+  readonly preview: string;
+  readonly outcome: "done" | "failed";
+  readonly kind: CompletedCall["kind"];
+  /** `tool` and the file it reads, for a read of a file; undefined otherwise. */
+  readonly target: string | undefined;
+  count: number;
+}
+
 /**
  * The calls that must not be redone blindly, completed in the {@link LOOKBACK_MESSAGES}
  * messages before `position` and after the user's last real message (a person typed it:
  * history.ts `isRealUser`): every edit and write, every bash command except a deliberate
- * wait, and every other call that ran at least twice. Bookkeeping (todowrite) is left out.
- * Identical calls (same tool, preview and outcome) are one entry with a count.
+ * wait, every other call that ran at least twice, and every read of a file read more than
+ * once (the pages of one file, each listed). Bookkeeping (todowrite) is left out.
+ *
+ * A call is identified by its tool, its canonical input (./signature.ts `comparableInput`:
+ * without the free-text `description`, keys sorted) and its outcome: only the same call run
+ * again adds to a count, so two pages of a file or two commands that differ in an argument
+ * are never one call run twice. Different calls whose previews read the same (the preview
+ * hides what tells them apart) share one line whose {@link CompletedCall.calls} says how many
+ * they are.
  *
  * @param timeline from `buildTimeline`, oldest first.
  * @param position index in `timeline.entries`: only entries before it are read.
@@ -88,10 +118,9 @@ export function completedCallsBefore(
   const end = Math.min(Math.max(position, 0), entries.length);
   const stop = end - LOOKBACK_MESSAGES;
   let complete = false;
-  const found = new Map<
-    string,
-    { tool: string; preview: string; outcome: "done" | "failed"; count: number; kind: CompletedCall["kind"] }
-  >();
+  const found = new Map<string, Found>();
+  /** Runs per file read, by tool and file. */
+  const reads = new Map<string, number>();
   for (let i = end - 1; i >= 0 && i >= stop; i--) {
     const entry = entries[i];
     if (isRealUser(entry)) {
@@ -103,26 +132,59 @@ export function completedCallsBefore(
       const call = entry.toolCalls[c]!;
       const kind = toolKind(call);
       if (kind === "planning" || kind === "waiting") continue;
-      const shown = kind === "effect" ? "effect" : call.tool === "bash" ? "command" : "read";
-      const tool = redactSecrets(call.tool).slice(0, MAX_TOOL_NAME) || "?";
-      const preview = previewCall(call.tool, call.input, options.directory);
       const outcome = call.status === "completed" ? "done" : "failed";
-      const key = `${tool}\u0000${preview}\u0000${outcome}`;
+      const key = `${call.tool}\u0000${outcome}\u0000${canonicalJson(comparableInput(call))}`;
       const seen = found.get(key);
-      if (seen) seen.count += 1;
-      else found.set(key, { tool, preview, outcome, count: 1, kind: shown });
+      if (seen) {
+        seen.count += 1;
+      } else {
+        const shown = kind === "effect" ? "effect" : call.tool === "bash" ? "command" : "read";
+        const file = shown === "read" ? targetFile(call) : null;
+        found.set(key, {
+          tool: terminalSafe(redactSecrets(call.tool)).slice(0, MAX_TOOL_NAME) || "?",
+          preview: previewCall(call.tool, call.input, options.directory),
+          outcome,
+          kind: shown,
+          target: file === null ? undefined : `${call.tool}\u0000${file}`,
+          count: 1,
+        });
+      }
+      const target = found.get(key)!.target;
+      if (target !== undefined) reads.set(target, (reads.get(target) ?? 0) + 1);
     }
   }
   // The loop ended at the look-back's bound, or at the timeline's start: the session's own
   // start counts as complete, the start of a bounded read does not.
   if (!complete) complete = stop >= 0 || options.wholeSession === true;
-  const calls = [...found.values()].filter((call) => call.kind !== "read" || call.count >= 2);
-  return { calls, complete };
+  const lines = new Map<string, { -readonly [K in keyof CompletedCall]: CompletedCall[K] }>();
+  for (const call of found.values()) {
+    const listed = call.kind !== "read" || call.count >= 2 || (call.target !== undefined && reads.get(call.target)! >= 2);
+    if (!listed) continue;
+    const key = `${call.tool}\u0000${call.preview}\u0000${call.outcome}`;
+    const line = lines.get(key);
+    if (line) {
+      line.calls += 1;
+      line.count += call.count;
+    } else {
+      lines.set(key, { tool: call.tool, preview: call.preview, outcome: call.outcome, count: call.count, calls: 1, kind: call.kind });
+    }
+  }
+  return { calls: [...lines.values()], complete };
 }
 
-/** `bash \`npm test\` (done, 3×)`: one call as the ledger and the note show it. */
+/**
+ * One line as the ledger and the note show it: `bash \`npm test\` (done, 3×)` for one call run
+ * three times; `bash \`echo …\` (done, 6 different calls)` for calls the preview cannot tell
+ * apart, with `, N runs` when some of them ran more than once.
+ */
 export function describeCall(call: CompletedCall): string {
-  return `${call.tool} \`${call.preview}\` (${call.outcome}${call.count > 1 ? `, ${call.count}×` : ""})`;
+  const times =
+    call.calls > 1
+      ? `, ${call.calls} different calls${call.count > call.calls ? `, ${call.count} runs` : ""}`
+      : call.count > 1
+        ? `, ${call.count}×`
+        : "";
+  return `${call.tool} \`${call.preview}\` (${call.outcome}${times})`;
 }
 
 /** Appends lines while they fit in `max` characters (joined by newlines); the rest are counted in one last line. */

@@ -10,7 +10,7 @@ import {
   rewriteContinueText,
 } from "../../src/decide/ledger.js";
 import { CONTINUE_TEXT } from "../../src/decide/opencode-facts.js";
-import { bash, SessionBuilder } from "../support/session.js";
+import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const read = (filePath: string) => ({ tool: "read", input: { filePath }, output: "contents" });
 const edit = (filePath: string, status: "completed" | "error" = "completed") => ({
@@ -43,10 +43,10 @@ describe("completedCallsBefore", () => {
     const { calls, complete } = completedCallsBefore(timeline, lastCompaction(session.messages), { directory: "/p" });
     expect(complete).toBe(true);
     expect(calls).toEqual([
-      { tool: "bash", preview: "npm test", outcome: "done", count: 2, kind: "command" },
-      { tool: "edit", preview: "filePath=src/c.ts", outcome: "failed", count: 1, kind: "effect" },
-      { tool: "read", preview: "filePath=src/b.ts", outcome: "done", count: 2, kind: "read" },
-      { tool: "edit", preview: "filePath=src/a.ts", outcome: "done", count: 1, kind: "effect" },
+      { tool: "bash", preview: "npm test", outcome: "done", count: 2, calls: 1, kind: "command" },
+      { tool: "edit", preview: "filePath=src/c.ts", outcome: "failed", count: 1, calls: 1, kind: "effect" },
+      { tool: "read", preview: "filePath=src/b.ts", outcome: "done", count: 2, calls: 1, kind: "read" },
+      { tool: "edit", preview: "filePath=src/a.ts", outcome: "done", count: 1, calls: 1, kind: "effect" },
     ]);
   });
 
@@ -54,7 +54,7 @@ describe("completedCallsBefore", () => {
     const session = new SessionBuilder().user().step(bash("echo hi")).compact().step(bash("echo hi")).compact().step(bash("echo hi"));
     const timeline = buildTimeline(session.messages);
     const { calls } = completedCallsBefore(timeline, timeline.entries.length);
-    expect(calls).toEqual([{ tool: "bash", preview: "echo hi", outcome: "done", count: 3, kind: "command" }]);
+    expect(calls).toEqual([{ tool: "bash", preview: "echo hi", outcome: "done", count: 3, calls: 1, kind: "command" }]);
   });
 
   it("a bounded read that starts inside the look-back is incomplete; the session's own start is complete", () => {
@@ -73,7 +73,7 @@ describe("completedCallsBefore", () => {
     const all = buildTimeline(session.messages);
     const from = completedCallsBefore(all, session.messages.length);
     expect(from).toEqual({
-      calls: [{ tool: "bash", preview: "npm test", outcome: "done", count: LOOKBACK_MESSAGES, kind: "command" }],
+      calls: [{ tool: "bash", preview: "npm test", outcome: "done", count: LOOKBACK_MESSAGES, calls: 1, kind: "command" }],
       complete: true,
     });
     const newest = session.messages.slice(5);
@@ -87,10 +87,95 @@ describe("completedCallsBefore", () => {
   });
 });
 
+/** A read of `filePath` from `offset`, `limit` lines. */
+const page = (filePath: string, offset: number, limit = 100) => ({ tool: "read", input: { filePath, offset, limit }, output: "lines" });
+
+/** The ledger's call lines and the note's named calls after `steps`, run since the user's message and then compacted. */
+function shown(steps: ToolSpec[]): { lines: string[]; named: string } {
+  const session = new SessionBuilder().user("the task");
+  for (const step of steps) session.step(step);
+  session.compact({ continueTurn: false });
+  const { calls } = completedCallsBefore(buildTimeline(session.messages), lastCompaction(session.messages), { directory: "/p" });
+  const lines = (ledgerText(calls, false) ?? "").split("\n").filter((line) => line.startsWith("- "));
+  const named = /the most recent: (.*)\. If nothing/.exec(continueNote(calls))?.[1] ?? "";
+  return { lines, named };
+}
+
+describe("only the same call adds to a count: different calls are never one call run N times", () => {
+  it.each<[string, ToolSpec[], string[], string]>([
+    [
+      "four pages of one file: four entries, newest first",
+      [page("/p/big.txt", 0), page("/p/big.txt", 100), page("/p/big.txt", 200), page("/p/big.txt", 300)],
+      [
+        "- read `filePath=big.txt offset=300 limit=100` (done)",
+        "- read `filePath=big.txt offset=200 limit=100` (done)",
+        "- read `filePath=big.txt offset=100 limit=100` (done)",
+        "- read `filePath=big.txt offset=0 limit=100` (done)",
+      ],
+      "read `filePath=big.txt offset=300 limit=100` (done); read `filePath=big.txt offset=200 limit=100` (done); read `filePath=big.txt offset=100 limit=100` (done)",
+    ],
+    [
+      "two pods deleted: two entries",
+      [bash("kubectl delete pod web-1"), bash("kubectl delete pod web-2")],
+      ["- bash `kubectl delete pod web-2` (done)", "- bash `kubectl delete pod web-1` (done)"],
+      "bash `kubectl delete pod web-2` (done); bash `kubectl delete pod web-1` (done)",
+    ],
+    [
+      "six different echoes: six entries",
+      [1, 2, 3, 4, 5, 6].map((n) => bash(`echo step-${n}`)),
+      [6, 5, 4, 3, 2, 1].map((n) => `- bash \`echo step-${n}\` (done)`),
+      "bash `echo step-6` (done); bash `echo step-5` (done); bash `echo step-4` (done)",
+    ],
+    [
+      "the same call three times: one entry, 3×",
+      [bash("npm test"), bash("npm test"), bash("npm test")],
+      ["- bash `npm test` (done, 3×)"],
+      "bash `npm test` (done, 3×)",
+    ],
+    [
+      "the same command under other descriptions is the same call",
+      [
+        { ...bash("npm test"), input: { command: "npm test", description: "Run the tests" } },
+        { ...bash("npm test"), input: { command: "npm test", description: "Test again" } },
+      ],
+      ["- bash `npm test` (done, 2×)"],
+      "bash `npm test` (done, 2×)",
+    ],
+    [
+      "the same page read twice: 2×; a file read once is not listed",
+      [page("/p/big.txt", 0), page("/p/other.txt", 0), page("/p/big.txt", 0)],
+      ["- read `filePath=big.txt offset=0 limit=100` (done, 2×)"],
+      "read `filePath=big.txt offset=0 limit=100` (done, 2×)",
+    ],
+    [
+      "different calls the preview cannot tell apart: one line that says how many",
+      [bash('echo "step 1"'), bash('echo "step 2"'), bash('echo "step 3"')],
+      ["- bash `echo …` (done, 3 different calls)"],
+      "bash `echo …` (done, 3 different calls)",
+    ],
+    [
+      "… and how many runs, when one of them ran again",
+      [bash('echo "step 1"'), bash('echo "step 2"'), bash('echo "step 1"')],
+      ["- bash `echo …` (done, 2 different calls, 3 runs)"],
+      "bash `echo …` (done, 2 different calls, 3 runs)",
+    ],
+    [
+      "a done and a failed run of one call: two entries",
+      [edit("/p/a.ts"), edit("/p/a.ts", "error")],
+      ["- edit `filePath=a.ts` (failed)", "- edit `filePath=a.ts` (done)"],
+      "edit `filePath=a.ts` (failed); edit `filePath=a.ts` (done)",
+    ],
+  ])("%s", (_, steps, lines, named) => {
+    const found = shown(steps);
+    expect(found.lines).toEqual(lines);
+    expect(found.named).toBe(named);
+  });
+});
+
 describe("ledgerText", () => {
   const calls = [
-    { tool: "bash", preview: "echo …", outcome: "done" as const, count: 3, kind: "command" as const },
-    { tool: "edit", preview: "filePath=src/a.ts", outcome: "failed" as const, count: 1, kind: "effect" as const },
+    { tool: "bash", preview: "echo …", outcome: "done" as const, count: 3, calls: 1, kind: "command" as const },
+    { tool: "edit", preview: "filePath=src/a.ts", outcome: "failed" as const, count: 1, calls: 1, kind: "effect" as const },
   ];
 
   it("names each call with its outcome, asks for them under completed, and says the next turn is automatic", () => {
@@ -122,10 +207,10 @@ describe("ledgerText", () => {
 
 describe("continueNote", () => {
   const calls = [
-    { tool: "bash", preview: "echo …", outcome: "done" as const, count: 4, kind: "command" as const },
-    { tool: "write", preview: "filePath=a.md", outcome: "done" as const, count: 1, kind: "effect" as const },
-    { tool: "read", preview: "filePath=b.md", outcome: "done" as const, count: 2, kind: "read" as const },
-    { tool: "edit", preview: "filePath=c.md", outcome: "done" as const, count: 1, kind: "effect" as const },
+    { tool: "bash", preview: "echo …", outcome: "done" as const, count: 4, calls: 1, kind: "command" as const },
+    { tool: "write", preview: "filePath=a.md", outcome: "done" as const, count: 1, calls: 1, kind: "effect" as const },
+    { tool: "read", preview: "filePath=b.md", outcome: "done" as const, count: 2, calls: 1, kind: "read" as const },
+    { tool: "edit", preview: "filePath=c.md", outcome: "done" as const, count: 1, calls: 1, kind: "effect" as const },
   ];
 
   it("says what the turn is, and names the three most recent calls", () => {

@@ -35,7 +35,7 @@ function hooks(
 /** A clone, as opencode hands the transform hook a copy. */
 const copy = <T>(value: T): T => structuredClone(value);
 
-const NOTE = continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 2, kind: "command" }]);
+const NOTE = continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 2, calls: 1, kind: "command" }]);
 
 describe("experimental.session.compacting", () => {
   it("pushes the ledger naming the repeated call, and never sets the prompt", async () => {
@@ -89,7 +89,7 @@ describe("experimental.chat.messages.transform", () => {
       m.parts.filter((p) => (p.metadata as { compaction_continue?: boolean } | undefined)?.compaction_continue).map((p) => p.text),
     );
     // The first continue comes after one echo, the second after two.
-    expect(texts).toEqual([continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 1, kind: "command" }]), NOTE]);
+    expect(texts).toEqual([continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 1, calls: 1, kind: "command" }]), NOTE]);
     expect(JSON.stringify(stored)).toBe(before);
     expect(logs).toEqual([]);
   });
