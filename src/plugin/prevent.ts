@@ -13,9 +13,14 @@
  *   if you have next steps…`.
  *
  * Every failure leaves opencode's text as it was and logs one warn line; nothing is thrown.
+ *
+ * The note of a continue turn is made once, from the calls completed before the compaction
+ * that turn follows, and kept for the session: every request of the cycle (the transform
+ * runs before each) sends the same bytes, so a provider's prompt cache keeps the prefix that
+ * ends with it, however far the cycle runs past the bounded read.
  */
 import type { Hooks } from "@opencode-ai/plugin";
-import { buildTimeline } from "../decide/history.js";
+import { buildTimeline, type Timeline } from "../decide/history.js";
 import { completedCallsBefore, continueNote, LEDGER_HEADER, ledgerText, rewriteContinueText } from "../decide/ledger.js";
 import { CONTINUE_TEXT_PREFIX } from "../decide/opencode-facts.js";
 import { isRecord } from "../shared/record.js";
@@ -49,14 +54,63 @@ function isContinuePart(part: unknown): part is { text: string } & Record<string
   );
 }
 
+/** Sessions whose notes are kept, most recently used last; the oldest is forgotten first. */
+const MAX_SESSIONS = 64;
+/** Notes kept per session (one per compaction): a cycle's turn is in the messages sent until the next compaction. */
+const MAX_NOTES_PER_SESSION = 16;
+
 /**
- * The two prevention hooks. Stateless: each call reads the history it needs.
+ * The notes already sent, per session and continue turn (one per compaction): a note is made
+ * once and then given back byte for byte. Bounded by {@link MAX_SESSIONS} and
+ * {@link MAX_NOTES_PER_SESSION}.
+ */
+class NoteCache {
+  private readonly sessions = new Map<string, Map<string, string>>();
+
+  get(sessionID: string, messageID: string): string | undefined {
+    const notes = this.sessions.get(sessionID);
+    if (notes === undefined) return undefined;
+    this.sessions.delete(sessionID);
+    this.sessions.set(sessionID, notes);
+    return notes.get(messageID);
+  }
+
+  set(sessionID: string, messageID: string, note: string): void {
+    let notes = this.sessions.get(sessionID);
+    if (notes === undefined) {
+      notes = new Map();
+      this.sessions.set(sessionID, notes);
+      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    }
+    notes.set(messageID, note);
+    if (notes.size > MAX_NOTES_PER_SESSION) notes.delete(notes.keys().next().value!);
+  }
+}
+
+/**
+ * The note for the continue turn at `position` in `timeline`: from the calls completed before
+ * the compaction it follows (the one at or before it), so that it is a function of the
+ * history up to that compaction. Names no calls when the turn is not in the timeline or the
+ * look-back before the compaction is not wholly in it.
+ */
+function noteAt(timeline: Timeline, position: number, directory: string | undefined, wholeSession: boolean): string {
+  if (position < 0) return continueNote(null);
+  let end = position;
+  for (const compaction of timeline.compactions) if (compaction.position < position) end = compaction.position;
+  const found = completedCallsBefore(timeline, end, { directory, wholeSession });
+  return continueNote(found.complete ? found.calls : null);
+}
+
+/**
+ * The two prevention hooks. The transform keeps the notes it made (see {@link NoteCache}):
+ * a continue turn whose note is kept costs no read.
  *
  * @returns `experimental.session.compacting` and `experimental.chat.messages.transform`.
  */
 export function createPrevention(
   deps: PreventionDeps,
 ): Pick<Hooks, "experimental.session.compacting" | "experimental.chat.messages.transform"> {
+  const notes = new NoteCache();
   const compacting: CompactingHook = async (input, output) => {
     const sessionID = typeof input?.sessionID === "string" ? input.sessionID : "unknown";
     try {
@@ -100,21 +154,30 @@ export function createPrevention(
       }
       if (targets.length === 0) return;
       if (sessionID === "unknown") throw new Error("the continue turn names no session");
-      const data = await deps.readMessages(sessionID);
-      const timeline = buildTimeline(data);
-      const wholeSession = data.length < deps.limit;
+      const made = new Map<string, string>();
+      if (targets.some(({ messageID }) => notes.get(sessionID, messageID) === undefined)) {
+        const data = await deps.readMessages(sessionID);
+        const timeline = buildTimeline(data);
+        const wholeSession = data.length < deps.limit;
+        for (const { messageID } of targets) {
+          if (notes.get(sessionID, messageID) !== undefined || made.has(messageID)) continue;
+          const position = timeline.entries.findIndex((entry) => entry.id === messageID);
+          made.set(messageID, noteAt(timeline, position, deps.directory, wholeSession));
+        }
+      }
       // Every new text first, then every change: a failure half-way changes nothing.
       const changes: Array<() => void> = [];
       for (const { message, messageID, part } of targets) {
-        const position = timeline.entries.findIndex((entry) => entry.id === messageID);
-        const found = position < 0 ? null : completedCallsBefore(timeline, position, { directory: deps.directory, wholeSession });
-        const text = rewriteContinueText(part.text, continueNote(found?.complete ? found.calls : null));
+        const note = notes.get(sessionID, messageID) ?? made.get(messageID)!;
+        const text = rewriteContinueText(part.text, note);
         if (text === null) continue;
         // A new part object in a new list: whatever else holds the old ones is not touched.
         changes.push(() => {
           message.parts = message.parts.map((p) => (p === part ? { ...part, text } : p));
         });
       }
+      // A note kept meanwhile (a concurrent request) wins: the first one sent stays.
+      for (const [messageID, note] of made) if (notes.get(sessionID, messageID) === undefined) notes.set(sessionID, messageID, note);
       for (const change of changes) change();
     } catch (error) {
       await deps.warn(

@@ -89,7 +89,10 @@ describe("experimental.chat.messages.transform", () => {
       m.parts.filter((p) => (p.metadata as { compaction_continue?: boolean } | undefined)?.compaction_continue).map((p) => p.text),
     );
     // The first continue comes after one echo, the second after two.
-    expect(texts).toEqual([continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 1, calls: 1, kind: "command" }]), NOTE]);
+    expect(texts).toEqual([
+      continueNote([{ tool: "bash", preview: "echo hi", outcome: "done", count: 1, calls: 1, kind: "command" }]),
+      NOTE,
+    ]);
     expect(JSON.stringify(stored)).toBe(before);
     expect(logs).toEqual([]);
   });
@@ -111,6 +114,69 @@ describe("experimental.chat.messages.transform", () => {
     }
     expect(texts.length).toBeGreaterThan(5);
     expect(new Set(texts)).toEqual(new Set([NOTE]));
+  });
+
+  describe("the note is a function of the history up to its compaction: the same bytes on every request of the cycle", () => {
+    /** The user's message, `before` steps, an automatic compaction with its continue turn, then `after` steps. */
+    function cycle(before: number, after: number): Message[] {
+      const builder = new SessionBuilder("ses_prev").user("run the steps");
+      for (let i = 1; i <= before; i++) builder.step(bash(`echo step-${i}`));
+      builder.compact();
+      for (let i = 1; i <= after; i++) builder.step(bash(`npm run task${i}`));
+      return builder.messages.slice();
+    }
+
+    /** The continue turn's text as the model is sent it on a request of `stored` (the messages since the compaction). */
+    async function noteSent(guard: ReturnType<typeof hooks>["guard"], stored: Message[]): Promise<string> {
+      let since = stored.length - 1;
+      while (since > 0 && !stored[since]!.parts.some((p) => p.type === "compaction")) since--;
+      const sent = { messages: copy(stored.slice(since)) as never[] };
+      await guard["experimental.chat.messages.transform"]!({}, sent);
+      const part = (sent.messages as Message[])
+        .flatMap((m) => m.parts)
+        .find((p) => (p.metadata as { compaction_continue?: boolean } | undefined)?.compaction_continue);
+      return String(part?.text);
+    }
+
+    const NAMED = continueNote([
+      { tool: "bash", preview: "echo step-60", outcome: "done", count: 1, calls: 1, kind: "command" },
+      { tool: "bash", preview: "echo step-59", outcome: "done", count: 1, calls: 1, kind: "command" },
+      { tool: "bash", preview: "echo step-58", outcome: "done", count: 1, calls: 1, kind: "command" },
+    ]);
+
+    it.each([
+      // 275 messages: the newest 200 hold neither the user's message nor the compaction.
+      ["the same guard; the read no longer reaches the user's message or the compaction", 210, "same guard"],
+      // 215 messages: the newest 200 hold the compaction and the 40 messages before it, not the user's message.
+      ["a new guard (opencode restarted); the read reaches the compaction's look-back, not the user's message", 150, "new guard"],
+    ])("%s: byte-identical", async (_, after, which) => {
+      let stored = cycle(60, 1);
+      const first = hooks((query) => newestMessages(stored)(query));
+      const note = await noteSent(first.guard, stored);
+      expect(note).toBe(NAMED);
+      stored = cycle(60, after);
+      const guard = which === "same guard" ? first.guard : hooks(newestMessages(stored)).guard;
+      expect(await noteSent(guard, stored)).toBe(note);
+      expect(first.client.session.messages).toHaveBeenCalledTimes(1);
+    });
+
+    it("a new guard whose read does not reach back to the compaction names no calls rather than a partial list", async () => {
+      const stored = cycle(60, 210);
+      expect(await noteSent(hooks(newestMessages(stored)).guard, stored)).toBe(continueNote(null));
+    });
+
+    it("a kept note costs no read: every request of the cycle after the first sends it without reading", async () => {
+      let stored = cycle(3, 1);
+      const { guard, client } = hooks((query) => newestMessages(stored)(query));
+      const notes = new Set<string>();
+      for (let after = 1; after <= 30; after++) {
+        stored = cycle(3, after);
+        notes.add(await noteSent(guard, stored));
+      }
+      expect([...notes]).toHaveLength(1);
+      expect([...notes][0]).toContain("the most recent: bash `echo step-3` (done); bash `echo step-2` (done); bash `echo step-1` (done).");
+      expect(client.session.messages).toHaveBeenCalledTimes(1);
+    });
   });
 
   it("does not read the history when no continue turn is sent", async () => {
