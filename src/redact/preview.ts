@@ -319,8 +319,8 @@ function previewArguments(words: readonly Token[], start: number, pieces: string
   }
 }
 
-/** A plain option name: a short cluster of at most three letters, or a long name. */
-const OPTION_NAME = /^(?:-[A-Za-z]{1,3}|--[a-z][a-z0-9-]{0,23})$/;
+/** A plain option name: a short cluster of at most three letters, or a long name (`--dry-run`, `--noEmit`). */
+const OPTION_NAME = /^(?:-[A-Za-z]{1,3}|--[A-Za-z][A-Za-z0-9-]{0,23})$/;
 /** Short options whose value is a password or key in common tools (mysql, sshpass, redis-cli, openssl, curl, ldap). */
 const CREDENTIAL_OPTIONS = new Set(["-p", "-a", "-k", "-u", "-w", "-K"]);
 /** A short number, a range or a pair of them: line counts, ports, sed's `1,100p`. Never six digits (one-time codes). */

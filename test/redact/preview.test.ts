@@ -157,6 +157,7 @@ describe("bash: arguments that tell two calls apart are shown", () => {
     ["sed -n 200,300p big.txt", "sed -n 200,300p big.txt"],
     ["head -n 200 big.txt", "head -n 200 big.txt"],
     ["git log --oneline -n 20 main", "git log --oneline -n 20 main"],
+    ["npx tsc --noEmit", "npx tsc --noEmit"],
     ["gh pr view 4521", "gh pr view 4521"],
     ["cp a.txt b.txt", "cp a.txt b.txt"],
     ["ls ~/projects", "ls ~/projects"],
