@@ -123,34 +123,7 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
   // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
   const first = steps[0];
   if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
-  // The latest earlier run of its key ends the latest chain of the key: unless the two are the
-  // same action (sameness is an equivalence) with nothing new between them, the target starts
-  // a chain of its own. An action whose key was not used before is new without a comparison:
-  // look for one first; then one comparison, where telling whether the target is new compares
-  // it with every earlier run.
-  const previous = view.previousOfKey(target)!;
-  if (newKeyBetween(steps, view, previous, target) || !view.same(previous, target)) return undefined;
   return buildChains(steps, view, target).last;
-}
-
-/**
- * Is there, strictly between actions `a` and `b` of `steps` (a before b), an action whose key
- * was not used before it (`keyUsedBefore` false)? Such an action is new work, and no chain
- * runs across new work (./chains.ts). No output is read.
- */
-function newKeyBetween(steps: readonly StepView[], view: StepsView, a: Action, b: Action): boolean {
-  let between = false;
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const { actions, position } = steps[i]!;
-    if (position < a.position) return false;
-    for (let j = actions.length - 1; j >= 0; j--) {
-      const action = actions[j]!;
-      if (action === a) return false;
-      if (between && !view.keyUsedBefore(action)) return true;
-      if (action === b) between = true;
-    }
-  }
-  return false;
 }
 
 /**

@@ -2,15 +2,12 @@
  * The decision view: what every rule reads at one automatic compaction, built once per
  * decision from the timeline so that rules never re-walk raw messages or reach into each
  * other. Also the helpers rules share: the steps since the user last spoke, each step's
- * actions (tool calls, or a text-only answer) and whether an action is new work.
+ * actions (tool calls, or a text-only answer), whether two actions are the same, and what
+ * each action brought (./information.ts).
  *
- * Cost: a view walks only the steps a rule asks for (the newest `window`, the last cycle).
- * Each step's actions and keys (tool, status, canonical input) are computed once per timeline
- * and settings, and each action is linked to the earlier runs of its key: whether it is new is
- * told from those alone (up to NOVELTY_LOOKBACK_STEPS back), once per action for every view of
- * the timeline. Outputs are compared only for two actions of the same key, line by line
- * (signature.ts `ComparableOutput`): in healthy work most calls differ in their input, and
- * their outputs are never read.
+ * A timeline's actions, and what each brought, are worked out once per timeline and
+ * settings and shared by every view of it; each action is linked to the earlier runs of its
+ * key (tool, status, canonical input), so telling two runs apart walks that key alone.
  */
 import {
   compactionEnd,
@@ -34,6 +31,8 @@ import {
   toolCallSignature,
 } from "./signature.js";
 import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
+import { commandLines } from "./waits.js";
+import { InformationState, type Brought, type CheckRun, type Judgement } from "./information.js";
 import { previewCall } from "../redact/preview.js";
 
 /** One thing a step did: a tool call (completed or failed), or, in a step without tool calls, its text. */
@@ -82,12 +81,14 @@ export interface DecisionView {
   /** The newest `n` steps since `from`, oldest first. */
   recentSteps(n: number): StepView[];
   /**
-   * Is this the first time the action was done since `from` (the user's last message)?
-   * New work; a repeat of something already done is not.
+   * Did the action bring anything new since the user's last message: new information, a new
+   * effect, a wait, or new text (see ./information.ts)? A repeat, however spelled, did not.
    */
   isNew(action: Action): boolean;
-  /** Was an action of the same key (tool, status, input) done before it since `from`? Cheap: no output is read. */
-  keyUsedBefore(action: Action): boolean;
+  /** What the action brought (see ./information.ts). */
+  brings(action: Action): Brought;
+  /** See {@link StepsView.checkRun}. */
+  checkRun(action: Action): CheckRun | undefined;
   /** An object that stands for the action's key (tool, status, input): the same object exactly when two actions' keys are equal. Cheap: no key is written out. */
   keyOf(action: Action): object;
   /** The same action, result included (as equal signatures would say; outputs compared line by line, see signature.ts). */
@@ -95,14 +96,6 @@ export interface DecisionView {
   /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
   keyUsedSince(action: Action, position: number): boolean;
 }
-
-/**
- * How far back, in steps, an action is compared with earlier ones to tell whether it is new.
- * The hook's view (`max(200, 4 × window)` messages) is the tighter bound in practice: a cycle
- * of 100 steps (200 messages) is seen whole; this bounds the cost of a replay's decisions. An action last done further back counts as
- * new (the cautious side: a missed repeat, never a false one).
- */
-export const NOVELTY_LOOKBACK_STEPS = 256;
 
 /**
  * How an action is compared with another of the same key (see tool-kinds.ts):
@@ -142,12 +135,6 @@ class LazyAction implements Action {
   keyRoot: LazyAction = this;
   /** Index of its step among the timeline's work steps (see {@link workSteps}); set by {@link stepViews}. */
   step = -1;
-  /**
-   * Position of the nearest earlier same action (result included) within the lookback, its
-   * own position for an earlier one in its own step, −1 for none; computed on first use.
-   * It does not depend on where the view begins: every view of the timeline shares it.
-   */
-  private sameBeforeMemo: number | undefined;
 
   constructor(
     readonly kind: Action["kind"],
@@ -234,34 +221,6 @@ class LazyAction implements Action {
     return (this.substantialMemo ??= normalizeOutput(this.call!.output).length >= SUBSTANTIAL_RESULT_CHARS);
   }
 
-  /**
-   * Position of the nearest earlier action of the same key within {@link NOVELTY_LOOKBACK_STEPS}
-   * steps before its own, or in its own step (then its own position); −1 for none.
-   */
-  get keyBefore(): number {
-    const other = this.previousSameKey;
-    return other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS ? other.position : -1;
-  }
-
-  /** Like {@link keyBefore}, for the same action (result included): walks back the earlier actions of its key. */
-  get sameBefore(): number {
-    if (this.sameBeforeMemo === undefined) {
-      let found = -1;
-      for (
-        let other = this.previousSameKey;
-        other !== undefined && other.step >= this.step - NOVELTY_LOOKBACK_STEPS;
-        other = other.previousSameKey
-      ) {
-        if (this.sameAs(other)) {
-          found = other.position;
-          break;
-        }
-      }
-      this.sameBeforeMemo = found;
-    }
-    return this.sameBeforeMemo;
-  }
-
   /** Same key? The same first action of the key: no key is written out or compared. */
   sameKey(other: LazyAction): boolean {
     return this.keyRoot === other.keyRoot;
@@ -309,13 +268,14 @@ const bashCommand = (call: ToolCall): string | undefined => {
 
 /**
  * Is this call on the user's `ignore` list? An entry matches a tool by name, or a bash call
- * one of whose commands (split at `&&`, `||`, `;` and `|`) is the entry or starts with the
- * entry and a space: `gh pr checks` matches `sleep 30 && gh pr checks 42`.
+ * one of whose simple commands (./waits.ts `commandLines`: split at `&&`, `||`, `;`, `|` and
+ * `&` outside quotes, `bash -c` bodies read) is the entry or starts with the entry and a
+ * space: `gh pr checks` matches `sleep 30 && gh pr checks 42`.
  */
 export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
   if (ignore.length === 0) return false;
   const command = bashCommand(call);
-  const commands = command === undefined ? [] : command.split(/&&|\|\||;|\|/).map((part) => part.trim());
+  const commands = command === undefined ? [] : commandLines(command);
   return ignore.some((item) => item === call.tool || commands.some((part) => part === item || part.startsWith(`${item} `)));
 }
 
@@ -449,6 +409,42 @@ function stepViews(timeline: Timeline, settings: ActionSettings): readonly StepV
   return views;
 }
 
+/** What each action of a timeline's step views brought (see ./information.ts), per step views. */
+const judgementCache = new WeakMap<readonly StepView[], Map<Action, Judgement>>();
+
+/**
+ * What each action of `views` brought, judged in one pass over the timeline in order, afresh
+ * after each real user message: every view of the timeline reads the same answer, and a
+ * replay's decisions cost one pass in all.
+ */
+function judgementsOf(timeline: Timeline, views: readonly StepView[], settings: ActionSettings): Map<Action, Judgement> {
+  let judged = judgementCache.get(views);
+  if (judged) return judged;
+  judged = new Map();
+  const users = realUserPositions(timeline);
+  const state = new InformationState(settings.matchOutput);
+  let user = -1;
+  for (let s = 0; s < views.length; s++) {
+    const { position, entry, actions } = views[s]!;
+    const lastUser = users[position] ?? -1;
+    if (lastUser !== user) {
+      state.reset();
+      user = lastUser;
+    }
+    for (const action of actions) {
+      const judged1 = state.judge({
+        call: action.call,
+        text: action.kind === "text" ? action.key : undefined,
+        position,
+        messageID: entry.id,
+      });
+      judged.set(action, judged1);
+    }
+  }
+  judgementCache.set(views, judged);
+  return judged;
+}
+
 /** Per timeline, for each position, the position of the last real user message at or before it (−1: none). */
 const realUsers = new WeakMap<Timeline, Int32Array>();
 
@@ -519,12 +515,12 @@ export interface StepsView {
   firstStepUpTo(position: number, n: number): number;
   /** See {@link DecisionView.isNew}. */
   isNew(action: Action): boolean;
-  /** See {@link DecisionView.keyUsedBefore}. */
-  keyUsedBefore(action: Action): boolean;
+  /** What the action brought (see ./information.ts); `isNew` is "anything but nothing". */
+  brings(action: Action): Brought;
+  /** For a check (a test run, a build, a linter), its run up to this action (see ./information.ts `CheckRun`). */
+  checkRun(action: Action): CheckRun | undefined;
   /** See {@link DecisionView.keyOf}. */
   keyOf(action: Action): object;
-  /** The latest earlier action of the same key in the timeline (its own step included, at any distance back), or undefined. */
-  previousOfKey(action: Action): Action | undefined;
   /** See {@link DecisionView.same}. */
   same(a: Action, b: Action): boolean;
   /** See {@link DecisionView.keyUsedSince}. */
@@ -630,21 +626,20 @@ class Steps implements StepsView {
     return begin < stop ? this.views[begin]!.position : -1;
   }
 
-  /** Was an earlier action found at `before` (see LazyAction.keyBefore) in view: in the action's own step, or since `from`? */
-  private inView(self: LazyAction, before: number): boolean {
-    return before !== -1 && (before === self.position || before >= this.from);
-  }
-
   same(a: Action, b: Action): boolean {
     return (a as LazyAction).sameAs(b as LazyAction);
   }
 
   isNew(action: Action): boolean {
-    return !this.inView(action as LazyAction, (action as LazyAction).sameBefore);
+    return this.brings(action) !== "nothing";
   }
 
-  keyUsedBefore(action: Action): boolean {
-    return this.inView(action as LazyAction, (action as LazyAction).keyBefore);
+  brings(action: Action): Brought {
+    return judgementsOf(this.timeline, this.views, this.settings).get(action)?.brought ?? "information";
+  }
+
+  checkRun(action: Action): CheckRun | undefined {
+    return judgementsOf(this.timeline, this.views, this.settings).get(action)?.run;
   }
 
   keyUsedSince(action: Action, position: number): boolean {
@@ -653,9 +648,6 @@ class Steps implements StepsView {
 
   keyOf(action: Action): object {
     return (action as LazyAction).keyRoot;
-  }
-  previousOfKey(action: Action): Action | undefined {
-    return (action as LazyAction).previousSameKey;
   }
 }
 
@@ -727,8 +719,12 @@ class Decision implements DecisionView {
     return this.steps.isNew(action);
   }
 
-  keyUsedBefore(action: Action): boolean {
-    return this.steps.keyUsedBefore(action);
+  brings(action: Action): Brought {
+    return this.steps.brings(action);
+  }
+
+  checkRun(action: Action): CheckRun | undefined {
+    return this.steps.checkRun(action);
   }
 
   same(a: Action, b: Action): boolean {

@@ -32,6 +32,8 @@ export interface LexedWord extends Word {
 export interface LexedRedirect extends Redirect {
   /** Whether the next word is its target (`> file`, `2>&1`, `<<< text`); not for `<(…)` or a heredoc. */
   readonly target: boolean;
+  /** Whether it sends output somewhere (`>`, `>>`, `&>`, `2>&1`), not input in (`<`, `<<`, `<<<`, `<(…)`). */
+  readonly output: boolean;
 }
 /** A token as {@link lex} reads it. */
 export type Lexed = LexedWord | LexedRedirect | Operator;
@@ -178,7 +180,7 @@ export function lex(src: string): Lexed[] {
     } else if (c === "|" || c === "&" || c === ";") {
       const two = src.slice(i, i + 2);
       if (two === "&>") {
-        tokens.push({ kind: "redirect", target: true });
+        tokens.push({ kind: "redirect", target: true, output: true });
         i += src[i + 2] === ">" ? 3 : 2;
       } else if (two === "&&" || two === "||") {
         tokens.push({ kind: "op", op: two });
@@ -198,7 +200,7 @@ export function lex(src: string): Lexed[] {
       i++;
     } else if (c === "<" || c === ">") {
       const target = src[i + 1] !== "(" && !(src.startsWith("<<", i) && src[i + 2] !== "<");
-      tokens.push({ kind: "redirect", target });
+      tokens.push({ kind: "redirect", target, output: c === ">" });
       if (src[i + 1] === "(") {
         i = balanced(i + 2, "(", ")"); // process substitution: one elided word
       } else if (src.startsWith("<<<", i)) {

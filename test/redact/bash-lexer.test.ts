@@ -35,3 +35,16 @@ describe("lex: word values and redirection targets", () => {
     ]);
   });
 });
+
+describe("lex: which way a redirection points", () => {
+  it.each<[string, boolean[]]>([
+    ["cat < a.txt", [false]],
+    ["echo x > a.txt", [true]],
+    ["cmd >> log 2>&1", [true, true]],
+    ["cmd &> all.log", [true]],
+    ["cat <<'EOF'\nbody\nEOF", [false]],
+    ["diff <(sort a) b", [false]],
+  ])("%s", (command, outputs) => {
+    expect(lex(command).flatMap((token) => (token.kind === "redirect" ? [token.output] : []))).toEqual(outputs);
+  });
+});

@@ -1,7 +1,7 @@
 /**
- * Rule no-new-work: the whole cycle since the previous compaction redid what was already
- * done before it. Nothing new was read, written, run or said, so the next cycle will not
- * differ either.
+ * Rule no-new-work: the whole cycle since the previous compaction brought nothing new: no
+ * answer held content not already seen, no effect was new, nothing waited, no text was new
+ * (../information.ts). However its calls were spelled, the next cycle will not differ either.
  *
  * This catches what a per-call count cannot: cycles longer than `window / threshold` (the
  * same four reads after every compaction, opencode#31111 "create hello.txt redone after
@@ -25,11 +25,7 @@ export type NoNewWorkEvidence =
       readonly steps: number;
       /** Tool calls and text-only answers in the cycle (calls on the ignore list left out). */
       readonly actions: number;
-      /**
-       * Index (in the cycle, from 0) of a new action, or null when none was new. The check
-       * stops at the first it finds, looking first for an action whose input (tool, status,
-       * input) was not used before, which needs no output compared.
-       */
+      /** Index (in the cycle, from 0) of the first action that brought something new, or null when none did. */
       readonly firstNew: number | null;
       /**
        * When it fired, the cycle's first action, for the notice: a tool call's name and
@@ -71,9 +67,8 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 
 /**
  * Fires at compaction k when k−1 exists, the user did not speak since it, and the cycle
- * after k−1's summary did at least one thing, none of it new: every tool call (same tool,
- * input, ending and normalised result) and every text-only answer in it already appears
- * earlier since the user's last message.
+ * after k−1's summary did at least one thing, none of which brought anything new since the
+ * user's last message (DecisionView.isNew, ../information.ts).
  */
 export const noNewWork = defineRule({
   name: "no-new-work",
@@ -85,10 +80,7 @@ export const noNewWork = defineRule({
     let actions = 0;
     for (let s = 0; s < cycle.length; s++) actions += cycle[s]!.actions.length;
     if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
-    // An action whose input was never used before is new without comparing outputs: look for
-    // one of those first, and compare results only when every input was used before.
-    const cheap = indexInCycle(cycle, (action) => !view.keyUsedBefore(action));
-    const index = cheap !== -1 ? cheap : indexInCycle(cycle, (action) => view.isNew(action));
+    const index = indexInCycle(cycle, (action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
     const first = firstNew === null ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;

@@ -42,6 +42,11 @@ export interface RepeatedToolCallEvidence {
   readonly messageIDs: readonly string[];
   /** New actions came after the chain's last run: the model moved on, and the chain no longer denies. */
   readonly movedOn: boolean;
+  /**
+   * The chain is a check (a test run, a build, a linter) re-run with only reads between its
+   * runs and no effect since the first, across two compactions (see {@link checkRunIn}).
+   */
+  readonly readsBetween: boolean;
 }
 
 /**
@@ -61,7 +66,7 @@ function evidenceOf(
   best: Chain | undefined,
   settings: Pick<GuardSettings, "threshold" | "matchOutput">,
   directory: string | undefined,
-  seen: Pick<RepeatedToolCallEvidence, "acrossCompaction" | "messagesRead" | "movedOn">,
+  seen: Pick<RepeatedToolCallEvidence, "acrossCompaction" | "messagesRead" | "movedOn" | "readsBetween">,
 ): RepeatedToolCallEvidence {
   return {
     tool: best?.action.call?.tool ?? null,
@@ -76,7 +81,38 @@ function evidenceOf(
     messagesRead: seen.messagesRead,
     messageIDs: best?.messageIDs ?? [],
     movedOn: seen.movedOn,
+    readsBetween: seen.readsBetween,
   };
+}
+
+/**
+ * The longest run, in the cycle just ended, of a check asked `threshold` times or more with
+ * the same answer and no effect since its first run, which came before compaction k−2: three
+ * asks over two compactions with nothing changed, and no effect after the last. Reads between the runs
+ * do not matter: only an effect can change a check's answer.
+ */
+function checkRunIn(view: DecisionView, threshold: number): Chain | undefined {
+  const [twoBefore] = view.recentCompactions(3);
+  if (!view.previous || twoBefore === view.previous || twoBefore === view.compaction || view.userSteppedIn) return undefined;
+  let best: Chain | undefined;
+  for (const step of view.cycle) {
+    for (const action of step.actions) {
+      // An effect after a run may have changed what the check reads: that run is over.
+      if (view.brings(action) === "effect") best = undefined;
+      const run = view.checkRun(action);
+      if (!run || run.count < threshold || run.firstPosition >= twoBefore!.position) continue;
+      if (best && best.count > run.count) continue;
+      best = {
+        action,
+        count: run.count,
+        newSeen: 0,
+        firstPosition: run.firstPosition,
+        lastPosition: step.position,
+        messageIDs: [...run.messageIDs],
+      };
+    }
+  }
+  return best;
 }
 
 /**
@@ -128,17 +164,26 @@ export const repeatedToolCall = defineRule({
   check(view, { settings, directory }) {
     const steps = view.recentSteps(settings.window);
     const { best, fires, newSeen } = strongest(steps, view, settings.threshold);
+    const check = fires ? undefined : checkRunIn(view, settings.threshold);
+    if (check) {
+      const seen = { acrossCompaction: true, messagesRead: steps.length, movedOn: false, readsBetween: true };
+      return { fired: true, evidence: evidenceOf(check, settings, directory, seen) };
+    }
     const evidence = evidenceOf(best, settings, directory, {
       acrossCompaction: best !== undefined && across(view, best),
       messagesRead: steps.length,
       movedOn: best !== undefined && best.newSeen !== newSeen,
+      readsBetween: false,
     });
     return { fired: fires, evidence };
   },
   words: {
     explain: (e) =>
-      `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
-      `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
+      e.readsBetween
+        ? `the same check, ${e.tool} (${e.preview}), ran ${e.count} times${e.matchOutput ? " with the same result" : ""} across two compactions ` +
+          `with only reads between its runs, and nothing changed that could change its result`
+        : `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
+          `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
     short: (e) => `the same ${e.tool} call ran ${e.count} times`,
     nextStep: `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
   },
