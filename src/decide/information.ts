@@ -23,7 +23,7 @@
  */
 import type { ToolCall } from "./history.js";
 import { lex, type Lexed } from "../redact/bash-lexer.js";
-import { comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
+import { canonicalJson, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 
 /** What one action brought (see the module's comment). */
@@ -388,6 +388,17 @@ export class InformationState {
     return { brought, run };
   }
 
+  /** Does `answer` state a name or number that no earlier answer, nor the question, did? */
+  private statesNews(answer: Answer, earlier: readonly Answer[], call: ToolCall): boolean {
+    let asked: Set<string> | undefined;
+    for (const fact of answer.facts) {
+      if (earlier.some((known) => known.facts.has(fact))) continue;
+      asked ??= factsOf(canonicalJson(call.input));
+      if (!asked.has(fact)) return true;
+    }
+    return false;
+  }
+
   /** Is the effect new (not one done before with the same answer)? A new one starts afresh. */
   private effect(call: ToolCall): boolean {
     const what = effectOf(call);
@@ -420,11 +431,11 @@ export class InformationState {
       this.asked.set(ask, [answer]);
       return unseen || saysTooLittle(answer) ? "information" : "nothing";
     }
-    // Asked before: only an answer that moved in substance is news (a name or number no
-    // earlier answer stated; any change, for an answer that states none).
+    // Asked before: only an answer that moved in substance is news (a name or number that
+    // neither an earlier answer nor the question itself stated; any change, for an answer
+    // that states none).
     const moved =
-      earlier.every((known) => known.text !== answer.text) &&
-      (answer.facts.size === 0 || [...answer.facts].some((fact) => !earlier.some((known) => known.facts.has(fact))));
+      earlier.every((known) => known.text !== answer.text) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
     earlier.push(answer);
     return moved ? "information" : "nothing";
   }
