@@ -9,8 +9,11 @@
  * step), the summary, the kept tail (opencode 1.18.33's `tail_start_id`, session/compaction.ts)
  * and the two fixed texts; less a small margin (predict.ts `predictionMargin`). Measured under six
  * real tokenizers over exactly what opencode sends (docs/zero-waste.md), the bound never
- * exceeded the real prompt, so it is on by default. Only at the session's first compaction: from the second on,
- * no-progress measures what the previous compaction really left, which beats a prediction.
+ * exceeded the real prompt, so it is on by default. At the session's first compaction: from the second on,
+ * no-progress measures what the previous compaction really left, which beats a prediction;
+ * but the first compaction after a real user message (a reply to a denial, say) is predicted
+ * again, since nothing the prediction reads has changed and no-progress would need one more
+ * cycle to see the same.
  * Abstains when `predict` is off (`predict: false`), when the step before the compaction ended the turn (a
  * finished answer is turn-finished's housekeeping, not a loop), when the history may not begin with the session's first
  * message (the hook read its newest 200+ messages and got as many as it asked for), when the
@@ -19,7 +22,7 @@
 import { usableContext } from "../opencode-facts.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
-import { REPLY, percent, tokens } from "../words.js";
+import { percent, tokens } from "../words.js";
 import { endedTheTurn } from "../timeline.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
@@ -46,8 +49,10 @@ export const cannotMakeRoom = defineRule({
   check(view, { settings, limits, reserved, wholeSession }) {
     if (!settings.predict) return abstain("prediction is off (predict: false)");
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
-    if (!isFirstCompaction(view.timeline, view.compaction, view.start)) {
-      return abstain("not the session's first compaction (from the second on, no-progress measures)");
+    // From the second compaction on no-progress measures what the previous one left, unless the
+    // user spoke since it: then this compaction is as knowable as the session's first.
+    if (!isFirstCompaction(view.timeline, view.compaction, view.start) && !view.userSteppedIn) {
+      return abstain("not the session's first compaction, nor the first after a message of the user's (no-progress measures)");
     }
     // A finished answer over the line is no loop: turn-finished's housekeeping (or, in a
     // subagent's session, the continue turn that lets it report) decides.
@@ -92,6 +97,8 @@ export const cannotMakeRoom = defineRule({
             `against a usable context of ${tokens(e.usableTokens)}, so every step would compact again`;
     },
     short: () => "compaction cannot make room here",
-    nextStep: `${REPLY} with a smaller system prompt or instructions (AGENTS.md), or a model with a larger context.`,
+    nextStep:
+      "Start a new session with a smaller system prompt or instructions (AGENTS.md), or switch to a model with a larger context: " +
+      "a reply here compacts again, because what does not fit is what every request carries.",
   },
 });

@@ -80,8 +80,21 @@ describe("cannot-make-room", () => {
     expect(rows.map((r) => r.decision)).toEqual(["allow", "allow"]);
     expect(rows[1]!.evidence["cannot-make-room"]).toEqual({
       status: "abstain",
-      reason: "not the session's first compaction (from the second on, no-progress measures)",
+      reason: "not the session's first compaction, nor the first after a message of the user's (no-progress measures)",
     });
+  });
+
+  it("the first compaction after the user's reply to a denial is predicted again: the same fixed point is denied at once", () => {
+    // Compaction 1 is denied (the first step alone is over the usable 6,000); the user replies,
+    // the next step is over the line again, compaction 2 follows.
+    const session = firstStepOver(7_000).user("please go on").step(bash("echo again"), 7_050).compact();
+    shape(session.messages, 7, 30);
+    const rows = replayMessages(session.messages, ON, { limits: LIMITS });
+    expect(rows.map((r) => [r.decision, r.rule])).toEqual([
+      ["deny", "cannot-make-room"],
+      ["deny", "cannot-make-room"],
+    ]);
+    expect(rows[1]!.evidence["cannot-make-room"]).toMatchObject({ status: "predicted", stalled: "still-over-usable-context" });
   });
 
   it("the fixed point: denied at compaction 1 with prediction on (the default), at 2 by no-progress with it off", () => {
