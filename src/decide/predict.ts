@@ -26,8 +26,9 @@
  * - the summary: its recorded output tokens (the text opencode sends back);
  * - the kept tail: the context of the last step before the compaction (prompt + output)
  *   less the prompt of the first step at or after the tail's first message: what the
- *   context grew by since the tail began (the last step's tool results, never measured,
- *   are left out);
+ *   context grew by since the tail began; plus the last step's tool results, which no
+ *   step measured, at one token per whitespace-separated chunk of their text
+ *   ({@link tokensAtLeast});
  * - the two fixed texts at {@link FIXED_CHARS_PER_TOKEN} characters a token: fewer tokens
  *   than any of six real tokenizers makes of them (e2e/tokenizers.ts; opencode's own 4
  *   characters a token, util/token.ts, is 4 tokens over what they make of the continue text).
@@ -92,6 +93,23 @@ export interface PredictedPrompt {
 /** A prediction, or why there is none. */
 export type Prediction = PredictedPrompt | { readonly status: "abstain"; readonly reason: string };
 
+/**
+ * Tokens of a text, at least: one per run of non-whitespace characters. No tokenizer of the
+ * six measured (o200k, cl100k, Claude, Qwen3, Llama 3, Gemma 3) makes a token that holds two
+ * such runs, since each splits text at whitespace before it merges (docs/zero-waste.md).
+ */
+export function tokensAtLeast(text: string): number {
+  let count = 0;
+  let inRun = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const blank = code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0x3000;
+    if (!blank && !inRun) count += 1;
+    inRun = !blank;
+  }
+  return count;
+}
+
 /** Tokens of a fixed text, at least: ⌊characters / FIXED_CHARS_PER_TOKEN⌋. */
 const estimate = (text: string): number => Math.floor(text.length / FIXED_CHARS_PER_TOKEN);
 
@@ -138,11 +156,15 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
   const summaryTokens = summary.outputTokens;
 
   let trigger: AssistantEntry | undefined;
+  let triggerPosition = -1;
   let smallestStepTokens = firstStepTokens;
   for (let p = compaction.position - 1; p >= 0; p--) {
     const entry = entries[p];
     if (!isStep(entry)) continue;
-    trigger ??= entry;
+    if (trigger === undefined) {
+      trigger = entry;
+      triggerPosition = p;
+    }
     if (entry.promptTokens !== null) smallestStepTokens = Math.min(smallestStepTokens, entry.promptTokens);
   }
   const baseTokens = Math.max(0, Math.min(firstStepTokens - firstUserTokens, smallestStepTokens));
@@ -163,8 +185,12 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
       const entry = entries[p];
       if (isStep(entry)) from = entry.promptTokens;
     }
-    // What the context grew by from the tail's start to the end of the last step: a lower bound.
+    // What the context grew by from the tail's start to the end of the last step, and the
+    // last step's tool results, which no step measured: a lower bound.
     if (from !== null && trigger?.promptTokens != null) tailTokens = Math.max(0, trigger.promptTokens + trigger.outputTokens - from);
+    if (trigger !== undefined && triggerPosition >= tailStart) {
+      for (const call of trigger.toolCalls) if (typeof call.output === "string") tailTokens += tokensAtLeast(call.output);
+    }
   }
 
   const fixedTokens = estimate(COMPACTION_QUESTION) + estimate(CONTINUE_TEXT);

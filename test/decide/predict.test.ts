@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
 import { buildTimeline } from "../../src/decide/history.js";
-import { predictionMargin, predictNextPrompt } from "../../src/decide/predict.js";
+import { predictionMargin, predictNextPrompt, tokensAtLeast } from "../../src/decide/predict.js";
 import { replayMessages } from "../../src/decide/replay.js";
 import { resolveSettings } from "../../src/decide/settings.js";
 import { fakeClient, newestMessages } from "../support/client.js";
@@ -46,9 +46,9 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       firstUserTokens: 13, // 13 bytes
       baseTokens: 1_987,
       summaryTokens: 250,
-      // 6,500 + 20 − 5,000: steps 3 and 4 without step 4's tool result (never measured).
-      tailTokens: 1_520,
-      predictedTokens: 1_987 + 250 + 1_520 + 24,
+      // 6,500 + 20 − 5,000: steps 3 and 4; and step 4's tool result ("ok\n"), never measured: one chunk.
+      tailTokens: 1_520 + 1,
+      predictedTokens: 1_987 + 250 + 1_521 + 24,
       tailStartID: third,
       triggerTokens: 6_520,
     });
@@ -66,8 +66,8 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     shape(session.messages, 5, 100, second);
     expect(predictAt(session.messages)).toMatchObject({
       baseTokens: 995,
-      tailTokens: 6_120 - 2_500,
-      predictedTokens: 995 + 100 + 3_620 + 24,
+      tailTokens: 6_120 - 2_500 + 1, // and the last step's "ok\n"
+      predictedTokens: 995 + 100 + 3_621 + 24,
     });
   });
 
@@ -80,7 +80,7 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       .compact();
     shape(session.messages, 2, 30);
     shape(session.messages, 6, 40, session.messages[5]!.info.id as string);
-    expect(predictAt(session.messages, 1)).toMatchObject({ baseTokens: 6_989, summaryTokens: 40, tailTokens: 20 });
+    expect(predictAt(session.messages, 1)).toMatchObject({ baseTokens: 6_989, summaryTokens: 40, tailTokens: 20 + 1 });
     // A tail that begins before compaction 1 cannot be measured by differences.
     session.messages[6]!.parts[0]!.tail_start_id = session.messages[1]!.info.id;
     expect(predictAt(session.messages, 1)).toEqual({ status: "abstain", reason: "the kept tail spans an earlier compaction" });
@@ -146,6 +146,18 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
     expect([predictionMargin(1_000), predictionMargin(10_000), predictionMargin(10_001), predictionMargin(200_000)]).toEqual([
       100, 100, 101, 2_000,
     ]);
+  });
+});
+
+describe("tokensAtLeast: one token per run of non-whitespace", () => {
+  it.each<[string, number]>([
+    ["", 0],
+    ["ok\n", 1],
+    ["  two words\n\tthree\u00a0four\u3000five ", 5],
+    ["进度报告：第一阶段完成", 1],
+    ['{"a": [1, 2]}', 3],
+  ])("%j: %i", (text, count) => {
+    expect(tokensAtLeast(text)).toBe(count);
   });
 });
 

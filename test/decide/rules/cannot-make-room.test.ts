@@ -84,6 +84,18 @@ describe("cannot-make-room", () => {
     });
   });
 
+  it("a fixed point made by the kept tail's last tool result is denied at compaction 1: the result counts at one token a word", () => {
+    // The base (2,000 − 11) and summary are far under the usable 6,000; the last step's
+    // output, 4,200 words that no step measured, is kept in the tail and fills the rest.
+    const big = "ok ".repeat(4_200);
+    const session = new SessionBuilder("ses_p").user("run echo hi").step(bash("echo hi"), tokens(2_000, 20));
+    session.step(bash("gh api repos/o/r/issues", big), tokens(2_100, 20)).compact();
+    shape(session.messages, 3, 30, session.messages[2]!.info.id as string);
+    const row = replayMessages(session.messages, ON, { limits: LIMITS })[0]!;
+    expect([row.decision, row.rule]).toEqual(["deny", "cannot-make-room"]);
+    expect(row.evidence["cannot-make-room"]).toMatchObject({ tailTokens: 20 + 4_200, stalled: "still-over-usable-context" });
+  });
+
   it("the first compaction after the user's reply to a denial is predicted again: the same fixed point is denied at once", () => {
     // Compaction 1 is denied (the first step alone is over the usable 6,000); the user replies,
     // the next step is over the line again, compaction 2 follows.
