@@ -99,6 +99,33 @@ describe("checkToolCall: the call just finished against the history", () => {
     expect(checkToolCall(planned.messages, finished(echo), settings()).runs).toBe(3);
   });
 
+  it("a tool's own wait parameter is a wait: identical polls of a running process get no notice", () => {
+    const poll: ToolSpec = {
+      tool: "write_stdin",
+      input: { session_id: 2, chars: "", yield_time_ms: 45_000 },
+      output: "Process running with session ID 2\nWall time: 45.0 seconds\nOutput:\n",
+    };
+    const polls = new SessionBuilder().user().step(poll).step(poll).step(poll).step(poll);
+    expect(checkToolCall(polls.messages, finished(poll), settings())).toEqual({ runs: 1, action: null });
+    // The same tool sending input (or yielding under 10 s) is no wait: the fifth run is warned.
+    const typed: ToolSpec = { ...poll, input: { session_id: 2, chars: "y\n", yield_time_ms: 1_000 } };
+    const typing = new SessionBuilder().user().step(typed).step(typed).step(typed).step(typed);
+    expect(checkToolCall(typing.messages, finished(typed), settings()).action).toBe("warn");
+  });
+
+  it("a re-spelled read between two runs is no new work: the chain goes on (the same judgement as at a compaction)", () => {
+    const lines = "export const a = 1;\nexport const b = 2;\nexport const c = compute(a, b);\n".repeat(3);
+    const check = bash("npx tsc --noEmit", "src/a.ts(3,1): error TS2304: Cannot find name 'compute'.\n");
+    const session = new SessionBuilder()
+      .user()
+      .step(bash("cat src/a.ts", lines))
+      .step(check)
+      .step(bash("head -n 9 src/a.ts", lines))
+      .step(check)
+      .step(bash("sed -n '1,9p' src/a.ts", lines));
+    expect(checkToolCall(session.messages, finished(check), settings()).runs).toBe(3);
+  });
+
   it("at tool time an asking tool counts only when asked the same way: the notice speaks of this exact call", () => {
     const pages = "1. https://example.org/a — the page about retries and back-off, long enough to stand for the query itself. ".repeat(2);
     const search = (query: string): ToolSpec => ({ tool: "websearch", input: { query }, output: pages });
