@@ -22,7 +22,7 @@
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
 import type { ToolCall } from "./history.js";
-import { lex, type Lexed } from "../redact/bash-lexer.js";
+import { simpleCommandsOf } from "./waits.js";
 import { canonicalJson, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 
@@ -88,28 +88,6 @@ const WRITING_FLAG =
 /** What one simple command does: reads, checks the code, or may change something. */
 type CommandKind = "read" | "check" | "effect";
 
-/** Simple commands of a lexed line: word lists split at operators, with whether an output redirection follows one. */
-function simpleCommands(tokens: readonly Lexed[]): Array<{ words: string[]; writes: boolean }> {
-  const commands: Array<{ words: string[]; writes: boolean }> = [];
-  let current = { words: [] as string[], writes: false };
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token.kind === "op") {
-      if (current.words.length > 0 || current.writes) commands.push(current);
-      current = { words: [], writes: false };
-    } else if (token.kind === "redirect") {
-      const target = token.target ? tokens[i + 1] : undefined;
-      if (target?.kind === "word") {
-        i += 1;
-        // `2>&1` and `>/dev/null` change nothing; any other output target is written.
-        if (token.output && !/^(?:&?\d*|\/dev\/null|&-)$/.test(target.value)) current.writes = true;
-      }
-    } else current.words.push(token.value);
-  }
-  if (current.words.length > 0 || current.writes) commands.push(current);
-  return commands;
-}
-
 /** What one simple command does (see {@link CommandKind}). */
 function commandKind(words: readonly string[]): CommandKind {
   let at = 0;
@@ -134,7 +112,7 @@ function commandKind(words: readonly string[]): CommandKind {
  */
 export function commandRole(command: string): CommandKind {
   let kind: CommandKind = "read";
-  for (const simple of simpleCommands(lex(command))) {
+  for (const simple of simpleCommandsOf(command)) {
     const one = simple.writes ? "effect" : commandKind(simple.words);
     if (one === "effect") return "effect";
     if (one === "check") kind = "check";

@@ -59,11 +59,16 @@ const WAIT_WORDS = /sleep|wait|watch|rollout/;
 /** How deep `bash -c '…'` strings are read inside each other. */
 const MAX_SHELL_DEPTH = 4;
 
-/** A simple command: its words (values, quotes removed), the seconds a `timeout` around it allows (Infinity without one), and whether it runs inside a `while` or `until` loop. */
+/**
+ * A simple command: its words (values, quotes removed), the seconds a `timeout` around it
+ * allows (Infinity without one), whether it runs inside a `while` or `until` loop, and
+ * whether it redirects output into a file (`> notes.md`, `>> log`; not `2>&1` or `>/dev/null`).
+ */
 interface Simple {
   readonly words: readonly string[];
   readonly cap: number;
   readonly inLoop: boolean;
+  readonly writes: boolean;
 }
 
 /** A command line read: its simple commands, and whether it sends a job to the background. */
@@ -91,6 +96,15 @@ export function commandsOf(command: string): string[][] {
  */
 export function commandLines(command: string): string[] {
   return parseLine(command, 0, Infinity, false).commands.map((simple) => simple.words.join(" "));
+}
+
+/**
+ * The simple commands of a bash command line as {@link commandsOf} reads them, each with
+ * whether it redirects output into a file: `cat > notes.md <<'EOF'` writes, `cmd 2>&1`,
+ * `cmd >/dev/null` and `cmd < input` do not.
+ */
+export function simpleCommandsOf(command: string): Array<{ readonly words: readonly string[]; readonly writes: boolean }> {
+  return parseLine(command, 0, Infinity, false).commands.map(({ words, writes }) => ({ words, writes }));
 }
 
 /**
@@ -131,7 +145,9 @@ const CLOSERS = new Set(["done", "fi", "esac", "}"]);
 function parseLine(command: string, depth: number, cap: number, inLoop: boolean): Line {
   const line: Line = { commands: [], background: false };
   let words: string[] = [];
+  let writes = false;
   let skipTarget = false;
+  let outputTarget = false;
   /** The loops open where the next command starts, innermost last: true for `while` and `until`. */
   const loops: boolean[] = [];
   const flush = (): void => {
@@ -146,7 +162,9 @@ function parseLine(command: string, depth: number, cap: number, inLoop: boolean)
       start += 2;
     }
     const simple = start === 0 ? words : words.slice(start);
+    const written = writes;
     words = [];
+    writes = false;
     if (simple.length === 0) return;
     if (HEADERS.has(simple[0]!)) {
       if (simple[0] !== "case") loops.push(false);
@@ -159,7 +177,7 @@ function parseLine(command: string, depth: number, cap: number, inLoop: boolean)
     const looping = inLoop || loops.includes(true);
     const shell = depth < MAX_SHELL_DEPTH ? shellString(simple) : undefined;
     if (shell === undefined) {
-      line.commands.push({ words: simple, cap, inLoop: looping });
+      line.commands.push({ words: simple, cap, inLoop: looping, writes: written });
       return;
     }
     const inner = parseLine(shell.body, depth + 1, Math.min(cap, shell.cap), looping);
@@ -172,7 +190,10 @@ function parseLine(command: string, depth: number, cap: number, inLoop: boolean)
       if (token.op === "&") line.background = true;
     } else if (token.kind === "redirect") {
       skipTarget = token.target;
+      outputTarget = token.target && token.output;
     } else if (skipTarget) {
+      // `2>&1` and `>/dev/null` send output nowhere new; any other output target is written.
+      if (outputTarget && !/^(?:&?\d*|\/dev\/null|&-)$/.test(token.value)) writes = true;
       skipTarget = false;
     } else {
       words.push(token.value);
