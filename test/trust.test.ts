@@ -135,10 +135,9 @@ describe("loaded twice", () => {
     expect(output.enabled).toBe(false);
     expect(fake.logs.filter((l) => l.extra?.decision !== undefined)).toHaveLength(1);
     expect(fake.toasts).toHaveLength(1);
-    expect(fake.startup.map((l) => l.message.endsWith("(copy 2 in this opencode: each compaction is still decided once)"))).toEqual([
-      false,
-      true,
-    ]);
+    expect(
+      fake.startup.map((l) => l.message.endsWith("(copy 2 in this opencode: each compaction is decided once, each notice written once)")),
+    ).toEqual([false, true]);
     // Also when the first copy allowed: the second does not decide again.
     const allowed = { enabled: true };
     const other = new DecisionRegistry();

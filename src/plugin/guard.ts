@@ -20,14 +20,21 @@ import { createPrevention } from "./prevent.js";
 import { createStopNotes } from "./stop-note.js";
 import { createToolLoopHooks } from "./tool-loop.js";
 import { createV2Runner } from "./v2-runner.js";
+import { createBackoff, type BackoffDeps } from "./backoff.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
 
 /** How long the hook waits for `session.messages` before falling back to opencode's behaviour, ms. */
 export const MESSAGES_TIMEOUT_MS = 5_000;
-/** How long a prevention hook waits for `session.messages` before leaving opencode's text as it was, ms. */
+/** How long the ledger hook (before a summary request) waits for `session.messages` before leaving opencode's prompt as it was, ms. */
 export const PREVENT_READ_TIMEOUT_MS = 2_000;
+/**
+ * How long a per-step read (the tool-time check after a tool call, the continue-note rewrite
+ * before a model request) waits for `session.messages`, ms; past it the guard backs off
+ * (./backoff.ts).
+ */
+export const STEP_TIMEOUT_MS = 2_000;
 /** How long the hook waits for a toast or a log call before moving on, ms. */
 export const NOTIFY_TIMEOUT_MS = 1_000;
 
@@ -59,12 +66,51 @@ export interface GuardDeps {
    * one decides alone.
    */
   readonly registry?: DecisionRegistry;
+  /**
+   * Which copy of the guard runs each per-step hook (see {@link HookOwners}); default the
+   * registry's. A guard made with neither acts alone.
+   */
+  readonly owners?: HookOwners;
   readonly messagesTimeoutMs?: number;
   readonly notifyTimeoutMs?: number;
-  /** How long a prevention hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
+  /** How long the ledger hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
   readonly preventTimeoutMs?: number;
+  /** How long a per-step read waits, ms (default {@link STEP_TIMEOUT_MS}). */
+  readonly stepTimeoutMs?: number;
+  /** The back-off's clock and waits (./backoff.ts). */
+  readonly backoff?: Pick<BackoffDeps, "now" | "firstDelayMs" | "maxDelayMs">;
   /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
   readonly fetch?: typeof fetch;
+}
+
+/**
+ * Which copy of the guard runs each kind of per-step hook, when the plugin is loaded more than
+ * once in one process (`opencode.json` naming both the clone folder and `dist/index.js`, or a
+ * global and a project config). opencode calls every copy's hooks in turn on the same
+ * `output`: without this, each copy appends its tool-loop notice and writes its lines. The
+ * first copy to join a kind owns it; the others defer to it, and one takes over when the owner
+ * leaves (its `dispose`). Kinds: `tool-loop` (both tool hooks: the refusal needs the state the
+ * notice hook keeps), `prevention` (the ledger and the continue-note rewrite).
+ */
+export class HookOwners {
+  private readonly owners = new Map<string, object>();
+
+  /** `copy` joins `kind`: it owns it unless another copy does. */
+  join(kind: string, copy: object): void {
+    if (!this.owners.has(kind)) this.owners.set(kind, copy);
+  }
+
+  /** True when `copy` owns `kind`; a kind without an owner (its owner left) is taken by `copy`. */
+  owns(kind: string, copy: object): boolean {
+    const owner = this.owners.get(kind);
+    if (owner === undefined) this.owners.set(kind, copy);
+    return owner === undefined || owner === copy;
+  }
+
+  /** `copy` leaves every kind it owns. */
+  leave(copy: object): void {
+    for (const [kind, owner] of [...this.owners]) if (owner === copy) this.owners.delete(kind);
+  }
 }
 
 /** Compactions already claimed by a copy of the guard, by session and message id; bounded. */
@@ -72,6 +118,8 @@ export class DecisionRegistry {
   private readonly claimed = new Set<string>();
   /** How many copies of the guard were made with this registry. */
   copies = 0;
+  /** The per-step hooks' owners among the copies made with this registry. */
+  readonly owners = new HookOwners();
 
   /** True the first time a compaction is claimed, false after. Keeps the newest 1,000. */
   claim(sessionID: string, messageID: string): boolean {
@@ -86,6 +134,19 @@ export class DecisionRegistry {
 /** The registry of this process, shared by every copy `server` makes (a global, so two bundles share it too). */
 const PROCESS_REGISTRY: DecisionRegistry = ((globalThis as Record<symbol, unknown>)[Symbol.for("opencode-compaction-guard.registry")] ??=
   new DecisionRegistry()) as DecisionRegistry;
+/**
+ * The hook owners of this process, under their own global key: a registry made by an older
+ * bundle, which had none, still shares its claims while the owners are shared here.
+ */
+const PROCESS_OWNERS: HookOwners = (() => {
+  const globals = globalThis as Record<symbol, unknown>;
+  const key = Symbol.for("opencode-compaction-guard.hook-owners");
+  const found = globals[key] as Partial<HookOwners> | undefined;
+  if (typeof found?.join === "function" && typeof found.owns === "function" && typeof found.leave === "function") {
+    return found as HookOwners;
+  }
+  return (globals[key] = new HookOwners()) as HookOwners;
+})();
 
 /** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
 const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
@@ -113,6 +174,9 @@ export function createGuard(
   const { settings, problems } = resolved;
   const registry = deps.registry;
   const copy = registry ? ++registry.copies : 1;
+  const owners = deps.owners ?? registry?.owners;
+  /** This copy, as {@link HookOwners} knows it. */
+  const self = {};
   const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
   const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
 
@@ -156,7 +220,7 @@ export function createGuard(
   void log(
     "info",
     `compaction-guard ${VERSION} loaded: ${describeSettings(resolved)}` +
-      (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is still decided once)` : ""),
+      (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is decided once, each notice written once)` : ""),
   );
 
   const limit = historyLimit(settings);
@@ -250,11 +314,18 @@ export function createGuard(
     return data;
   };
 
+  const stepTimeoutMs = deps.stepTimeoutMs ?? STEP_TIMEOUT_MS;
+  /** The back-off of the per-step reads (./backoff.ts), shared by every session of this guard. */
+  const backoff = createBackoff({ log, reason, ...deps.backoff });
+  /** A per-step read: the newest `count` messages, or undefined when this step reads nothing (backed off). Never rejects. */
+  const readForStep = (sessionID: string, count: number): Promise<unknown[] | undefined> =>
+    backoff.step(sessionID, () => readMessages(sessionID, count, stepTimeoutMs));
+
   /** The tool-loop check's hooks (plugin/tool-loop.ts): they share this guard's log, timeouts and notes. */
   const toolLoop = createToolLoopHooks({
     settings,
     directory,
-    messages: (sessionID, count) => readMessages(sessionID, count, messagesTimeoutMs),
+    messages: readForStep,
     abort: async (sessionID) => {
       const result = await withTimeout(
         Promise.resolve(client.session.abort({ path: { id: sessionID } })),
@@ -371,17 +442,40 @@ export function createGuard(
         limit,
         directory,
         readMessages: (sessionID) => readMessages(sessionID, limit, preventTimeoutMs),
+        readForStep: (sessionID) => readForStep(sessionID, limit),
         warn: (message, error, sessionID) => log("warn", `${message}: ${reason(error)}`, { sessionID }),
       })
     : {};
 
-  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose: notes.dispose, ...prevention };
+  /**
+   * `hook`, run only while this copy owns `kind` (see {@link HookOwners}); another copy's
+   * turn is a no-op. Joins `kind` now, so that the first copy made owns it.
+   */
+  const owned = <A extends unknown[]>(kind: string, hook: (...args: A) => Promise<void>): ((...args: A) => Promise<void>) => {
+    if (!owners) return hook;
+    owners.join(kind, self);
+    return async (...args: A) => {
+      if (owners.owns(kind, self)) await hook(...args);
+    };
+  };
+  const dispose = async (): Promise<void> => {
+    owners?.leave(self);
+    await notes.dispose();
+  };
+
+  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose };
+  if (settings.prevent) {
+    const compacting = prevention["experimental.session.compacting"];
+    const transform = prevention["experimental.chat.messages.transform"];
+    if (compacting) hooks["experimental.session.compacting"] = owned("prevention", compacting);
+    if (transform) hooks["experimental.chat.messages.transform"] = owned("prevention", transform);
+  }
   if (settings.toolLoop !== "off") {
-    hooks["tool.execute.after"] = toolLoop.after;
-    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = toolLoop.before;
+    hooks["tool.execute.after"] = owned("tool-loop", toolLoop.after);
+    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned("tool-loop", toolLoop.before);
   }
   return hooks;
 }
 
 /** The plugin function opencode calls at start-up: `(input, options) => hooks`. */
-export const server: Plugin = async (input, options) => createGuard(input, options, { registry: PROCESS_REGISTRY });
+export const server: Plugin = async (input, options) => createGuard(input, options, { registry: PROCESS_REGISTRY, owners: PROCESS_OWNERS });

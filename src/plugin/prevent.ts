@@ -12,7 +12,9 @@
  *   note. The summarizer then no longer reads an earlier continue turn as `[User]: Continue
  *   if you have next steps…`.
  *
- * Every failure leaves opencode's text as it was and logs one warn line; nothing is thrown.
+ * Every failure leaves opencode's text as it was and logs one warn line; nothing is thrown. A
+ * read before a model request that fails or is slow makes the guard back off instead
+ * (plugin/backoff.ts): one warn line for all requests until opencode answers again.
  *
  * The note of a continue turn is made once, from the calls completed before the compaction
  * that turn follows, and kept for the session: every request of the cycle (the transform
@@ -35,6 +37,12 @@ export interface PreventionDeps {
    * `query.limit`, under a timeout); rejects when the read fails or returns no list.
    */
   readonly readMessages: (sessionID: string) => Promise<readonly unknown[]>;
+  /**
+   * The same read for the transform, which runs before every model request: undefined when
+   * this request reads nothing (the guard backs off from a slow opencode, plugin/backoff.ts,
+   * and has said so). Never rejects.
+   */
+  readonly readForStep: (sessionID: string) => Promise<readonly unknown[] | undefined>;
   /** How many messages `readMessages` asks for: fewer back means the whole session. */
   readonly limit: number;
   /** The project directory: file paths in previews are shown relative to it. */
@@ -156,7 +164,8 @@ export function createPrevention(
       if (sessionID === "unknown") throw new Error("the continue turn names no session");
       const made = new Map<string, string>();
       if (targets.some(({ messageID }) => notes.get(sessionID, messageID) === undefined)) {
-        const data = await deps.readMessages(sessionID);
+        const data = await deps.readForStep(sessionID);
+        if (data === undefined) return;
         const timeline = buildTimeline(data);
         const wholeSession = data.length < deps.limit;
         for (const { messageID } of targets) {

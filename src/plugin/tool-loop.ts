@@ -9,9 +9,10 @@
  * model reads and what is stored (session/prompt.ts). Its own doom-loop check
  * (session/processor.ts, DOOM_LOOP_THRESHOLD = 3) reads only the current assistant message.
  *
- * Every path is caught except the deliberate refusal: an SDK failure is one warn line and
- * opencode goes on as without the guard. The abort is not awaited inside the hook (it would
- * wait for the very tool call the hook runs in).
+ * Every path is caught except the deliberate refusal: a read that fails or is slow makes the
+ * guard back off (plugin/backoff.ts: one warn line, then steps read nothing until opencode
+ * answers again) and opencode goes on as without the guard. The abort is not awaited inside
+ * the hook (it would wait for the very tool call the hook runs in).
  */
 import { callKey, checkToolCall, toolLoopHistoryLimit, toolLoopNotice } from "../decide/tool-loop.js";
 import type { GuardSettings } from "../decide/settings.js";
@@ -25,8 +26,12 @@ export interface ToolLoopDeps {
   readonly settings: GuardSettings;
   /** The project directory, for previews. */
   readonly directory: string | undefined;
-  /** The session's newest `limit` messages (oldest first); rejects on failure or timeout. */
-  readonly messages: (sessionID: string, limit: number) => Promise<unknown[]>;
+  /**
+   * The session's newest `limit` messages (oldest first), or undefined when this step reads
+   * nothing (the guard backs off from a slow opencode, plugin/backoff.ts, and has said so).
+   * Never rejects.
+   */
+  readonly messages: (sessionID: string, limit: number) => Promise<unknown[] | undefined>;
   /** `client.session.abort`; rejects on failure or timeout. */
   readonly abort: (sessionID: string) => Promise<void>;
   /** A log line (never rejects). */
@@ -135,6 +140,7 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
       if (settings.toolLoop === "off" || typeof output?.output !== "string") return;
       const sessionID = input.sessionID;
       const messages = await deps.messages(sessionID, toolLoopHistoryLimit(settings));
+      if (messages === undefined) return;
       const tool = String(input.tool);
       const check = checkToolCall(
         messages,
