@@ -10,7 +10,8 @@
  * - `ctx.event.subscribe()`: every event, as `{ type, data }` (or `properties`), under the
  *   names `session.next.*` and `session.*`. It keeps, per session, the events that make up its
  *   messages (steps, text, tools, prompts, compactions; deltas left out), and rebuilds the V2
- *   messages from them (decide/v2-history.ts) at each `compaction.ended` with `reason: "auto"`;
+ *   messages from them (decide/v2-history.ts) at each `compaction.ended` with `reason: "auto"`
+ *   (named by its `messageID`, or where a build gives none, by the event's `id`);
  * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
  *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
  * - `ctx.session.hook("compaction")`: the ledger of completed calls (the V1 guard's prevention,
@@ -21,7 +22,10 @@
  * Logs go to standard error, one line each, starting `compaction-guard` (the 2.x context offers
  * no log domain). Settings are the V1 plugin's (decide/settings.ts): `ctx.options`, then the
  * `OPENCODE_COMPACTION_GUARD_*` variables. Any failure is one warn line and opencode's own
- * behaviour.
+ * behaviour. Every part of the context may be missing: stopping loops needs `event.subscribe`
+ * and `session.interrupt` (observe mode only the first), prevention `event.subscribe` and
+ * `session.hook`; a feature whose part is missing is off, with one warn line naming it, and
+ * `setup` never throws.
  */
 import { buildTimeline } from "../decide/history.js";
 import { completedCallsBefore, continueNote, ledgerText } from "../decide/ledger.js";
@@ -34,12 +38,16 @@ import { VERSION } from "../shared/version.js";
 import { reason } from "./calls.js";
 import { createV2Guard } from "./v2-guard.js";
 
-/** What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts` `Context`). */
+/**
+ * What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts`
+ * `Context`). Every part is optional: a host may lack some (the npm 2.0 preview hands plugins
+ * no `session` nor `event`), and each feature needing a missing part is left off.
+ */
 export interface V2PluginContext {
   readonly options?: unknown;
-  readonly event: { subscribe(): AsyncIterable<unknown> };
-  readonly session: {
-    interrupt(input: { sessionID: string }): Promise<unknown>;
+  readonly event?: { subscribe?(): AsyncIterable<unknown> };
+  readonly session?: {
+    interrupt?(input: { sessionID: string }): Promise<unknown>;
     synthetic?(input: { sessionID: string; text: string }): Promise<unknown>;
     get?(input: { sessionID: string }): Promise<unknown>;
     hook?(
@@ -106,7 +114,8 @@ export function createV2Plugin(
     }
   };
 
-  const setup = async (ctx: V2PluginContext): Promise<(() => Promise<void>) | void> => {
+  const setup = async (context: V2PluginContext | undefined): Promise<(() => Promise<void>) | void> => {
+    const ctx: V2PluginContext = isRecord(context) ? context : {};
     const resolved = resolveSettings(ctx.options, deps.env ?? process.env);
     const { settings } = resolved;
     for (const problem of resolved.problems) await log("warn", `compaction-guard: setting ignored: ${problem}`);
@@ -122,26 +131,52 @@ export function createV2Plugin(
     /** Sessions whose next primary request follows an automatic compaction (the context hook's note). */
     const afterCompaction = new Set<string>();
 
+    // What the host offers; each feature that needs a missing part is off, said once.
+    const session = isRecord(ctx.session) ? ctx.session : undefined;
+    const fn = <K extends string>(owner: unknown, name: K): boolean => isRecord(owner) && typeof owner[name] === "function";
+    const canWatch = fn(ctx.event, "subscribe");
+    const canInterrupt = fn(session, "interrupt");
+    const canHook = fn(session, "hook");
+    const missing = (parts: string[], what: string) =>
+      log("warn", `compaction-guard: this host's plugin context has no ${parts.join(" nor ")}: ${what}`);
+    if (!canWatch || !canInterrupt) {
+      await missing(
+        [...(canWatch ? [] : ["event.subscribe"]), ...(canInterrupt ? [] : [session ? "session.interrupt" : "session"])],
+        "loops in its sessions are not stopped; opencode behaves as without the guard there",
+      );
+    }
+    if (settings.prevent && (!canWatch || !canHook)) {
+      await missing(
+        [...(canWatch ? [] : ["event.subscribe"]), ...(canHook ? [] : [session ? "session.hook" : "session"])],
+        "no ledger for the summary and no note after a compaction (prevention off)",
+      );
+    }
+    if (!canWatch) return;
+
     const messagesOf = (sessionID: string) => v2MessagesFromEvents(events.get(sessionID) ?? []);
     const guard = createV2Guard({
       settings,
       readMessages: async (sessionID, count) => messagesOf(sessionID).slice(-count),
       interrupt: async (sessionID) => {
-        await ctx.session.interrupt({ sessionID });
+        await session!.interrupt!({ sessionID });
       },
-      readTitle: async (sessionID) => {
-        const info = await ctx.session.get?.({ sessionID });
-        const data = isRecord(info) && isRecord(info.data) ? info.data : info;
-        return isRecord(data) && typeof data.title === "string" && data.title.trim() !== "" ? data.title : undefined;
-      },
-      note: ctx.session.synthetic
+      readTitle: fn(session, "get")
+        ? async (sessionID) => {
+            const info = await session!.get!({ sessionID });
+            const data = isRecord(info) && isRecord(info.data) ? info.data : info;
+            return isRecord(data) && typeof data.title === "string" && data.title.trim() !== "" ? data.title : undefined;
+          }
+        : undefined,
+      note: fn(session, "synthetic")
         ? async (sessionID, text) => {
-            await ctx.session.synthetic!({ sessionID, text });
+            await session!.synthetic!({ sessionID, text });
           }
         : undefined,
       log,
       reason,
     });
+    /** Compactions whose `compaction.ended` names no message (later 2.x builds): numbered here. */
+    let unnamed = 0;
 
     const keep = (sessionID: string, event: unknown) => {
       let list = events.get(sessionID);
@@ -156,18 +191,26 @@ export function createV2Plugin(
     let iterator: AsyncIterator<unknown> | undefined;
     void (async () => {
       try {
-        iterator = ctx.event.subscribe()[Symbol.asyncIterator]();
+        iterator = ctx.event!.subscribe!()[Symbol.asyncIterator]();
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-          const event: unknown = next.value;
+          let event: unknown = next.value;
           const parsed = v2Event(event);
           const sessionID = parsed?.data.sessionID;
           if (!parsed || typeof sessionID !== "string") continue;
           if (parsed.kind === "deleted") events.delete(sessionID);
           if (!KEPT.has(parsed.kind)) continue;
+          let messageID = parsed.data.messageID;
+          if (parsed.kind === "compaction.ended" && typeof messageID !== "string") {
+            // 2.x's `session.compaction.ended` is `{ sessionID, reason, text, recent }`: the
+            // compaction is named by its event's id (`evt_…`), else by its number here.
+            const id = isRecord(event) ? event.id : undefined;
+            messageID = typeof id === "string" && id !== "" ? id : `compaction-${++unnamed}`;
+            event = { type: (event as { type: string }).type, data: { ...parsed.data, messageID } };
+          }
           keep(sessionID, event);
-          if (parsed.kind === "compaction.ended" && parsed.data.reason === "auto" && typeof parsed.data.messageID === "string") {
+          if (parsed.kind === "compaction.ended" && parsed.data.reason === "auto" && typeof messageID === "string") {
             afterCompaction.add(sessionID);
-            await guard.compacted(sessionID, parsed.data.messageID);
+            if (canInterrupt || settings.mode === "observe") await guard.compacted(sessionID, messageID);
           }
         }
       } catch (error) {
@@ -181,26 +224,30 @@ export function createV2Plugin(
       return completedCallsBefore(timeline, timeline.entries.length, { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents });
     };
     const registrations: Array<{ dispose(): Promise<void> }> = [];
-    if (settings.prevent && ctx.session.hook) {
+    if (settings.prevent && canHook) {
+      const hook = session!.hook!.bind(session);
       try {
         registrations.push(
-          await ctx.session.hook("compaction", (request) => {
+          await hook("compaction", (request) => {
             try {
               // No continue turn follows a V2 compaction: the ledger says only what completed.
+              if (!Array.isArray(request?.system)) return;
               const text = ledgerText(completed(request.sessionID).calls, false);
-              if (text !== null && Array.isArray(request.system)) request.system.push({ type: "text", text });
+              if (text !== null) request.system.push({ type: "text", text });
             } catch (error) {
-              void log("warn", `compaction-guard could not write its ledger for V2 session ${request.sessionID}: ${reason(error)}`);
+              void log("warn", `compaction-guard could not write its ledger for V2 session ${request?.sessionID}: ${reason(error)}`);
             }
           }),
-          await ctx.session.hook("context", (request) => {
+          await hook("context", (request) => {
             try {
-              if (request.kind !== "primary" || !afterCompaction.delete(request.sessionID)) return;
+              // Builds whose context request names no kind call this hook for the agent's requests only.
+              const primary = request?.kind === "primary" || (isRecord(request) && request.kind === undefined);
+              if (!primary || !afterCompaction.delete(request.sessionID)) return;
               const found = completed(request.sessionID);
               if (Array.isArray(request.system))
                 request.system.push({ type: "text", text: continueNote(found.complete ? found.calls : null) });
             } catch (error) {
-              void log("warn", `compaction-guard could not add its note for V2 session ${request.sessionID}: ${reason(error)}`);
+              void log("warn", `compaction-guard could not add its note for V2 session ${request?.sessionID}: ${reason(error)}`);
             }
           }),
         );
@@ -210,8 +257,18 @@ export function createV2Plugin(
     }
 
     return async () => {
-      await Promise.resolve(iterator?.return?.()).catch(() => undefined);
-      for (const registration of registrations) await registration.dispose().catch(() => undefined);
+      try {
+        await iterator?.return?.();
+      } catch {
+        // Shutting down: nowhere left to report to.
+      }
+      for (const registration of registrations) {
+        try {
+          await (isRecord(registration) && typeof registration.dispose === "function" ? registration.dispose() : undefined);
+        } catch {
+          // Shutting down: nowhere left to report to.
+        }
+      }
     };
   };
   return { id: "compaction-guard", setup };

@@ -133,7 +133,7 @@ describe("the OpenCode 2.x entry", () => {
   it("disabled by the environment: nothing watched, nothing hooked", async () => {
     const host = fakeHost(LOOP);
     let subscribed = false;
-    const ctx = { ...host.ctx, event: { subscribe: () => ((subscribed = true), host.ctx.event.subscribe()) } };
+    const ctx = { ...host.ctx, event: { subscribe: () => ((subscribed = true), host.ctx.event!.subscribe!()) } };
     const lines: string[] = [];
     await createV2Plugin({ env: { OPENCODE_COMPACTION_GUARD_DISABLED: "1" }, write: (line) => lines.push(line) }).setup(ctx);
     expect(subscribed).toBe(false);
@@ -188,5 +188,99 @@ describe("the OpenCode 2.x entry", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const failed = lines.filter((l) => l.includes("could not interrupt it: no such session"));
     expect(failed.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("a 2.x host that lacks part of the context", () => {
+  const setupWith = async (ctx: unknown, write?: (line: string) => void) => {
+    const lines: string[] = [];
+    const cleanup = await createV2Plugin({ env: {}, write: write ?? ((line) => lines.push(line)) }).setup(ctx as V2PluginContext);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { lines, warnings: lines.filter((l) => l.startsWith("WARN")), cleanup };
+  };
+  const NOT_STOPPED = "loops in its sessions are not stopped; opencode behaves as without the guard there";
+  const NO_PREVENTION = "no ledger for the summary and no note after a compaction (prevention off)";
+
+  it("no session (the npm 2.0 preview): setup resolves, one line per feature naming what is missing, nothing else", async () => {
+    const host = fakeHost(LOOP);
+    const { warnings, cleanup } = await setupWith({ options: {}, event: host.ctx.event });
+    await host.done;
+    expect(warnings).toEqual([
+      `WARN compaction-guard: this host's plugin context has no session: ${NOT_STOPPED}`,
+      `WARN compaction-guard: this host's plugin context has no session: ${NO_PREVENTION}`,
+    ]);
+    await expect((cleanup as () => Promise<void>)()).resolves.toBeUndefined();
+  });
+
+  it("a session without interrupt nor hook: named as such", async () => {
+    const host = fakeHost(LOOP);
+    const { warnings } = await setupWith({ event: host.ctx.event, session: { get: host.ctx.session!.get } });
+    expect(warnings).toEqual([
+      `WARN compaction-guard: this host's plugin context has no session.interrupt: ${NOT_STOPPED}`,
+      `WARN compaction-guard: this host's plugin context has no session.hook: ${NO_PREVENTION}`,
+    ]);
+  });
+
+  it("no event: nothing watched, no hook registered, one line per feature", async () => {
+    const host = fakeHost(LOOP);
+    const { warnings, cleanup } = await setupWith({ options: {}, session: host.ctx.session });
+    expect(warnings).toEqual([
+      `WARN compaction-guard: this host's plugin context has no event.subscribe: ${NOT_STOPPED}`,
+      `WARN compaction-guard: this host's plugin context has no event.subscribe: ${NO_PREVENTION}`,
+    ]);
+    expect(host.hooks.size).toBe(0);
+    expect(host.interrupts).toEqual([]);
+    expect(cleanup).toBeUndefined(); // nothing to clean up
+  });
+
+  it("no context at all: setup resolves, names both", async () => {
+    const { warnings } = await setupWith(undefined);
+    expect(warnings).toEqual([
+      `WARN compaction-guard: this host's plugin context has no event.subscribe nor session: ${NOT_STOPPED}`,
+      `WARN compaction-guard: this host's plugin context has no event.subscribe nor session: ${NO_PREVENTION}`,
+    ]);
+  });
+
+  it("no log (every write throws): the loop is still stopped", async () => {
+    const host = fakeHost(LOOP);
+    await createV2Plugin({
+      env: {},
+      write: () => {
+        throw new Error("stderr closed");
+      },
+    }).setup(host.ctx);
+    await host.done;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(host.interrupts).toEqual([loopSession]);
+  });
+
+  it("observe mode without interrupt: still says where it would have interrupted", async () => {
+    const host = fakeHost(LOOP, { mode: "observe" });
+    const { lines } = await setupWith({ options: { mode: "observe" }, event: host.ctx.event, session: { get: host.ctx.session!.get } });
+    await host.done;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.some((l) => l.startsWith("WARN compaction-guard would have interrupted V2 session"))).toBe(true);
+  });
+});
+
+describe("event shapes of later 2.x builds (packages/schema/src/session-event.ts)", () => {
+  /** `session.compaction.ended` is `{ sessionID, reason, text, recent }` there: no messageID. */
+  const unnamed = renamed(LOOP).map((e) =>
+    String(e.type).endsWith("compaction.ended") ? { ...e, data: { ...(e.data as Record<string, unknown>), messageID: undefined } } : e,
+  );
+
+  it("a compaction.ended without messageID is named by its event id: the loop is still stopped at compaction 2", async () => {
+    const { host, lines } = await run(unnamed);
+    expect(host.interrupts).toEqual([loopSession]);
+    expect(host.delivered.get(loopSession)).toBe(2);
+    expect(lines.filter((l) => l.startsWith("WARN compaction-guard interrupted V2 session"))[0]).toMatch(/at compaction 2 /);
+  });
+
+  it("a context request without kind (earlier builds) gets the note once after a compaction", async () => {
+    const { host } = await run(HEALTHY);
+    const request = { sessionID: healthySession, system: [] } as unknown as V2SessionRequest;
+    await host.hooks.get("context")!(request);
+    expect(request.system).toHaveLength(1);
+    expect(request.system[0]!.text.startsWith("[compaction-guard note]")).toBe(true);
   });
 });
