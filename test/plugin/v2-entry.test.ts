@@ -265,7 +265,7 @@ describe("a 2.x host that lacks part of the context", () => {
 
 describe("event shapes of later 2.x builds (packages/schema/src/session-event.ts)", () => {
   /** `session.compaction.ended` is `{ sessionID, reason, text, recent }` there: no messageID. */
-  const unnamed = renamed(LOOP).map((e) =>
+  const unnamed = (renamed(LOOP) as Record<string, unknown>[]).map((e) =>
     String(e.type).endsWith("compaction.ended") ? { ...e, data: { ...(e.data as Record<string, unknown>), messageID: undefined } } : e,
   );
 
