@@ -11,7 +11,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { tokensAtLeast } from "../src/decide/predict.js";
 import { loadTokenizer, REAL_TOKENIZERS } from "./tokenizers.js";
 
-const FOLDERS = ["fixtures", "fixtures/review", "fixtures/breaker", "fixtures/judgement", "fixtures/judgement2", "fixtures/judgement3"];
+const FOLDERS = [
+  "fixtures",
+  "fixtures/review",
+  "fixtures/breaker",
+  "fixtures/judgement",
+  "fixtures/judgement2",
+  "test/fixtures/judgement3",
+];
 const ADVERSARIAL = [
   "进度报告：第一阶段完成，第二阶段进行中。错误代码１２３４。",
   "1234567890 ".repeat(50),

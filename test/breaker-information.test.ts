@@ -1,13 +1,14 @@
 /**
- * A breaker's cases against the information model (src/decide/information.ts, commits
- * 082c9ce and e77730d). Each case asserts what a careful engineer wants; where the guard is
- * wrong today the case fails. False denials first (a healthy session stopped), then missed
- * loops, then the classifications behind them.
+ * A breaker's cases against the information model (src/decide/information.ts): healthy
+ * sessions a first draft stopped, loops it missed, and the classifications behind them. Each
+ * case asserts what a careful engineer wants; one known gap is asserted as the cautious
+ * behaviour it has, with why.
  */
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { callRole, commandRole } from "../src/decide/information.js";
+import { commandRole } from "../src/decide/commands.js";
+import { callRole } from "../src/decide/information.js";
 import type { ToolCall } from "../src/decide/history.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
@@ -269,8 +270,11 @@ describe("missed loops", () => {
     expect(stop(session)?.[0]).toBeLessThanOrEqual(3);
   });
 
-  it("the same SQL count spelled another way each cycle (psql, judged an effect) with the same answer: denied by compaction 3", () => {
-    // A read-only command the classifier does not know is an effect, and an effect is compared by its spelling: each respelling is a "new effect" that also wipes what was seen.
+  it("the same SQL count spelled another way each cycle, with the same short answer: a known gap, never denied", () => {
+    // psql with a SELECT is now a read, but its answer (412, one row) is short and names
+    // nothing: to a question not asked before it is information, as `ok` or `0` would be.
+    // Telling two SQL spellings apart needs SQL; the cautious side is a missed loop, never a
+    // false denial (docs/how-it-decides.md, no-new-work's gap).
     const spellings = [
       `psql -c "select count(*) from jobs where state = 'queued'"`,
       `psql -c "SELECT count(*) FROM jobs WHERE state='queued'"`,
@@ -284,7 +288,8 @@ describe("missed loops", () => {
       session.step(read("/p/src/queue.ts", "export async function claim() {\n  return db.query(CLAIM_SQL);\n}"), 100_000);
       session.compact();
     }
-    expect(stop(session)?.[0]).toBeLessThanOrEqual(3);
+    expect(commandRole(spellings[0]!)).toBe("read");
+    expect(stop(session)).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Judgement III: loops in which one action per cycle is new as a string but brings nothing
- * new, and their healthy twins. The fixed sample (fixtures/judgement3, answers in
+ * new, and their healthy twins. The fixed sample (test/fixtures/judgement3, answers in
  * expect.json), then fresh sessions of the seeded generator (test/support/judgement3/gen.mjs)
  * for a spread of seeds; `npm run judgement3` scores hundreds.
  */
@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import type { SessionData } from "../src/decide/replay.js";
 import { firstDenyOf, KINDS, scoreSeed, type Expected } from "./support/judgement3/score.js";
 
-const DIR = new URL("../fixtures/judgement3/", import.meta.url);
+const DIR = new URL("./fixtures/judgement3/", import.meta.url);
 const expected = JSON.parse(readFileSync(new URL("expect.json", DIR), "utf8")) as Record<string, Expected>;
 
-describe("the fixed sample (fixtures/judgement3, answers in expect.json)", () => {
+describe("the fixed sample (test/fixtures/judgement3, answers in expect.json)", () => {
   it("holds three sessions of each of the fifteen kinds", () => {
     expect(Object.keys(expected)).toHaveLength(45);
     expect(new Set(Object.values(expected).map((e) => e.kind))).toEqual(new Set(KINDS));

@@ -22,7 +22,7 @@
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
 import type { ToolCall } from "./history.js";
-import { simpleCommandsOf } from "./waits.js";
+import { commandRole, pathSegments, shownFile } from "./commands.js";
 import { canonicalJson, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 
@@ -32,92 +32,43 @@ export type Brought = "nothing" | "information" | "effect" | "wait" | "text";
 /** How a call is judged: as a question (it reads), or as an effect (it may change the world). */
 export type CallRole = "question" | "effect";
 
-/** Tools that only read, besides bash (opencode's built-ins, and MCP tools named for reading). */
-const READING_TOOLS = new Set(["read", "grep", "glob", "list", "ls", "view", "webfetch", "websearch", "codesearch", "skill", "todoread"]);
-/** An MCP or custom tool named for what only reads: `docs_search`, `github_get_issue`, `jira_list_issues`. */
-const READING_NAME = /search|fetch|read|get|list|view|show|find|query|lookup|status|describe|inspect|logs?$/i;
+/** opencode's built-in tools that only read. */
+const READING_TOOLS = new Set([
+  "read",
+  "grep",
+  "glob",
+  "list",
+  "ls",
+  "view",
+  "webfetch",
+  "websearch",
+  "codesearch",
+  "skill",
+  "todoread",
+  "lsp",
+]);
 /** A tool that runs a shell command given in its input (`bash`, Codex's `shell` and `exec_command`). */
 const SHELL_TOOL = /^(?:bash|shell|exec_command|run_shell_command|local_shell)$/;
-
 /**
- * Programs that only read, whatever their arguments (save the in-place and output flags of
- * {@link WRITING_FLAG}).
+ * The verbs an MCP or custom tool's name may begin its action with (`<server>_<verb>_<noun>`):
+ * the first of them in the name decides (`github_get_issue` reads, `github_create_issue`
+ * and `github_mark_all_notifications_read` do not); a name with none is an effect.
  */
-const READING_PROGRAMS = new Set(
-  (
-    "cat head tail less more nl wc grep egrep fgrep rg ag ack find fd ls tree stat file du df pwd cd echo printf true false " +
-    "test [ [[ which type whereis realpath readlink basename dirname sort uniq cut tr column jq yq xxd od hexdump strings " +
-    "diff cmp comm awk gawk sed perl bat batcat env printenv date uname id whoami hostname ps lsof ss netstat sleep curl http"
-  ).split(" "),
-);
-
-/** Programs that check the code and answer: test runners, type checkers, linters. */
-const CHECK_PROGRAMS = new Set(
-  "tsc eslint prettier mypy pyright ruff flake8 pylint black isort pytest jest vitest mocha rspec phpunit rubocop golangci-lint staticcheck shellcheck hadolint".split(
+const READING_VERB = new Set("get list search fetch read view show find query lookup describe inspect status check".split(" "));
+const WRITING_VERB = new Set(
+  "create update delete remove add set submit request mark merge close open post put patch send push write edit move rename run trigger cancel approve assign comment fork star upload rerun dismiss lock unlock label".split(
     " ",
   ),
 );
 
-/**
- * A program or first argument that names a check: a test run, a build, a linter or type
- * checker (`golangci-lint run`, `./gradlew check`, `bin/rails test`, `make lint`). A check
- * reads the code and answers; the artifacts it may leave are not a change to the work.
- */
-const CHECK_WORD = /lint|test|check|clippy|vet|build|compile|verify|validate|spec/i;
-
-/** Read-only subcommands of programs that can also change things (`git show`, `kubectl get`). */
-const READING_SUBCOMMANDS: Readonly<Record<string, ReadonlySet<string>>> = {
-  git: new Set("show log diff status grep blame rev-parse ls-files ls-tree describe cat-file shortlog reflog branch remote".split(" ")),
-  kubectl: new Set("get describe logs top explain rollout wait version".split(" ")),
-  gh: new Set("run pr issue api repo release workflow".split(" ")),
-  docker: new Set("ps logs inspect images version info".split(" ")),
-  go: new Set("list version env doc".split(" ")),
-  cargo: new Set("tree metadata".split(" ")),
-  npm: new Set("ls view outdated".split(" ")),
-};
-
-/** Programs that run a named check: `npm test`, `npm run lint`, `npx vitest`, `python -m pytest`, `uv run mypy`. */
-const RUNNERS = new Set(
-  "npm pnpm yarn bun npx bunx uv poetry python python3 go cargo make gradle gradlew mvn dotnet bundle rails".split(" "),
-);
-
-/** Flags that make a reading program write: `sed -i`, `perl -pi`, `prettier --write`, `eslint --fix`, `curl -o`, `find -delete`. */
-const WRITING_FLAG =
-  /^(?:-i\S*|-pi\S*|--in-place\S*|--write|-w|--fix\S*|-o|-O|--output\S*|-delete|-exec\S*|-X|--request|-d|--data\S*|-F|--form|-T|--upload-file|apply|delete|set|create|patch|scale|edit|rerun|cancel|merge|close|comment)$/;
-
-/** What one simple command does: reads, checks the code, or may change something. */
-type CommandKind = "read" | "check" | "effect";
-
-/** What one simple command does (see {@link CommandKind}). */
-function commandKind(words: readonly string[]): CommandKind {
-  let at = 0;
-  // Leading assignments (`CI=1 npm test`) and `command`/`time` prefixes run what follows.
-  while (at < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[at]!) || words[at] === "command" || words[at] === "time")) at++;
-  const program = words[at]?.replace(/^.*\//, "");
-  if (program === undefined) return "read";
-  const rest = words.slice(at + 1);
-  if (rest.some((word) => WRITING_FLAG.test(word))) return "effect";
-  if (READING_PROGRAMS.has(program)) return "read";
-  if (CHECK_PROGRAMS.has(program)) return "check";
-  const first = rest.find((word) => !word.startsWith("-"));
-  if (READING_SUBCOMMANDS[program]?.has(first ?? "")) return "read";
-  // A runner names its check in its first few words: `npm run test:unit`, `python -m pytest`, `go test ./...`.
-  const named = RUNNERS.has(program) ? rest.slice(0, 3).some((word) => CHECK_WORD.test(word) || CHECK_PROGRAMS.has(word)) : false;
-  return named || CHECK_WORD.test(program) ? "check" : "effect";
-}
-
-/**
- * What a shell command line does: `effect` when any of its simple commands may change
- * something or writes into a file, else `check` when one of them is a check, else `read`.
- */
-export function commandRole(command: string): CommandKind {
-  let kind: CommandKind = "read";
-  for (const simple of simpleCommandsOf(command)) {
-    const one = simple.writes ? "effect" : commandKind(simple.words);
-    if (one === "effect") return "effect";
-    if (one === "check") kind = "check";
+/** Does an MCP or custom tool's name say it only reads (see {@link READING_VERB})? */
+function namedForReading(tool: string): boolean {
+  for (const word of tool.split(/[_\-.]|(?<=[a-z])(?=[A-Z])/)) {
+    const verb = word.toLowerCase();
+    if (READING_VERB.has(verb)) return true;
+    if (WRITING_VERB.has(verb)) return false;
   }
-  return kind;
+  return false;
 }
 
 /** The shell command a call runs, for tools that run one (see {@link SHELL_TOOL}), or undefined. */
@@ -136,7 +87,7 @@ export function callRole(call: ToolCall): CallRole {
   const command = shellCommand(call);
   if (command !== undefined) return commandRole(command) === "effect" ? "effect" : "question";
   if (call.tool === "task") return delegatesReadOnly(call) ? "question" : "effect";
-  return READING_TOOLS.has(call.tool) || READING_NAME.test(call.tool) ? "question" : "effect";
+  return READING_TOOLS.has(call.tool) || namedForReading(call.tool) ? "question" : "effect";
 }
 
 /** What a question asks: its tool and canonical input; a delegated task by its agent and prompt alone. */
@@ -199,18 +150,25 @@ const HEADED_HIT = /^Line \d+:(.*)$/;
 
 const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
+/** A content line of an answer: its text (noise removed), and its line number in the file when the read tool showed one. */
+interface Line {
+  readonly n: number | undefined;
+  readonly text: string;
+}
+
 /**
- * The content lines of an answer: trimmed, without line numbers or wrapper lines, without a
- * trailing comma (a search result moved to the end of a JSON list), empty lines left out; a
- * search hit as its file's name and its text, however the search tool wrote it. Two answers
- * showing the same lines of a file, or the same hits, give the same lines, however asked.
+ * The content lines of an answer: trimmed, noise removed (signature.ts `normalizeOutput`),
+ * without line numbers (kept apart when `numbered`: the read tool's) or wrapper lines,
+ * without a trailing comma (a search result moved to the end of a JSON list), empty lines
+ * left out; a search hit as its file's name and its text, however the search tool wrote it.
  */
-export function contentLines(output: unknown): string[] {
+function answerLines(output: unknown, numbered: boolean): Line[] {
   const text = typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
-  const lines: string[] = [];
+  const lines: Line[] = [];
   let file = "";
   for (const raw of text.split("\n")) {
-    const line = raw.replace(LINE_NUMBER, "").trim().replace(/,$/, "");
+    const number = numbered ? LINE_NUMBER.exec(raw) : null;
+    const line = normalizeOutput(raw.replace(LINE_NUMBER, "")).trim().replace(/,$/, "");
     if (line === "" || WRAPPER.test(line)) continue;
     const heading = HEADING.exec(line);
     if (heading) {
@@ -219,11 +177,17 @@ export function contentLines(output: unknown): string[] {
     }
     const headed = HEADED_HIT.exec(line);
     const hit = headed ? null : HIT.exec(line);
-    if (headed) lines.push(`${file}\u0000${headed[1]!.trim()}`);
-    else if (hit) lines.push(`${basename(hit[1]!)}\u0000${hit[2]!.trim()}`);
-    else lines.push(line);
+    const n = number ? Number.parseInt(number[0], 10) : undefined;
+    if (headed) lines.push({ n, text: `${file}\u0000${headed[1]!.trim()}` });
+    else if (hit) lines.push({ n, text: `${basename(hit[1]!)}\u0000${hit[2]!.trim()}` });
+    else lines.push({ n, text: line });
   }
   return lines;
+}
+
+/** The content lines of an answer as texts (see {@link answerLines}): the same lines of a file, or the same hits, however asked. */
+export function contentLines(output: unknown): string[] {
+  return answerLines(output, false).map((line) => line.text);
 }
 
 /** A number an answer states (`87`, `41M`, `12.5%`, the `45` of `shard.ts:45`), not one inside a name. */
@@ -245,6 +209,9 @@ function factsOfNormalized(normalized: string): Set<string> {
   const facts = new Set<string>();
   // An abbreviation (`i.e`, `e.g`) names nothing.
   for (const name of reportContent(text).named) if (!/^(?:[a-z]\.)+[a-z]?$/.test(name)) facts.add(name);
+  // A JSON field's word value is a fact: `"reviewDecision":"APPROVED"` after `"REVIEW_REQUIRED"` moved.
+  for (const [, key, value] of text.matchAll(/"(\w+)"\s*:\s*"([A-Za-z_][\w-]{0,39})"/g))
+    facts.add(`${key!.toLowerCase()}=${value!.toLowerCase()}`);
   // A number stated twice is two facts: `3 of 3 passed` says more than `1 of 3 passed` did.
   for (const number of text.replace(/<\/?task(?:_result)?\b[^>]*>/g, " ").match(NUMBER) ?? []) {
     let fact = `#${number}`;
@@ -309,14 +276,96 @@ export interface Judgement {
   readonly run?: CheckRun;
 }
 
+/**
+ * The files answers were about, told apart by their paths however written: a relative path
+ * and an absolute one ending with the same segments are one file (`src/a.ts`,
+ * `/home/me/p/src/a.ts`), `packages/a/tsconfig.json` and `packages/b/tsconfig.json` are two.
+ */
+class Files {
+  private readonly byName = new Map<string, string[][]>();
+
+  /** A key for the file at `path`: the same key for every spelling of one file. */
+  key(path: string): string {
+    const segments = pathSegments(path);
+    const name = segments.at(-1) ?? "";
+    let known = this.byName.get(name);
+    if (!known) this.byName.set(name, (known = []));
+    const endsWith = (long: string[], short: string[]) => short.every((part, i) => long[long.length - short.length + i] === part);
+    for (const other of known) {
+      if (endsWith(other, segments) || endsWith(segments, other)) return other.join("/");
+    }
+    known.push(segments);
+    return segments.join("/");
+  }
+}
+
+/**
+ * The content lines seen since the last new effect. A line is seen when the same line of the
+ * same file was shown (by number, when the read tool numbered it), when its text was shown
+ * for that file without a number, or, for an answer about no one file, anywhere.
+ */
+class Seen {
+  /** `file, number, text` of numbered lines. */
+  private readonly numbered = new Set<string>();
+  /** `file, text` of lines shown for a file without a number. */
+  private readonly unnumbered = new Set<string>();
+  /** `file, text` of every line shown for a file. */
+  private readonly inFile = new Set<string>();
+  /** Texts of lines from answers about no one file (searches, listings, reports). */
+  private readonly anonymous = new Set<string>();
+  /** Every text shown. */
+  private readonly anywhere = new Set<string>();
+
+  /** Marks `lines` of `file` (undefined: no one file) seen; true when one of them was not seen before. */
+  add(file: string | undefined, lines: readonly Line[]): boolean {
+    let unseen = false;
+    for (const { n, text } of lines) {
+      const inFile = `${file}\u0000${text}`;
+      let seen: boolean;
+      if (file === undefined) {
+        seen = this.anywhere.has(text);
+        this.anonymous.add(text);
+      } else if (n !== undefined) {
+        const at = `${file}\u0000${n}\u0000${text}`;
+        seen = this.numbered.has(at) || this.unnumbered.has(inFile) || this.anonymous.has(text);
+        this.numbered.add(at);
+      } else {
+        seen = this.inFile.has(inFile) || this.anonymous.has(text);
+        this.unnumbered.add(inFile);
+      }
+      if (file !== undefined) this.inFile.add(inFile);
+      this.anywhere.add(text);
+      if (!seen) unseen = true;
+    }
+    return unseen;
+  }
+}
+
+/** Answers to one question: those since the last new effect, and the last one before it. */
+interface Asked {
+  current: Answer[];
+  before: Answer | undefined;
+}
+
+/** One effect as done: its answer's content lines, when, and the file it changed (undefined: not known). */
+interface Done {
+  readonly answer: string;
+  readonly epoch: number;
+  readonly target: string | undefined;
+}
+
 /** What the judgement carries from one action to the next (see the module's comment). */
 export class InformationState {
-  /** Content lines of the answers since the last new effect. */
-  private seen = new Set<string>();
-  /** Per question, each of its answers since the user's last message. */
-  private asked = new Map<string, Answer[]>();
-  /** Per effect done since the user's last message, the content lines of each of its answers. */
-  private done = new Map<string, string[]>();
+  private files = new Files();
+  private seen = new Seen();
+  /** Per question, its answers since the user's last message. */
+  private asked = new Map<string, Asked>();
+  /** Per effect, each time it was done since the user's last message. */
+  private done = new Map<string, Done[]>();
+  /** New effects since the user's last message; the epoch of the last that changed each file, or an unknown one. */
+  private epoch = 0;
+  private touched = new Map<string, number>();
+  private lastUnknown = 0;
   /** Texts said since the user's last message. */
   private said = new Set<string>();
   /** Per check, its run since the last new effect (or since its answer last moved). */
@@ -329,16 +378,15 @@ export class InformationState {
 
   /** The user spoke: everything starts afresh. */
   reset(): void {
-    this.afresh();
+    this.files = new Files();
+    this.seen = new Seen();
     this.asked.clear();
     this.done.clear();
+    this.epoch = 0;
+    this.touched.clear();
+    this.lastUnknown = 0;
     this.said.clear();
-  }
-
-  /** A new effect: what was seen before it may have changed, and a check may answer otherwise. */
-  private afresh(): void {
-    this.seen = new Set();
-    this.runs = new Map();
+    this.runs.clear();
   }
 
   /** Judges one action, then remembers it. */
@@ -366,6 +414,88 @@ export class InformationState {
     return { brought, run };
   }
 
+  /** The file an effect changes, when known: the `filePath` of edit, write and patch. */
+  private targetOf(call: ToolCall): string | undefined {
+    const file = isEffect(call.tool) ? targetFile(call) : null;
+    return file === null ? undefined : this.files.key(file);
+  }
+
+  /**
+   * Is the effect new? Not when the same effect was done before with the same answer and
+   * nothing changed its file since (another effect on it, or one whose file is not known).
+   * A new one starts afresh: what was seen before it may have changed.
+   */
+  private effect(call: ToolCall): boolean {
+    const what = effectOf(call);
+    const answer = this.byAnswer ? contentLines(call.output).join("\n") : "";
+    const target = this.targetOf(call);
+    const earlier = this.done.get(what) ?? [];
+    const since = (file: string | undefined, epoch: number) => (this.touched.get(file ?? "") ?? 0) > epoch;
+    const repeats = earlier.some(
+      (done) =>
+        done.answer === answer &&
+        (done.target === undefined
+          ? this.epoch === done.epoch
+          : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
+    );
+    if (repeats) return false;
+    this.epoch += 1;
+    if (target === undefined) this.lastUnknown = this.epoch;
+    else this.touched.set(target, this.epoch);
+    earlier.push({ answer, epoch: this.epoch, target });
+    this.done.set(what, earlier);
+    this.afresh();
+    return true;
+  }
+
+  /** A new effect: what was seen may have changed, a check may answer otherwise, and each question's last answer is kept apart. */
+  private afresh(): void {
+    this.seen = new Seen();
+    this.runs = new Map();
+    for (const asked of this.asked.values()) {
+      asked.before = asked.current.at(-1) ?? asked.before;
+      asked.current = [];
+    }
+  }
+
+  /** The file a question's answer shows, when it shows one: the read tool's, or a reading command's. */
+  private fileOf(call: ToolCall): string | undefined {
+    const command = shellCommand(call);
+    const path =
+      command !== undefined
+        ? shownFile(command)
+        : call.tool === "read"
+          ? (call.input as { filePath?: unknown } | null)?.filePath
+          : undefined;
+    return typeof path === "string" ? this.files.key(path) : undefined;
+  }
+
+  private question(call: ToolCall, ask: string): Brought {
+    let asked = this.asked.get(ask);
+    if (!this.byAnswer) {
+      if (asked) return "nothing";
+      this.asked.set(ask, { current: [], before: undefined });
+      return "information";
+    }
+    const unseen = this.seen.add(this.fileOf(call), answerLines(call.output, call.tool === "read"));
+    const answer = new Answer(call.output);
+    if (asked === undefined) {
+      this.asked.set(ask, (asked = { current: [answer], before: undefined }));
+      return unseen || saysTooLittle(answer) ? "information" : "nothing";
+    }
+    const { current, before } = asked;
+    current.push(answer);
+    // Asked again since the last effect: only an answer that moved in substance is news (a
+    // name or number that neither an earlier answer nor the question itself stated; any
+    // change, for an answer that states none). First asked since an effect: any change is
+    // news, since the effect may have made it.
+    const earlier = current.slice(0, -1);
+    if (earlier.length === 0) return before === undefined || before.text !== answer.text ? "information" : "nothing";
+    const moved =
+      earlier.every((known) => known.text !== answer.text) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
+    return moved ? "information" : "nothing";
+  }
+
   /** Does `answer` state a name or number that no earlier answer, nor the question, did? */
   private statesNews(answer: Answer, earlier: readonly Answer[], call: ToolCall): boolean {
     let asked: Set<string> | undefined;
@@ -375,46 +505,5 @@ export class InformationState {
       if (!asked.has(fact)) return true;
     }
     return false;
-  }
-
-  /** Is the effect new (not one done before with the same answer)? A new one starts afresh. */
-  private effect(call: ToolCall): boolean {
-    const what = effectOf(call);
-    const answer = this.byAnswer ? contentLines(normalizeOutput(call.output)).join("\n") : "";
-    const before = this.done.get(what);
-    if (before?.includes(answer)) return false;
-    this.afresh();
-    if (before) before.push(answer);
-    else this.done.set(what, [answer]);
-    return true;
-  }
-
-  private question(call: ToolCall, ask: string): Brought {
-    const earlier = this.asked.get(ask);
-    if (!this.byAnswer) {
-      if (earlier) return "nothing";
-      this.asked.set(ask, []);
-      return "information";
-    }
-    const lines = contentLines(call.output);
-    let unseen = false;
-    for (const line of lines) {
-      if (!this.seen.has(line)) {
-        unseen = true;
-        this.seen.add(line);
-      }
-    }
-    const answer = new Answer(call.output);
-    if (earlier === undefined) {
-      this.asked.set(ask, [answer]);
-      return unseen || saysTooLittle(answer) ? "information" : "nothing";
-    }
-    // Asked before: only an answer that moved in substance is news (a name or number that
-    // neither an earlier answer nor the question itself stated; any change, for an answer
-    // that states none).
-    const moved =
-      earlier.every((known) => known.text !== answer.text) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
-    earlier.push(answer);
-    return moved ? "information" : "nothing";
   }
 }

@@ -34,7 +34,6 @@ const NOT_EXPORTS = [
   "expect.json",
   "judgement/expect.json",
   "judgement2/expect.json",
-  "judgement3/expect.json",
   "review/expect.json",
   "review/notes.json",
 ];
@@ -183,13 +182,13 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       expect(code).toBe(0);
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
-      expect(files.length).toBe(18 + 25 + 12 + 10 + 22 + 45);
+      expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
       await expectAgreesWithReplay(audit, files);
       // Every export here is its own session (each review fixture has its own id; the e2e
-      // recordings are each a run of their own, each judgement3 sample its own): 132 sessions, no duplicate line (duplicates
+      // recordings are each a run of their own): 87 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
-      expect(keptFiles(files)).toHaveLength(132);
-      expect(audit.totals.sessions).toBe(132);
+      expect(keptFiles(files)).toHaveLength(87);
+      expect(audit.totals.sessions).toBe(87);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
       const skipped = lines.filter((l) => !l.startsWith("duplicate session "));
@@ -699,7 +698,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 139/139 files");
+        expect(stream.text).toContain(" 93/93 files");
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }

@@ -3,7 +3,8 @@
  * or nothing, judged by answers and effects rather than by how a call was spelled.
  */
 import { describe, expect, it } from "vitest";
-import { callRole, commandRole, contentLines, factsOf, InformationState, type Brought } from "../../src/decide/information.js";
+import { commandRole } from "../../src/decide/commands.js";
+import { callRole, contentLines, factsOf, InformationState, type Brought } from "../../src/decide/information.js";
 import type { ToolCall } from "../../src/decide/history.js";
 
 const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall => ({
