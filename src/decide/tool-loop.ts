@@ -20,7 +20,7 @@
  */
 import { isRecord } from "../shared/record.js";
 import { buildChains, type Chain } from "./chains.js";
-import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline } from "./history.js";
+import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline, type ToolCall } from "./history.js";
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson } from "./signature.js";
 import { buildStepsView, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
@@ -228,6 +228,19 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!;
       if (action.kind !== "tool" || action.call === null) continue;
+      // The live guard refused this call: the stop happened here, whatever the settings replayed.
+      const refused = refusedRuns(action.call);
+      if (refused !== null) {
+        found.push({
+          step: stepNumber,
+          action: "stop",
+          runs: refused,
+          messageID: entry.id,
+          tool: action.call.tool,
+          preview: previewOf(action.call, directory),
+        });
+        continue;
+      }
       // The window's steps are listed only for a call whose key ran in it.
       const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
       const runs = chain?.count ?? 1;
@@ -249,6 +262,29 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     }
   });
   return found;
+}
+
+/**
+ * The error a call refused by the guard's `stop` mode carries (what the model reads), for a
+ * call of `tool` that would have been run `runs` of its chain: the chain had already run
+ * `runs − 1` times.
+ */
+export function refusalMessage(tool: string, runs: number): string {
+  return (
+    `${REFUSAL_START}${tool} call: the same call already returned the same result ${runs - 1} times in a row with nothing else done in between, ` +
+    "and the session is being stopped. Tell the user what is blocking you instead of repeating it."
+  );
+}
+
+/** How a refusal's error begins (see {@link refusalMessage}). */
+const REFUSAL_START = "compaction-guard refused this ";
+const REFUSAL = /^compaction-guard refused this \S+ call: the same call already returned the same result (\d+) times/;
+
+/** The run of its chain a call refused by the live guard would have been, or null when the guard did not refuse it. */
+export function refusedRuns(call: ToolCall): number | null {
+  if (call.status !== "error" || typeof call.output !== "string" || !call.output.startsWith(REFUSAL_START)) return null;
+  const runs = REFUSAL.exec(call.output)?.[1];
+  return runs === undefined ? null : Number(runs) + 1;
 }
 
 /**

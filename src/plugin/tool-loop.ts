@@ -14,7 +14,7 @@
  * answers again) and opencode goes on as without the guard. The abort is not awaited inside
  * the hook (it would wait for the very tool call the hook runs in).
  */
-import { callKey, checkToolCall, toolLoopHistoryLimit, toolLoopNotice } from "../decide/tool-loop.js";
+import { callKey, checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopNotice } from "../decide/tool-loop.js";
 import type { GuardSettings } from "../decide/settings.js";
 import { previewCall } from "../redact/preview.js";
 
@@ -75,14 +75,6 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
   ].join("\n");
 }
 
-/** The message of the refusal: what the model reads as the call's error. */
-export function refusalMessage(tool: string, runs: number): string {
-  return (
-    `compaction-guard refused this ${tool} call: the same call already returned the same result ${runs} times in a row with nothing else done in between, ` +
-    "and the session is being stopped. Tell the user what is blocking you instead of repeating it."
-  );
-}
-
 /**
  * Builds the hooks. Keeps per session at most the key of the chain last logged and the call
  * to refuse, for at most {@link MAX_TOOL_LOOP_SESSIONS} sessions.
@@ -132,7 +124,7 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
       return;
     }
     // The deliberate refusal: the call becomes an errored tool part the model reads.
-    throw new Error(refusalMessage(refuse.tool, refuse.runs));
+    throw new Error(refusalMessage(refuse.tool, refuse.runs + 1));
   };
 
   const after: ToolLoopHooks["after"] = async (input, output) => {

@@ -12,6 +12,7 @@ import {
   askedRepeats,
   callKey,
   checkToolCall,
+  refusalMessage,
   toolLoopAction,
   toolLoopHistoryLimit,
   toolLoopNotice,
@@ -230,6 +231,23 @@ describe("toolLoopsOf: where the guard would have acted in a whole session", () 
       [5, "stop", 5],
     ]);
     expect(loops(session, { toolLoop: "off" })).toEqual([]);
+  });
+
+  it("a stop the live guard made (its refusal in the export) is shown where it happened, whatever the replay's settings", () => {
+    const poll = bash("gh run view 42", "in_progress\n");
+    const session = new SessionBuilder().user();
+    for (let i = 0; i < 4; i++) session.step(poll, 1000);
+    session.step({ ...poll, status: "error", output: refusalMessage("bash", 5) }, 1000);
+    expect(loops(session, { toolLoop: "stop" })).toEqual([
+      [3, "warn", 3],
+      [4, "warn", 4],
+      [5, "stop", 5],
+    ]);
+    expect(loops(session)).toEqual([
+      [3, "warn", 3],
+      [4, "warn", 4],
+      [5, "stop", 5],
+    ]);
   });
 
   it("three different calls and a final answer: nothing", () => {
