@@ -150,44 +150,49 @@ const HEADED_HIT = /^Line \d+:(.*)$/;
 
 const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
-/** A content line of an answer: its text (noise removed), and its line number in the file when the read tool showed one. */
-interface Line {
-  readonly n: number | undefined;
-  readonly text: string;
-}
-
 /**
- * The content lines of an answer: trimmed, noise removed (signature.ts `normalizeOutput`),
- * without line numbers (kept apart when `numbered`: the read tool's) or wrapper lines,
- * without a trailing comma (a search result moved to the end of a JSON list), empty lines
- * left out; a search hit as its file's name and its text, however the search tool wrote it.
+ * Calls `visit` with each content line of an answer: trimmed, as shown (run-to-run noise is
+ * left in: reading every answer's noise out would cost a replay several times its parse; a
+ * repeated question is compared without it, see {@link Answer}), without line numbers (the
+ * read tool's is passed on when `numbered`, else −1) or wrapper lines, without a trailing
+ * comma (a search result moved to the end of a JSON list), empty lines left out; a search
+ * hit as its file's name and its text, however the search tool wrote it. Two answers
+ * showing the same lines of a file, or the same hits, give the same lines, however asked.
  */
-function answerLines(output: unknown, numbered: boolean): Line[] {
-  const text = typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
-  const lines: Line[] = [];
+function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n: number) => void): void {
+  const raw = typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
   let file = "";
-  for (const raw of text.split("\n")) {
-    const number = numbered ? LINE_NUMBER.exec(raw) : null;
-    const line = normalizeOutput(raw.replace(LINE_NUMBER, "")).trim().replace(/,$/, "");
-    if (line === "" || WRAPPER.test(line)) continue;
-    const heading = HEADING.exec(line);
+  let start = 0;
+  while (start <= raw.length) {
+    let end = raw.indexOf("\n", start);
+    if (end === -1) end = raw.length;
+    const whole = raw.slice(start, end);
+    start = end + 1;
+    const number = numbered ? LINE_NUMBER.exec(whole) : null;
+    let line = (number ? whole.slice(number[0].length) : whole.replace(LINE_NUMBER, "")).trim();
+    if (line.endsWith(",")) line = line.slice(0, -1);
+    if (line === "" || ((line.charCodeAt(0) === 60 || line.charCodeAt(0) === 40 || line.startsWith("Found ")) && WRAPPER.test(line)))
+      continue;
+    const colon = line.includes(":");
+    const heading = colon && line.endsWith(":") ? HEADING.exec(line) : null;
     if (heading) {
       file = basename(heading[1]!);
       continue;
     }
-    const headed = HEADED_HIT.exec(line);
-    const hit = headed ? null : HIT.exec(line);
-    const n = number ? Number.parseInt(number[0], 10) : undefined;
-    if (headed) lines.push({ n, text: `${file}\u0000${headed[1]!.trim()}` });
-    else if (hit) lines.push({ n, text: `${basename(hit[1]!)}\u0000${hit[2]!.trim()}` });
-    else lines.push({ n, text: line });
+    const headed = colon && line.startsWith("Line ") ? HEADED_HIT.exec(line) : null;
+    const hit = headed || !colon ? null : HIT.exec(line);
+    const n = number ? Number.parseInt(number[0], 10) : -1;
+    if (headed) visit(`${file}\u0000${headed[1]!.trim()}`, n);
+    else if (hit) visit(`${basename(hit[1]!)}\u0000${hit[2]!.trim()}`, n);
+    else visit(line, n);
   }
-  return lines;
 }
 
-/** The content lines of an answer as texts (see {@link answerLines}): the same lines of a file, or the same hits, however asked. */
+/** The content lines of an answer as texts (see {@link forEachLine}): the same lines of a file, or the same hits, however asked. */
 export function contentLines(output: unknown): string[] {
-  return answerLines(output, false).map((line) => line.text);
+  const lines: string[] = [];
+  forEachLine(output, false, (text) => lines.push(text));
+  return lines;
 }
 
 /** A number an answer states (`87`, `41M`, `12.5%`, the `45` of `shard.ts:45`), not one inside a name. */
@@ -299,59 +304,78 @@ class Files {
   }
 }
 
+/** What was shown of one file: its numbered lines (line number → text) and the texts shown without a number, and all its texts. */
+interface FileSeen {
+  readonly numbered: Map<number, string>;
+  readonly unnumbered: Set<string>;
+  readonly texts: Set<string>;
+}
+
 /**
  * The content lines seen since the last new effect. A line is seen when the same line of the
  * same file was shown (by number, when the read tool numbered it), when its text was shown
  * for that file without a number, or, for an answer about no one file, anywhere.
  */
 class Seen {
-  /** `file, number, text` of numbered lines. */
-  private readonly numbered = new Set<string>();
-  /** `file, text` of lines shown for a file without a number. */
-  private readonly unnumbered = new Set<string>();
-  /** `file, text` of every line shown for a file. */
-  private readonly inFile = new Set<string>();
+  private readonly files = new Map<string, FileSeen>();
   /** Texts of lines from answers about no one file (searches, listings, reports). */
   private readonly anonymous = new Set<string>();
   /** Every text shown. */
   private readonly anywhere = new Set<string>();
 
-  /** Marks `lines` of `file` (undefined: no one file) seen; true when one of them was not seen before. */
-  add(file: string | undefined, lines: readonly Line[]): boolean {
+  /** Marks the content lines of `output` (about `file`; undefined: no one file) seen; true when one of them was not seen before. */
+  add(file: string | undefined, output: unknown, numbered: boolean): boolean {
     let unseen = false;
-    for (const { n, text } of lines) {
-      const inFile = `${file}\u0000${text}`;
-      let seen: boolean;
-      if (file === undefined) {
-        seen = this.anywhere.has(text);
-        this.anonymous.add(text);
-      } else if (n !== undefined) {
-        const at = `${file}\u0000${n}\u0000${text}`;
-        seen = this.numbered.has(at) || this.unnumbered.has(inFile) || this.anonymous.has(text);
-        this.numbered.add(at);
-      } else {
-        seen = this.inFile.has(inFile) || this.anonymous.has(text);
-        this.unnumbered.add(inFile);
-      }
-      if (file !== undefined) this.inFile.add(inFile);
-      this.anywhere.add(text);
-      if (!seen) unseen = true;
+    let shown: FileSeen | undefined;
+    if (file !== undefined) {
+      shown = this.files.get(file);
+      if (!shown) this.files.set(file, (shown = { numbered: new Map(), unnumbered: new Set(), texts: new Set() }));
     }
+    const { anonymous, anywhere } = this;
+    forEachLine(output, numbered, (text, n) => {
+      let seen: boolean;
+      if (shown === undefined) {
+        seen = anywhere.has(text);
+        anonymous.add(text);
+      } else if (n !== -1) {
+        seen = shown.numbered.get(n) === text || shown.unnumbered.has(text) || anonymous.has(text);
+        shown.numbered.set(n, text);
+        shown.texts.add(text);
+      } else {
+        seen = shown.texts.has(text) || anonymous.has(text);
+        shown.unnumbered.add(text);
+        shown.texts.add(text);
+      }
+      anywhere.add(text);
+      if (!seen) unseen = true;
+    });
     return unseen;
   }
 }
 
-/** Answers to one question: those since the last new effect, and the last one before it. */
+/** Answers to one question: those since new effect number `epoch`, and the last one before it. */
 interface Asked {
   current: Answer[];
   before: Answer | undefined;
+  epoch: number;
 }
 
-/** One effect as done: its answer's content lines, when, and the file it changed (undefined: not known). */
+/** One effect as done: its answer, when, and the file it changed (undefined: not known). */
 interface Done {
-  readonly answer: string;
+  readonly answer: EffectAnswer;
   readonly epoch: number;
   readonly target: string | undefined;
+}
+
+/** An effect's answer as two are compared: its content lines, noise removed, worked out when first compared. */
+class EffectAnswer {
+  private memo: string | undefined;
+
+  constructor(private readonly output: unknown) {}
+
+  get text(): string {
+    return (this.memo ??= normalizeOutput(contentLines(this.output).join("\n")));
+  }
 }
 
 /** What the judgement carries from one action to the next (see the module's comment). */
@@ -427,13 +451,13 @@ export class InformationState {
    */
   private effect(call: ToolCall): boolean {
     const what = effectOf(call);
-    const answer = this.byAnswer ? contentLines(call.output).join("\n") : "";
+    const answer = new EffectAnswer(this.byAnswer ? call.output : "");
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];
     const since = (file: string | undefined, epoch: number) => (this.touched.get(file ?? "") ?? 0) > epoch;
     const repeats = earlier.some(
       (done) =>
-        done.answer === answer &&
+        done.answer.text === answer.text &&
         (done.target === undefined
           ? this.epoch === done.epoch
           : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
@@ -448,14 +472,10 @@ export class InformationState {
     return true;
   }
 
-  /** A new effect: what was seen may have changed, a check may answer otherwise, and each question's last answer is kept apart. */
+  /** A new effect: what was seen may have changed, and a check may answer otherwise (each question's answers are set apart when next asked). */
   private afresh(): void {
     this.seen = new Seen();
     this.runs = new Map();
-    for (const asked of this.asked.values()) {
-      asked.before = asked.current.at(-1) ?? asked.before;
-      asked.current = [];
-    }
   }
 
   /** The file a question's answer shows, when it shows one: the read tool's, or a reading command's. */
@@ -472,15 +492,21 @@ export class InformationState {
 
   private question(call: ToolCall, ask: string): Brought {
     let asked = this.asked.get(ask);
+    if (asked !== undefined && asked.epoch !== this.epoch) {
+      // New effects came since it was last asked: its last answer is the one before them.
+      asked.before = asked.current.at(-1) ?? asked.before;
+      asked.current = [];
+      asked.epoch = this.epoch;
+    }
     if (!this.byAnswer) {
       if (asked) return "nothing";
-      this.asked.set(ask, { current: [], before: undefined });
+      this.asked.set(ask, { current: [], before: undefined, epoch: this.epoch });
       return "information";
     }
-    const unseen = this.seen.add(this.fileOf(call), answerLines(call.output, call.tool === "read"));
+    const unseen = this.seen.add(this.fileOf(call), call.output, call.tool === "read");
     const answer = new Answer(call.output);
     if (asked === undefined) {
-      this.asked.set(ask, (asked = { current: [answer], before: undefined }));
+      this.asked.set(ask, (asked = { current: [answer], before: undefined, epoch: this.epoch }));
       return unseen || saysTooLittle(answer) ? "information" : "nothing";
     }
     const { current, before } = asked;
