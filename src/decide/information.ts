@@ -23,7 +23,7 @@
  */
 import type { ToolCall } from "./history.js";
 import { commandRole, pathSegments, shownFile } from "./commands.js";
-import { canonicalJson, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
+import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 
 /** What one action brought (see the module's comment). */
@@ -238,11 +238,20 @@ const withLast = (ids: readonly string[], id: string): readonly string[] => (ids
 class Answer {
   private textMemo: string | undefined;
   private factsMemo: Set<string> | undefined;
+  private comparable: ComparableOutput | undefined;
 
-  constructor(private readonly output: unknown) {}
+  constructor(readonly output: unknown) {}
 
   get text(): string {
     return (this.textMemo ??= normalizeOutput(this.output));
+  }
+
+  /** Does it read as `other` does, noise removed? Lines equal as shown are not normalised (signature.ts `ComparableOutput`). */
+  sameAs(other: Answer): boolean {
+    if (this.output === other.output) return true;
+    this.comparable ??= new ComparableOutput(this.output);
+    other.comparable ??= new ComparableOutput(other.output);
+    return this.comparable.sameAs(other.comparable);
   }
 
   get facts(): ReadonlySet<string> {
@@ -503,7 +512,9 @@ export class InformationState {
       this.asked.set(ask, { current: [], before: undefined, epoch: this.epoch });
       return "information";
     }
-    const unseen = this.seen.add(this.fileOf(call), call.output, call.tool === "read");
+    // The same answer as its last since the last effect: its lines are seen already.
+    const again = asked !== undefined && asked.current.length > 0 && asked.current[asked.current.length - 1]!.output === call.output;
+    const unseen = !again && this.seen.add(this.fileOf(call), call.output, call.tool === "read");
     const answer = new Answer(call.output);
     if (asked === undefined) {
       this.asked.set(ask, (asked = { current: [answer], before: undefined, epoch: this.epoch }));
@@ -516,9 +527,8 @@ export class InformationState {
     // change, for an answer that states none). First asked since an effect: any change is
     // news, since the effect may have made it.
     const earlier = current.slice(0, -1);
-    if (earlier.length === 0) return before === undefined || before.text !== answer.text ? "information" : "nothing";
-    const moved =
-      earlier.every((known) => known.text !== answer.text) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
+    if (earlier.length === 0) return before === undefined || !before.sameAs(answer) ? "information" : "nothing";
+    const moved = earlier.every((known) => !known.sameAs(answer)) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
     return moved ? "information" : "nothing";
   }
 
