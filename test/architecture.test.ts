@@ -2,7 +2,8 @@
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sessions → decide → redact; plugin → decide → redact; shared/ under
  * all of them), nothing but bin.ts imports cli/, no rule imports another rule, only the list
- * in decide/rules/index.ts names a rule file, and decide/ and audit/ do no I/O.
+ * in decide/rules/index.ts names a rule file, decide/ and audit/ do no I/O, nothing sets a
+ * V8 flag at run time, and no rule's evidence has a getter.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -97,5 +98,15 @@ describe("architecture: the layers of src/", () => {
   it("decide/ and audit/ do no I/O", () => {
     const wrong = EDGES.filter(({ from, to }) => PURE.includes(folderOf(from)) && IO.test(to));
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it("nothing sets a V8 flag at run time", () => {
+    const wrong = FILES.filter((file) => /setFlagsFromString/.test(readFileSync(join(SRC, file), "utf8")));
+    expect(wrong).toEqual([]);
+  });
+
+  it("evidence has no getters: no rule defines an accessor", () => {
+    const wrong = FILES.filter((file) => isRuleFile(file) && /\b(get|set)\s+\w+\s*\(/.test(readFileSync(join(SRC, file), "utf8")));
+    expect(wrong).toEqual([]);
   });
 });

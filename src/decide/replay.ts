@@ -3,13 +3,13 @@
  * hook would have made it, plus each compaction's own sizes for the table. One timeline per
  * session, one decision per compaction: `replay`, `replay --chart` and `audit` all start here.
  */
-import { buildTimeline, type Compaction, type Timeline } from "./history.js";
+import { buildTimeline, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { compactionSizes } from "./timeline.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import type { RuleContext } from "./rules/index.js";
-import { contextOf, decideWith, judge, type DecideOptions, type Judged, type Verdict } from "./verdict.js";
+import { contextOf, decideWith, type DecideOptions, type Verdict } from "./verdict.js";
 
 /** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
 export interface SessionData {
@@ -40,42 +40,6 @@ export interface ReplayRow extends Verdict {
 }
 
 /**
- * A row whose rules after the first that fires are checked when `fired` or `evidence` is
- * first read (verdict.ts `Judged`): `replay` shows them for its first deny alone, and `audit`
- * never. Its values are those of an eager row; only `fired` and `evidence` are getters of
- * the class, not own properties, so the row is for reading, not for spreading or JSON.
- */
-class LazyRow implements ReplayRow {
-  readonly decision: Verdict["decision"];
-  readonly rule: Verdict["rule"];
-  readonly severity: Verdict["severity"];
-  readonly compaction: Verdict["compaction"];
-  readonly #judged: Judged;
-
-  constructor(
-    judged: Judged,
-    compaction: Compaction,
-    readonly triggerTokens: number | null,
-    readonly afterTokens: number | null,
-  ) {
-    const first = judged.first;
-    this.decision = first ? "deny" : "allow";
-    this.rule = first?.name ?? null;
-    this.severity = first?.severity ?? null;
-    this.compaction = { index: compaction.index, messageID: compaction.messageID };
-    this.#judged = judged;
-  }
-
-  get fired(): Verdict["fired"] {
-    return this.#judged.fired;
-  }
-
-  get evidence(): Verdict["evidence"] {
-    return this.#judged.evidence;
-  }
-}
-
-/**
  * Replays a whole session: one verdict per automatic compaction with a successful summary,
  * each decided on the history as it stood when that summary finished.
  *
@@ -88,21 +52,17 @@ export function replayMessages(messages: readonly unknown[], settings: GuardSett
 
 /** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  return rowsOf(timeline, contextOf(settings, { wholeSession: true, ...options }), false);
+  return rowsOf(timeline, contextOf(settings, { wholeSession: true, ...options }));
 }
 
-/** The rows of every automatic compaction with a successful summary; `lazy`: as {@link LazyRow}s. */
-function rowsOf(timeline: Timeline, context: RuleContext, lazy: boolean): ReplayRow[] {
+/** The rows of every automatic compaction with a successful summary, oldest first: each its verdict ({@link decideWith}) and sizes. */
+function rowsOf(timeline: Timeline, context: RuleContext): ReplayRow[] {
   const rows: ReplayRow[] = [];
   const { compactions } = timeline;
   for (let i = 0; i < compactions.length; i++) {
     const c = compactions[i]!;
     if (!c.auto || !c.succeeded) continue;
     const sizes = compactionSizes(timeline.entries, c);
-    if (lazy) {
-      rows.push(new LazyRow(judge(timeline, c, context, true), c, sizes.triggerTokens, sizes.afterTokens));
-      continue;
-    }
     const verdict = decideWith(timeline, c, context);
     rows.push({
       decision: verdict.decision,
@@ -130,11 +90,9 @@ export interface ReplayedSession {
  * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
  * directory and whether the session is a subagent's come from `info`.
  * @param walk.toolLoop whether to walk the session for the tool-loop check (default true). No
- *   row reads the walk: audit's table and `--json` leave it out (it was a third of a
- *   session's decision time); its charts show it.
+ *   row reads the walk: audit's table and `--json` leave it out; its charts show it.
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
- *   oldest first (each a {@link LazyRow}: its `fired` and `evidence` are checked when read), and
- *   where the tool-loop check would have acted (empty without the walk).
+ *   oldest first, and where the tool-loop check would have acted (empty without the walk).
  */
 export function replaySession(
   session: SessionData,
@@ -150,7 +108,7 @@ export function replaySession(
     subagent: parentOf(session.info) !== null,
     wholeSession: true,
   });
-  const rows = rowsOf(timeline, context, true);
+  const rows = rowsOf(timeline, context);
   const toolLoop =
     walk.toolLoop === false ? [] : toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
   return { timeline, rows, toolLoop };

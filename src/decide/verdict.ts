@@ -6,7 +6,7 @@ import { compactionEnd, type Compaction, type Timeline } from "./history.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
-import { buildView, type DecisionView } from "./view.js";
+import { buildView } from "./view.js";
 
 export type { Evidence, RuleName, Severity } from "./rules/index.js";
 
@@ -59,8 +59,8 @@ export interface DecideOptions {
  *
  * Reads `timeline.entries[start..end]`, where end is the compaction's summary (the history
  * as it stood when the summary finished) and start is `end − historyLimit + 1`, exactly the
- * slice the hook fetches. Walks RULES in order; the first that fires denies.
- * Pure; never throws on a timeline from buildTimeline.
+ * slice the hook fetches. Checks every rule in RULES order; the first that fires denies, and
+ * the verdict holds every rule's evidence. Pure; never throws on a timeline from buildTimeline.
  */
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
   return decideWith(timeline, compaction, contextOf(settings, options));
@@ -78,92 +78,40 @@ export function contextOf(settings: GuardSettings, options: DecideOptions): Rule
   };
 }
 
-/** {@link decide} with its context made ({@link contextOf}): every rule is checked before it returns. */
+/**
+ * {@link decide} with its context made ({@link contextOf}). Checks every rule in RULES order
+ * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
+ * data, all of it computed before it returns.
+ */
 export function decideWith(timeline: Timeline, compaction: Compaction, context: RuleContext): Verdict {
-  const judged = judge(timeline, compaction, context, false);
-  const first = judged.first;
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
+  const view = buildView(timeline, compaction, context.settings, start);
+  const findings = RULES.map((rule) => rule.check(view, context));
+  const first = firstFiring(findings);
+  const fired: RuleName[] = [];
+  const evidence: Record<string, unknown> = {};
+  for (let i = 0; i < RULES.length; i++) {
+    const rule = RULES[i]!;
+    if (findings[i]!.fired) fired.push(rule.name);
+    evidence[rule.name] = findings[i]!.evidence;
+  }
   return {
     decision: first ? "deny" : "allow",
     rule: first?.name ?? null,
-    fired: judged.fired,
+    fired,
     severity: first?.severity ?? null,
     compaction: { index: compaction.index, messageID: compaction.messageID },
-    evidence: judged.evidence,
+    evidence: evidence as unknown as Evidence,
   };
 }
 
 /**
- * The findings of the rules at one compaction, checked in RULES order: all of them, or with
- * `upToFirst` only up to the first that fires, which settles the decision, its rule and
- * severity; the rest are checked when `fired` or `evidence` is first read. A replay keeps
- * thousands of verdicts and shows of most only the decision and its rule. The rules are pure
- * and the timeline is not changed, so the values are the same either way.
+ * The first rule, in RULES order, whose finding fired: the verdict's rule; undefined when none
+ * did. @param findings one per rule of RULES, in its order.
  */
-export class Judged {
-  /** The first rule (in RULES order) that fired, or undefined: the verdict's rule. */
-  readonly first: (typeof RULES)[number] | undefined;
-  private readonly findings: Finding<unknown>[] = [];
-  /** The view and context, until every rule is checked (then let go: a replay keeps its verdicts). */
-  private view: DecisionView | undefined;
-  private context: RuleContext | undefined;
-  private firedMemo: readonly RuleName[] | undefined;
-  private evidenceMemo: Evidence | undefined;
-
-  constructor(view: DecisionView, context: RuleContext, upToFirst: boolean) {
-    this.view = view;
-    this.context = context;
-    const { findings } = this;
-    let first: (typeof RULES)[number] | undefined;
-    for (let i = 0; i < RULES.length && !(upToFirst && first); i++) {
-      const rule = RULES[i]!;
-      const finding = rule.check(view, context);
-      findings.push(finding);
-      if (finding.fired) first ??= rule;
-    }
-    this.first = first;
-    if (findings.length === RULES.length) this.view = this.context = undefined;
-  }
-
-  /** Every finding, in RULES order: the rules not yet checked are checked now. */
-  private all(): readonly Finding<unknown>[] {
-    const { findings, view, context } = this;
-    if (view && context) {
-      for (let i = findings.length; i < RULES.length; i++) findings.push(RULES[i]!.check(view, context));
-      this.view = this.context = undefined;
-    }
-    return findings;
-  }
-
-  /** Every rule that fired, in RULES order (Verdict.fired). */
-  get fired(): readonly RuleName[] {
-    if (this.firedMemo === undefined) {
-      const findings = this.all();
-      const fired: RuleName[] = [];
-      for (let i = 0; i < RULES.length; i++) if (findings[i]!.fired) fired.push(RULES[i]!.name);
-      this.firedMemo = fired;
-    }
-    return this.firedMemo;
-  }
-
-  /** Every rule's evidence, by rule name (Verdict.evidence). */
-  get evidence(): Evidence {
-    if (this.evidenceMemo === undefined) {
-      const findings = this.all();
-      const evidence: Record<string, unknown> = {};
-      for (let i = 0; i < RULES.length; i++) evidence[RULES[i]!.name] = findings[i]!.evidence;
-      this.evidenceMemo = evidence as unknown as Evidence;
-    }
-    return this.evidenceMemo;
-  }
-}
-
-/**
- * Checks the rules at `compaction` on the slice the hook fetches (see {@link decide}): all of
- * them, or with `upToFirst` only up to the first that fires (see {@link Judged}).
- */
-export function judge(timeline: Timeline, compaction: Compaction, context: RuleContext, upToFirst: boolean): Judged {
-  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
-  return new Judged(buildView(timeline, compaction, context.settings, start), context, upToFirst);
+function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[number] | undefined {
+  const index = findings.findIndex((finding) => finding.fired);
+  return index === -1 ? undefined : RULES[index];
 }
 
 /**

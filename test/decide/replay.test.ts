@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { buildTimeline } from "../../src/decide/history.js";
-import { parentOf, replayMessages, replaySession, replayTimeline, type ReplayRow, type SessionData } from "../../src/decide/replay.js";
+import { parentOf, replayMessages, replaySession, replayTimeline, type SessionData } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { compactionSizes } from "../../src/decide/timeline.js";
 import { toolLoopsOf } from "../../src/decide/tool-loop.js";
@@ -37,23 +37,17 @@ function decidedApart(
   return order === "oldest" ? rows : rows.reverse();
 }
 
-/**
- * A row as its fields read: replaySession's rows check the rules after the first that fires
- * when `fired` or `evidence` is first read (replay.ts `LazyRow`), in the order given here.
- */
-function asRead(row: ReplayRow, evidenceFirst = false) {
-  const evidence = evidenceFirst ? row.evidence : undefined;
-  const fired = row.fired;
-  return {
-    decision: row.decision,
-    rule: row.rule,
-    fired,
-    severity: row.severity,
-    compaction: row.compaction,
-    evidence: evidence ?? row.evidence,
-    triggerTokens: row.triggerTokens,
-    afterTokens: row.afterTokens,
-  };
+/** Plain data all through: objects of Object's prototype or arrays, no getters or setters (as `replay --json` prints them). */
+function expectPlain(value: unknown, path = "row"): void {
+  if (value === null || typeof value !== "object") {
+    expect(typeof value, path).not.toBe("function");
+    return;
+  }
+  expect([Object.prototype, Array.prototype], `${path}'s prototype`).toContain(Object.getPrototypeOf(value));
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
+    expect(descriptor.get ?? descriptor.set, `${path}.${key} is an accessor`).toBeUndefined();
+    expectPlain(descriptor.value, `${path}.${key}`);
+  }
 }
 
 /** Replay's rows with the compactions decided newest first on one shared timeline (caches filled in the other order). */
@@ -78,13 +72,13 @@ describe("replay's shared decisions equal decisions made apart", () => {
   it.each(fixtureCases())("%s", (_name, file) => {
     const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
     const limits = { context: 200_000, output: 32_000 };
-    VARIANTS.forEach((variant, i) => {
+    VARIANTS.forEach((variant) => {
       const settings = { ...DEFAULT_SETTINGS, ...variant };
       const replayed = replaySession(session, { settings, limits });
       const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
       const apart = decidedApart(session.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
-      // Half the variants read `evidence` before `fired`: either one checks the rules left.
-      expect(replayed.rows.map((row) => asRead(row, i % 2 === 1))).toEqual(apart);
+      expect(replayed.rows).toEqual(apart);
+      replayed.rows.forEach((row) => expectPlain(row));
       // The tool-loop walk first, then the decisions: they share its actions the other way round.
       const timeline = buildTimeline(session.messages);
       expect(toolLoopsOf(timeline, settings, directory)).toEqual(replayed.toolLoop);
@@ -97,6 +91,7 @@ describe("replay's shared decisions equal decisions made apart", () => {
       fc.property(history({}, 60), guardSettings, modelLimits, (messages, settings, limits) => {
         const rows = replayMessages(messages, settings, { limits });
         expect(rows).toEqual(decidedApart(messages, settings, { limits }));
+        rows.forEach((row) => expectPlain(row));
         expect(sharedNewestFirst(messages, settings, { limits })).toEqual(decidedApart(messages, settings, { limits }, "newest"));
       }),
       { numRuns: 100 },

@@ -11,7 +11,6 @@
  */
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
-import type { ToolCall } from "../history.js";
 import { previewOf, type Action, type StepView } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
@@ -33,21 +32,6 @@ export type NoNewWorkEvidence =
        */
       readonly example: { readonly tool: string; readonly preview: string | null } | null;
     };
-
-/**
- * A call's tool and redacted preview, the preview written when read (then kept, see
- * previewOf): a replay's table and an audit read only a first deny's evidence. A function
- * of its own so that the getter holds the call alone, not the decision's view (a replay
- * keeps every verdict).
- */
-function callExample(call: ToolCall, directory: string | undefined): { readonly tool: string; readonly preview: string } {
-  return {
-    tool: call.tool,
-    get preview() {
-      return previewOf(call, directory);
-    },
-  };
-}
 
 /** Index, among the cycle's actions in order, of the first that passes `test`; −1 for none. */
 function indexInCycle(cycle: readonly StepView[], test: (action: Action) => boolean): number {
@@ -84,7 +68,7 @@ export const noNewWork = defineRule({
     const firstNew = index === -1 ? null : index;
     const first = firstNew === null ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;
-    const example = first ? (call ? callExample(call, directory) : { tool: "text", preview: null }) : null;
+    const example = first ? (call ? { tool: call.tool, preview: previewOf(call, directory) } : { tool: "text", preview: null }) : null;
     const evidence: NoNewWorkEvidence = {
       status: "measured",
       previousMessageID: view.previous.messageID,

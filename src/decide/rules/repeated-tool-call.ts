@@ -49,19 +49,7 @@ export interface RepeatedToolCallEvidence {
   readonly readsBetween: boolean;
 }
 
-/**
- * Fires when one tool call (same tool, canonical input, ending and normalised result; an
- * errored call counts, failing the same way) runs `threshold` times within the last
- * `window` steps since the user's last message, with no new action between one run and the
- * next nor after the last one, and the runs lie on both sides of a compaction. A chain
- * followed by new work is a loop the model already left: its continue turn is not the next
- * round of it. Reports the longest chain; ties go to the one seen most recently.
- */
-/**
- * The evidence of the strongest chain (`best`; none when the window holds no tool call). A
- * function of its own so that the preview's getter holds the chain alone, not the decision's
- * view (a replay keeps every verdict).
- */
+/** The evidence of the strongest chain (`best`; none when the window holds no tool call). */
 function evidenceOf(
   best: Chain | undefined,
   settings: Pick<GuardSettings, "threshold" | "matchOutput">,
@@ -70,10 +58,7 @@ function evidenceOf(
 ): RepeatedToolCallEvidence {
   return {
     tool: best?.action.call?.tool ?? null,
-    // Written when read (then kept, see previewOf): a replay's table reads only its first deny's evidence.
-    get preview() {
-      return best?.action.call ? previewOf(best.action.call, directory) : null;
-    },
+    preview: best?.action.call ? previewOf(best.action.call, directory) : null,
     count: best?.count ?? 0,
     threshold: settings.threshold,
     matchOutput: settings.matchOutput,
@@ -158,6 +143,15 @@ function strongest(
 const across = (view: DecisionView, chain: Chain): boolean =>
   compactionBetween(view.timeline.compactions, chain.firstPosition, chain.lastPosition);
 
+/**
+ * Fires when one tool call (same tool, canonical input, ending and normalised result; an
+ * errored call counts, failing the same way) runs `threshold` times within the last
+ * `window` steps since the user's last message, with no new action between one run and the
+ * next nor after the last one, and the runs lie on both sides of a compaction. A chain
+ * followed by new work is a loop the model already left: its continue turn is not the next
+ * round of it. Also fires on a check re-run with only reads between across two compactions
+ * ({@link checkRunIn}). Reports the longest chain; ties go to the one seen most recently.
+ */
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",

@@ -13,7 +13,10 @@ import type { DecisionView } from "../view.js";
  */
 export type Severity = "warning" | "info";
 
-/** What a rule saw: whether it fired, and its evidence (also when it did not fire). */
+/**
+ * What a rule saw: whether it fired, and its evidence (also when it did not fire). The
+ * evidence is plain data, every field computed when the check returns: no getters, no classes.
+ */
 export interface Finding<E> {
   readonly fired: boolean;
   readonly evidence: E;
