@@ -11,8 +11,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { PROJECT_ROOT } from "./sandbox.js";
+import { ensureE2eTools } from "./tools.js";
 
 /** The command docs/audit.md shows, after `node dist/cli/bin.js`; `audit.html` is written in a scratch folder. */
 export const PICTURE_ARGS = [
@@ -28,6 +28,9 @@ export const PICTURE_ARGS = [
   "audit.html",
 ];
 
+// playwright-core is one of the suite's own packages (e2e/package.json), installed when missing.
+ensureE2eTools();
+const { chromium } = await import("playwright-core");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (!existsSync(CHROMIUM)) execFileSync(join(PROJECT_ROOT, "e2e/install-chromium.sh"), { stdio: "inherit" });
 const dir = await mkdtemp(join(tmpdir(), "ocg-picture-"));

@@ -5,9 +5,9 @@
  * skipped (turn-finished); and prevention in the fixed-point run (the summary requests carry
  * the ledger, the continue request carries the note, no summary request holds opencode's
  * continue text). Run by `npm run test:compat`; the releases come from
- * OPENCODE_COMPAT_VERSIONS (comma-separated), default COMPAT_VERSIONS. The devDependency's
- * release runs its installed binary; the others are installed by e2e/install-opencode.sh
- * into .cache/opencode/<version>/ (only the platform package, reused when present).
+ * OPENCODE_COMPAT_VERSIONS (comma-separated), default COMPAT_VERSIONS. Each release is
+ * installed by e2e/install-opencode.sh into .cache/opencode/<version>/ (only the platform
+ * package, reused when present; the pinned one is the e2e suite's own).
  *
  * What differs between releases is opencode, not the plugin: up to 1.15.x `--print-logs`
  * writes `service=… key=value … message` lines (guard-log.ts reads both formats), and
@@ -15,13 +15,11 @@
  * on them: the session id falls back to the log, the figures come from `opencode export`).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectLiveMatchesReplay } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
-import { devDependencyBinary, OPENCODE_VERSION, PROJECT_ROOT } from "./sandbox.js";
+import { installedOpencode } from "./sandbox.js";
 import { HEALTHY_FINAL_TEXT, REPEATED_TEXT, type RequestKind, type ScenarioName } from "./scenarios.js";
 import { CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
 
@@ -35,24 +33,6 @@ const versions = (process.env.OPENCODE_COMPAT_VERSIONS ?? COMPAT_VERSIONS.join("
 
 const SCENARIOS: ScenarioName[] = ["fixed-point", "healthy", "same-text-stop"];
 
-/** The binary of one release: the devDependency's, else installed into .cache/opencode/. */
-function binaryFor(version: string): string {
-  if (version === OPENCODE_VERSION) {
-    try {
-      return devDependencyBinary();
-    } catch {
-      // Not installed: fetch it like the others.
-    }
-  }
-  const cached = join(PROJECT_ROOT, ".cache", "opencode", version, "bin", "opencode");
-  if (!process.env.OPENCODE_CACHE_DIR && existsSync(cached)) return cached;
-  const out = execFileSync(join(PROJECT_ROOT, "e2e", "install-opencode.sh"), [version], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return out.trim().split(" ").slice(1).join(" ");
-}
-
 const runs = new Map<string, ScenarioRun>();
 const binaries = new Map<string, string>();
 /** The fixed-point run's request bodies, by release: kind and the JSON text. */
@@ -64,7 +44,7 @@ const bodyList = (version: string) => {
 };
 
 beforeAll(async () => {
-  for (const v of versions) binaries.set(v, binaryFor(v));
+  for (const v of versions) binaries.set(v, installedOpencode(v));
   const jobs = versions.flatMap((version) => SCENARIOS.map((scenario) => ({ version, scenario })));
   const results = await mapLimit(jobs, e2eConcurrency(), (job) =>
     runScenario({

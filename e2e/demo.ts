@@ -5,7 +5,7 @@
  * 127.0.0.1: the model is a scripted server on a random local port.
  */
 import { runScenario, type ScenarioRun } from "./harness.js";
-import { OPENCODE_VERSION } from "./sandbox.js";
+import { OPENCODE_VERSION, opencodeBinary } from "./sandbox.js";
 import { MODEL_LIMITS, USABLE_TOKENS } from "./scenarios.js";
 import { formatInt, formatSeconds, formatTable } from "./table.js";
 
@@ -19,6 +19,8 @@ async function run(guard: boolean): Promise<ScenarioRun> {
   return result;
 }
 
+// The first time, the binary is installed here (into .cache/opencode/), before any output.
+opencodeBinary();
 const without = await run(false);
 const withGuard = await run(true);
 

@@ -1,7 +1,7 @@
 /**
- * A throwaway npm registry on 127.0.0.1 for the install-by-name tests: verdaccio (a dev
- * dependency) with its own storage dir and no uplink, so nothing is fetched from the
- * internet. The package is packed with `npm pack` (what `npm publish` would upload) and
+ * A throwaway npm registry on 127.0.0.1 for the install-by-name tests: verdaccio (one of
+ * the suite's own packages: e2e/package.json, tools.ts) with its own storage dir and no
+ * uplink, so nothing is fetched from the internet. The package is packed with `npm pack` (what `npm publish` would upload) and
  * published to it together with its runtime dependencies, packed from node_modules.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "../src/sessions/opencode.js";
 import { PROJECT_ROOT } from "./sandbox.js";
+import { E2E_DIR, ensureE2eTools } from "./tools.js";
 
 const run = promisify(execFile);
 
@@ -125,6 +126,7 @@ async function waitForOk(url: string, child: ChildProcess, timeoutMs: number, lo
  * (anyone may read; publishing needs the user this function creates).
  */
 export async function startLocalRegistry(): Promise<LocalRegistry> {
+  ensureE2eTools();
   const dir = await mkdtemp(join(tmpdir(), "ocg-registry-"));
   const storage = join(dir, "storage");
   await mkdir(storage);
@@ -154,7 +156,7 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   await writeFile(configPath, config);
   const child = spawn(
     process.execPath,
-    [join(PROJECT_ROOT, "node_modules", "verdaccio", "bin", "verdaccio"), "--config", configPath, "--listen", `127.0.0.1:${port}`],
+    [join(E2E_DIR, "node_modules", "verdaccio", "bin", "verdaccio"), "--config", configPath, "--listen", `127.0.0.1:${port}`],
     {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NODE_ENV: "production" },

@@ -3,7 +3,8 @@
  * a project dir with `opencode.json`, and config dirs seeded so that opencode does not try
  * to install `@opencode-ai/plugin` from the network at start-up.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -13,21 +14,18 @@ import { MODEL_LIMITS, READ_FILE_CONTENT, READ_FILE_NAME, type ModelLimits } fro
 /** The project root (the folder holding package.json), found from this file. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The installed opencode version (from the `opencode-ai` devDependency), e.g. "1.18.33". */
-export const OPENCODE_VERSION: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", "opencode-ai", "package.json"), "utf8")) as { version: string })
-      .version;
-  } catch {
-    return "unknown";
-  }
-})();
+/**
+ * The opencode release the suite, the demo, `npm run try` and the benches run. Its platform
+ * binary is installed into .cache/opencode/<version>/ on first use ({@link installedOpencode}),
+ * as the compatibility matrix installs the others: no npm package of opencode is installed
+ * by `npm ci`.
+ */
+export const OPENCODE_VERSION = "1.18.33";
 
 /**
- * The opencode binary the suite runs: `OPENCODE_BIN` when set (e.g. one installed by
- * `e2e/install-opencode.sh` into `.cache/opencode/<version>/bin/opencode`), else the one
- * shipped by the `opencode-ai` devDependency.
- * @returns an absolute path; throws when none of the known places holds it.
+ * The opencode binary the suite runs: `OPENCODE_BIN` when set (e.g. another release's, from
+ * `e2e/install-opencode.sh`), else {@link OPENCODE_VERSION}'s, installed when missing.
+ * @returns an absolute path; throws when `OPENCODE_BIN` names no file, or the install fails.
  */
 export function opencodeBinary(): string {
   const fromEnv = process.env.OPENCODE_BIN;
@@ -36,19 +34,23 @@ export function opencodeBinary(): string {
     if (!existsSync(path)) throw new Error(`OPENCODE_BIN=${fromEnv}: no such file`);
     return path;
   }
-  return devDependencyBinary();
+  return installedOpencode(OPENCODE_VERSION);
 }
 
-/** The binary of the `opencode-ai` devDependency (OPENCODE_VERSION); throws when missing. */
-export function devDependencyBinary(): string {
-  const candidates = [
-    "node_modules/opencode-linux-x64/bin/opencode",
-    "node_modules/.bin/opencode",
-    "node_modules/opencode-linux-x64-baseline/bin/opencode",
-  ].map((p) => join(PROJECT_ROOT, p));
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`opencode binary not found; run npm ci (looked in ${candidates.join(", ")})`);
-  return found;
+/**
+ * The binary of one opencode release: `.cache/opencode/<version>/bin/opencode`, installed by
+ * e2e/install-opencode.sh when missing (only the platform package: 60 MB to download, 185 MB on disk;
+ * `OPENCODE_CACHE_DIR` moves the cache, and the script then decides what is there).
+ * @returns an absolute path; throws when the install fails.
+ */
+export function installedOpencode(version: string): string {
+  const cached = join(PROJECT_ROOT, ".cache", "opencode", version, "bin", "opencode");
+  if (!process.env.OPENCODE_CACHE_DIR && existsSync(cached)) return cached;
+  const out = execFileSync(join(PROJECT_ROOT, "e2e", "install-opencode.sh"), [version], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return out.trim().split(" ").slice(1).join(" ");
 }
 
 /** The paths of one sandbox. All absolute, all inside `root`. */

