@@ -1,5 +1,6 @@
-// Copied unchanged from the project's shared material (shared/fixtures/judgement3/gen.mjs), with one
-// export line added at the end so that tests and scripts can generate sessions in process.
+// Copied from the project's shared material (shared/fixtures/judgement3/gen.mjs), with two
+// changes: an export line at the end (tests and scripts generate sessions in process), and a
+// sample cargo path (/home/dev/app) that named no real machine.
 // See shared/fixtures/judgement3/README.md for the kinds and the principle.
 // judgement3: a seeded generator of opencode 1.18.33 session exports that teaches KINDS of
 // compaction loops and their healthy twins, each with random surface forms (stack, files,
@@ -263,7 +264,7 @@ const STACKS = {
     },
     suite: ["cargo test", "cargo test -q"],
     typecheck: ["cargo check", "cargo check --all-targets"],
-    typecheckClean: (r) => `    Checking app v0.${r.int(1, 9)}.0 (/work/app)\n    Finished \`dev\` profile [unoptimized + debuginfo] target(s) in ${(r.int(40, 900) / 100).toFixed(2)}s`,
+    typecheckClean: (r) => `    Checking app v0.${r.int(1, 9)}.0 (/home/dev/app)\n    Finished \`dev\` profile [unoptimized + debuginfo] target(s) in ${(r.int(40, 900) / 100).toFixed(2)}s`,
     lint: ["cargo clippy -- -D warnings", "cargo clippy --all-targets"],
     build: ["cargo build", "cargo build --release"],
     testName: (r, fn) => `${fn}_${r.pick(["rounds_half_even", "keeps_currency", "skips_empty", "caps_at_limit", "late_retry", "missing_owner"])}`,
