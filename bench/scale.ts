@@ -6,7 +6,7 @@
  *    a tight loop (a compaction every 4 messages), written to a temp dir. Each figure comes
  *    from fresh processes (median of 3), so memory and GC are those of one run:
  *    bare `readFile` + `JSON.parse` of the file, against the replay command's path,
- *    `readExport` (read + parse + validate) then `replayMessages` (timeline + every decision).
+ *    `readExport` (read + parse + validate + timeline) then `replayTimeline` (every decision).
  *    Goal: replay ≤ 2× the bare parse.
  * 2. The hook's cost per call against session length (a fake client that honours
  *    `query.limit` as opencode does, and one that ignores it), N = 100, 1k, 10k messages.
@@ -26,8 +26,9 @@ import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
 import { readExport } from "../src/sessions/export.js";
 import { createGuard } from "../src/plugin/guard.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { replayMessages } from "../src/decide/replay.js";
-import { checkToolCall, toolLoopHistoryLimit, type FinishedCall } from "../src/decide/tool-loop.js";
+import { replayTimeline } from "../src/decide/replay.js";
+import { checkToolCall, toolLoopHistoryLimit } from "../src/decide/tool-loop.js";
+import { timelineWithCall, type FinishedCall } from "../src/hosts/opencode/tool-call.js";
 import { SessionBuilder } from "../test/support/session.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";
 
@@ -52,7 +53,7 @@ async function measure(mode: "parse" | "replay", path: string): Promise<Measure>
   }
   const session = await readExport(path);
   const read = performance.now();
-  const rows = replayMessages(session.messages, DEFAULT_SETTINGS);
+  const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
   return {
     readMs: read - started,
     replayMs: performance.now() - read,
@@ -215,10 +216,10 @@ function checkCost(messages: readonly unknown[], calls: number) {
   const times: number[] = [];
   let runs = 0;
   // Warm up first: the hook runs on every tool call of a long-lived process.
-  for (let i = 0; i < 50; i++) checkToolCall(messages, call, DEFAULT_SETTINGS);
+  for (let i = 0; i < 50; i++) checkToolCall(timelineWithCall(messages, call, toolLoopHistoryLimit(DEFAULT_SETTINGS)), DEFAULT_SETTINGS);
   for (let i = 0; i < calls; i++) {
     const started = performance.now();
-    runs = checkToolCall(messages, call, DEFAULT_SETTINGS).runs;
+    runs = checkToolCall(timelineWithCall(messages, call, toolLoopHistoryLimit(DEFAULT_SETTINGS)), DEFAULT_SETTINGS).runs;
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -258,7 +259,7 @@ export async function scaleBench(): Promise<string> {
     const hook = await hookTable();
     const toolLoop = await toolLoopTable();
     return [
-      `replay of synthetic exports (Node ${process.version}; median of ${REPEATS} fresh processes; replay = readExport + replayMessages):`,
+      `replay of synthetic exports (Node ${process.version}; median of ${REPEATS} fresh processes; replay = readExport + replayTimeline):`,
       replay,
       "",
       "hook cost per call vs session length (fake client; opencode honours query.limit = 200):",

@@ -34,7 +34,7 @@ import {
   type ScenarioName,
 } from "./scenarios.js";
 import type { ExportMessage, ExportPart } from "./session-export.js";
-import { TOOL_LOOP_NOTICE_MARK } from "../src/decide/history.js";
+import { TOOL_LOOP_NOTICE_MARK } from "../src/model/entry.js";
 
 const JOBS: Array<[ScenarioName, Partial<RunOptions>?]> = [
   ["four-read-cycle"],
@@ -115,7 +115,7 @@ describe("loops the guard must stop", () => {
     expect(parts).toHaveLength(8);
     expect(parts.every((p) => (p.state!.input as { command: string }).command === PID_COMMAND)).toBe(true);
     // The guard's tool-loop notice (toolLoop "warn") follows the output from the third run on;
-    // the rules read the output without it (decide/history.ts).
+    // the rules read the output without it (model/entry.ts `withoutToolLoopNotice`).
     const outputs = parts.map((p) => String(p.state!.output).split(TOOL_LOOP_NOTICE_MARK)[0]!);
     expect(parts.filter((p) => String(p.state!.output).includes(TOOL_LOOP_NOTICE_MARK)).length).toBeGreaterThan(0);
     // Every output is different (the shell's pid, a random temp name) …

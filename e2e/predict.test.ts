@@ -8,7 +8,7 @@
  * and scripted, reaches its final answer with no denial.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { completedCallsBefore, continueNote } from "../src/decide/ledger.js";
 import { COMPACTION_QUESTION, CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
 import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";

@@ -12,9 +12,9 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { predictNextPrompt } from "../src/decide/predict.js";
-import { compactionSizes } from "../src/decide/timeline.js";
+import { compactionSizes } from "../src/model/timeline.js";
 import { runScenario } from "./harness.js";
 import { PROJECT_ROOT } from "./sandbox.js";
 import { COUNTED_SCENARIOS, type ScenarioName } from "./scenarios.js";

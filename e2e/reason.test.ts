@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { expectHookTimes, expectLiveMatchesReplay, type DecisionTriple } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { replayExport } from "./replay.js";

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditSession, auditTotals, isListed } from "../src/audit/audit.js";
 import type { SessionData } from "../src/decide/replay.js";
 import type { AuditReport } from "../src/audit/types.js";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { usableContext, type ModelLimits } from "../src/decide/opencode-facts.js";
 import { renderHtmlReport } from "../src/report/html.js";
 import { sessionSeries } from "../src/audit/series.js";

@@ -16,9 +16,9 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
-import { replayMessages } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 import { usableContext } from "../src/decide/opencode-facts.js";
 import { runScenario } from "./harness.js";

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { HEALTHY_FINAL_TEXT, TOOL_LOOP_VARIED_FINAL_TEXT } from "./scenarios.js";
 
-/** What the guard appends (decide/history.ts TOOL_LOOP_NOTICE_MARK, without its leading newlines). */
+/** What the guard appends (model/entry.ts TOOL_LOOP_NOTICE_MARK, without its leading newlines). */
 const MARK = "[compaction-guard: tool loop]";
 
 interface Seen {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardLogLines } from "./guard-log.js";
 import { PLUGIN_ENTRY, replayCli } from "./replay.js";
 import { HEALTHY_CALLS, startV2Model, startV2Serve, type V2Serve } from "./v2-harness.js";
-import { v2InOrder } from "../src/decide/v2-history.js";
+import { v2InOrder } from "../src/hosts/opencode/v2.js";
 
 const PLUGIN = pathToFileURL(PLUGIN_ENTRY).href;
 /** Requests the scripted model answers before refusing (an unguarded loop compacts before every step until then). */

@@ -7,7 +7,7 @@
  * `npm run table:tokens` (docs/zero-waste.md), too slow for every run of the suite.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildTimeline } from "../src/decide/history.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { predictNextPrompt } from "../src/decide/predict.js";
 import { expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";

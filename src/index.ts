@@ -1,7 +1,7 @@
 /**
  * The plugin module opencode loads: a default export `{ id, server }` and nothing else
  * (opencode 1.18.33 calls every export of a module without that shape as a plugin).
- * The hook's logic is in ./guard.ts.
+ * The hook's logic is in ./plugin/guard.ts.
  */
 import type { PluginModule } from "@opencode-ai/plugin";
 import { server } from "./plugin/guard.js";

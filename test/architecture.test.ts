@@ -1,9 +1,10 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
- * (cli → report → audit → sessions → decide → redact; plugin → decide → redact; shared/ under
- * all of them), nothing but bin.ts imports cli/, no rule imports another rule, only the list
- * in decide/rules/index.ts names a rule file, decide/ and audit/ do no I/O, nothing sets a
- * V8 flag at run time, and no rule's evidence has a getter.
+ * (cli → report → audit → sessions → hosts → model; plugin → hosts; decide → model; shared/
+ * under all of them), decide/ never imports hosts/ (a host is one folder under hosts/ that
+ * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
+ * rule, only the list in decide/rules/index.ts names a rule file, model/, decide/ and audit/ do
+ * no I/O, nothing sets a V8 flag at run time, and no rule's evidence has a getter.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -15,23 +16,33 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 /** Each folder and the folders it may import (besides itself). */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   shared: [],
+  model: ["shared"],
   redact: ["shared"],
-  decide: ["redact", "shared"],
-  plugin: ["decide", "redact", "shared"],
-  sessions: ["decide", "redact", "shared"],
-  audit: ["sessions", "decide", "redact", "shared"],
-  report: ["audit", "sessions", "decide", "redact", "shared"],
-  cli: ["report", "audit", "sessions", "decide", "redact", "shared"],
+  decide: ["model", "redact", "shared"],
+  hosts: ["model", "shared"],
+  plugin: ["hosts", "decide", "model", "redact", "shared"],
+  sessions: ["hosts", "decide", "model", "redact", "shared"],
+  audit: ["sessions", "decide", "model", "redact", "shared"],
+  report: ["audit", "sessions", "decide", "model", "redact", "shared"],
+  cli: ["report", "audit", "sessions", "hosts", "decide", "model", "redact", "shared"],
+};
+/**
+ * The one way a host may reach into decide/: the facts copied from opencode that the rules
+ * read too (the continue text, the usable-context line, a model's limits). Until the rules take
+ * those as a host's inputs, they live in decide/ and hosts/opencode/ reads them there.
+ */
+const HOST_READS_FROM_DECIDE: Readonly<Record<string, readonly string[]>> = {
+  hosts: ["decide/opencode-facts.ts"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["decide", "sessions"],
+  "core.ts": ["decide", "hosts", "model", "sessions"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;
-const PURE = ["decide", "audit"];
+const PURE = ["model", "decide", "audit"];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -75,9 +86,45 @@ describe("architecture: the layers of src/", () => {
       const b = folderOf(to);
       if (a === b) return false;
       const allowed = a === "" ? TOP[from] : MAY_IMPORT[a];
+      if (HOST_READS_FROM_DECIDE[a]?.includes(to)) return false;
       return allowed === undefined || !allowed.includes(b);
     });
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it("decide/ never imports hosts/, and each host imports no other host", () => {
+    const wrong = LOCAL.filter(({ from, to }) => {
+      if (folderOf(to) !== "hosts") return false;
+      if (folderOf(from) === "decide") return true;
+      return folderOf(from) === "hosts" && from.split("/")[1] !== to.split("/")[1];
+    });
+    expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it("model/ names no opencode field (a host's words stay in its folder)", () => {
+    const opencodeWords = /\b(parentID|tail_start_id|compaction_continue|providerID|modelID|callID)\b|\binfo\.|\.parts\b/;
+    const wrong = FILES.filter((file) => folderOf(file) === "model" && opencodeWords.test(readFileSync(join(SRC, file), "utf8")));
+    expect(wrong).toEqual([]);
+  });
+
+  it("no import circle between folders", () => {
+    const next = new Map<string, Set<string>>();
+    for (const { from, to } of LOCAL) {
+      const a = folderOf(from);
+      const b = folderOf(to);
+      if (a === "" || b === "" || a === b || to === "../package.json") continue;
+      if (!next.has(a)) next.set(a, new Set());
+      next.get(a)!.add(b);
+    }
+    const circles: string[] = [];
+    const walk = (folder: string, path: readonly string[]): void => {
+      for (const b of next.get(folder) ?? []) {
+        if (b === path[0]) circles.push([...path, b].join(" → "));
+        else if (!path.includes(b)) walk(b, [...path, b]);
+      }
+    };
+    for (const folder of next.keys()) walk(folder, [folder]);
+    expect(circles).toEqual([]);
   });
 
   it("nothing imports cli/ but cli/ itself and bin.ts", () => {
@@ -95,7 +142,7 @@ describe("architecture: the layers of src/", () => {
     expect(listed.sort()).toEqual(rules.sort());
   });
 
-  it("decide/ and audit/ do no I/O", () => {
+  it("model/, decide/ and audit/ do no I/O", () => {
     const wrong = EDGES.filter(({ from, to }) => PURE.includes(folderOf(from)) && IO.test(to));
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });

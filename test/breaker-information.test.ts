@@ -5,11 +5,11 @@
  * behaviour it has, with why.
  */
 import { describe, expect, it } from "vitest";
-import { replayMessages } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
 import { commandRole } from "../src/decide/commands.js";
 import { callRole } from "../src/decide/information.js";
-import type { ToolCall } from "../src/decide/history.js";
+import type { ToolCall } from "../src/model/entry.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });

@@ -4,12 +4,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exportSchema, isSessionExport, parseExport } from "../src/sessions/export.js";
-import { buildTimeline, type AssistantEntry, type Compaction, type Entry, type Timeline, type UserEntry } from "../src/decide/history.js";
+import { exportSchema, isSessionExport, parseExport, validateExport } from "../src/sessions/export.js";
+import { buildTimeline } from "../src/hosts/opencode/v1.js";
+import { type AssistantEntry, type Entry, type UserEntry } from "../src/model/entry.js";
+import { type Compaction, type Timeline } from "../src/model/timeline.js";
 import { createGuard } from "../src/plugin/guard.js";
 import type { ModelLimits } from "../src/decide/opencode-facts.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { replayMessages } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
 import { RULES } from "../src/decide/rules/index.js";
 import { decide, historyLimit } from "../src/decide/verdict.js";
 import {
@@ -451,8 +453,10 @@ describe("the export check", () => {
   function expectAgreement(json: unknown): void {
     const accepted = exportSchema().safeParse(json).success;
     expect(isSessionExport(json)).toBe(accepted);
-    if (accepted) expect(parseExport(json, "x")).toBe(json);
-    else expect(() => parseExport(json, "x")).toThrow(/^x: not an opencode session export \(/);
+    if (accepted) {
+      expect(validateExport(json, "x")).toBe(json);
+      expect(parseExport(json, "x").info).toBe((json as { info: unknown }).info);
+    } else expect(() => parseExport(json, "x")).toThrow(/^x: not an opencode session export \(/);
   }
 
   const base = syntheticExport(3);

@@ -7,7 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { replayMessages, replaySession, type ReplayRow, type SessionData } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
+import { replaySession, type ReplayRow } from "../src/decide/replay.js";
+import { exportedSession } from "../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
@@ -70,7 +72,9 @@ describe.each(["judgement2", "review", "breaker"])("the handed cases in fixtures
     const want = expected[file]!;
     const limits = limitsOf(want.flags ?? []);
     // As the replay command decides a session export: its own parent and directory too.
-    const deny = firstDeny(replaySession(load(name, file) as SessionData, { settings: settings(), limits }).rows);
+    const deny = firstDeny(
+      replaySession(exportedSession(load(name, file) as Parameters<typeof exportedSession>[0]), { settings: settings(), limits }).rows,
+    );
     expect(want.accept ?? [want.firstDeny]).toContain(deny?.compaction.index ?? null);
   });
 });

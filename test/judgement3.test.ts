@@ -6,8 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { SessionData } from "../src/decide/replay.js";
-import { firstDenyOf, KINDS, scoreSeed, type Expected } from "./support/judgement3/score.js";
+import { firstDenyOf, KINDS, scoreSeed, type Expected, type Exported } from "./support/judgement3/score.js";
 
 const DIR = new URL("./fixtures/judgement3/", import.meta.url);
 const expected = JSON.parse(readFileSync(new URL("expect.json", DIR), "utf8")) as Record<string, Expected>;
@@ -20,7 +19,7 @@ describe("the fixed sample (test/fixtures/judgement3, answers in expect.json)", 
 
   it.each(Object.keys(expected))("%s", (name) => {
     const want = expected[name]!;
-    const session = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), "utf8")) as SessionData;
+    const session = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), "utf8")) as Exported;
     expect(want.accept ?? [want.firstDeny]).toContain(firstDenyOf(session, want.flags ?? []));
   });
 });

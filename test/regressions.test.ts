@@ -9,7 +9,7 @@ import { cli } from "./support/cli.js";
 import { createGuard } from "../src/plugin/guard.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 import { previewCall } from "../src/redact/preview.js";
-import { replayMessages } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

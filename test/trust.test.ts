@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { createGuard, DecisionRegistry } from "../src/plugin/guard.js";
 import { describeEvidence } from "../src/decide/explain.js";
-import { replayMessages } from "../src/decide/replay.js";
+import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS, resolveSettings } from "../src/decide/settings.js";
 import { VERSION } from "../src/shared/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";

@@ -4,11 +4,10 @@
  * listed rows, their chart series and the totals. Where sessions come from is in sessions/;
  * the outputs in report/; the command line in `cli/audit.ts`.
  */
-import { sessionDecision } from "../sessions/opencode-limits.js";
-import type { SessionItem } from "../sessions/sources.js";
+import { sessionDecision, type SessionItem } from "../sessions/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
-import { compactionEnd, contextTokens, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
+import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import {
   parentOf,
@@ -18,18 +17,10 @@ import {
   type SessionData,
   type SessionDecisionOptions,
 } from "../decide/replay.js";
-import { realUserAfter } from "../decide/timeline.js";
-import { isGuardNote } from "../decide/guard-note.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
 
 const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-
-/** A message's time (ms since the epoch): `time.completed`, else `time.created`; null without one. */
-function messageTime(message: unknown): number | null {
-  if (!isRecord(message) || !isRecord(message.info) || !isRecord(message.info.time)) return null;
-  return finite(message.info.time.completed) ?? finite(message.info.time.created);
-}
 
 /** The session's last activity (ms since the epoch): `info.time.updated`, else `info.time.created`; null without one. */
 export function sessionUpdated(info: SessionData["info"]): number | null {
@@ -43,15 +34,14 @@ export function sessionUpdated(info: SessionData["info"]): number | null {
  * led to), up to the user's next real message (`isRealUser`: a person spoke; the work that
  * follows is what they asked for, which the guard could not have saved).
  * - continuesSaved: synthetic continue turns in that span (the denied one included);
- * - tokensAfterDeny: the sum over every assistant message in it of `tokens.total`, else
- *   input + output + cache.read + cache.write (tokens; summaries included); 0 when no
- *   assistant message is in it, null when some are but none has token data;
- * - secondsAfterDeny: from that summary's end (`time.completed`, else `time.created`) to the
+ * - tokensAfterDeny: the sum over every assistant message in it of its context size
+ *   (`AssistantEntry.contextTokens`; summaries included); 0 when no assistant message is in
+ *   it, null when some are but none has token data;
+ * - secondsAfterDeny: from that summary's time (`Entry.time`: when it ended, else began) to the
  *   latest time of a message in the span, the guard's stop note left out (s, ms precision);
  *   null without times.
  */
 function afterDeny(
-  messages: readonly unknown[],
   timeline: Timeline,
   firstDeny: ReplayRow,
 ): Pick<AuditSession, "continuesSaved" | "tokensAfterDeny" | "secondsAfterDeny"> {
@@ -64,22 +54,21 @@ function afterDeny(
   let tokensAfterDeny = 0;
   let assistants = 0;
   let withTokens = 0;
-  const start = messageTime(messages[end]);
+  const start = timeline.entries[end]?.time ?? null;
   let last = start;
   for (let i = end + 1; i < stop; i++) {
     const entry = timeline.entries[i]!;
     if (entry.kind === "user" && entry.role === "continue") continuesSaved += 1;
-    const message = messages[i];
-    if (entry.kind === "assistant" && isRecord(message) && isRecord(message.info)) {
+    if (entry.kind === "assistant") {
       assistants += 1;
-      const tokens = contextTokens(message.info.tokens);
+      const tokens = entry.contextTokens;
       if (tokens !== null) {
         withTokens += 1;
         tokensAfterDeny += tokens;
       }
     }
     // The guard's own stop note is no time the loop cost.
-    const time = isGuardNote(message) ? null : messageTime(message);
+    const time = entry.kind === "user" && entry.guardNote === true ? null : entry.time;
     if (time !== null && (last === null || time > last)) last = time;
   }
   const secondsAfterDeny = start !== null && last !== null ? Math.max(0, Math.round(last - start)) / 1000 : null;
@@ -88,7 +77,7 @@ function afterDeny(
 
 /**
  * Did the guard itself already stop a loop in this session? Yes when the session holds the
- * guard's stop note (decide/guard-note.ts), or when a compaction replay denies as a loop
+ * guard's stop note (`UserEntry.guardNote`), or when a compaction replay denies as a loop
  * (severity `warning`) got no synthetic continue turn in the history: after its summary the
  * next user message is neither opencode's continue turn nor its re-sent message
  * (session/compaction.ts adds one of them unless a plugin's autocontinue hook said no), so
@@ -96,8 +85,8 @@ function afterDeny(
  * A V2 session (`v2`: opencode's V2 session runner) never has a continue turn, so there only
  * the note counts.
  */
-export function stoppedByGuard(messages: readonly unknown[], timeline: Timeline, replay: readonly ReplayRow[], v2 = false): boolean {
-  if (messages.some(isGuardNote)) return true;
+export function stoppedByGuard(timeline: Timeline, replay: readonly ReplayRow[], v2 = false): boolean {
+  if (timeline.entries.some((entry) => entry.kind === "user" && entry.guardNote === true)) return true;
   if (v2) return false;
   return replay.some((row) => {
     if (row.decision !== "deny" || row.severity !== "warning") return false;
@@ -144,8 +133,8 @@ export function auditSession(
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
-    stoppedByGuard: stoppedByGuard(session.messages, timeline, replay, session.info.runner === "v2"),
-    ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
+    stoppedByGuard: stoppedByGuard(timeline, replay, session.info.runner === "v2"),
+    ...(first ? afterDeny(timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
@@ -264,12 +253,12 @@ export async function auditSessions(
       if (updated === null) withoutTime += 1;
       if (updated === null || updated < since) continue;
     }
-    if (unphysicalTokenMessages(item.session.messages) > 0) unphysicalTokens += 1;
+    if (item.session.unphysicalTokens > 0) unphysicalTokens += 1;
     const decision = item.known ? sessionDecision(options, item.known) : options;
     // The series alone show the tool-loop walk: without them it is not made.
     const audited = auditSession(item.session, item.source, decision, replaySession(item.session, decision, { toolLoop: withSeries }));
     const { row } = audited;
-    const messages = item.session.messages.length;
+    const messages = item.session.timeline.entries.length;
     const before = kept.get(row.sessionID);
     if (before) {
       const replace = messages !== before.messages ? messages > before.messages : (updated ?? -Infinity) >= (before.updated ?? -Infinity);

@@ -2,8 +2,9 @@
  * A session's context size per step, with replay's decisions placed on it: what the HTML
  * report's SVG charts and `replay --chart`'s terminal chart draw. Pure.
  */
-import { compactionEnd, isStep, type Timeline } from "../decide/history.js";
-import { realUserAfter } from "../decide/timeline.js";
+import { isStep } from "../model/entry.js";
+import { compactionEnd, type Timeline } from "../model/timeline.js";
+import { realUserAfter } from "../model/timeline.js";
 import type { ReplayRow } from "../decide/replay.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import type { SessionSeries } from "./types.js";
@@ -24,7 +25,7 @@ import type { SessionSeries } from "./types.js";
  *   (null when the user did not speak again): from there on the user asked for the work.
  *
  * @param timeline `buildTimeline` of the session's messages.
- * @param rows `replayMessages` of the same messages (automatic compactions with a summary).
+ * @param rows `replayTimeline` of the same timeline (automatic compactions with a summary).
  * @param usable opencode's usable context in tokens (`usableContext`), or null when the model's
  *   limits are unknown; copied to the series.
  * @param info the session's id, title and parent (a subagent's session), copied to the series.

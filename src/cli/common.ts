@@ -8,7 +8,7 @@ import { ExportError } from "../sessions/export.js";
 import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../decide/opencode-facts.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
 import { BUGS_URL, VERSION } from "../shared/version.js";
-import { MAX_PHYSICAL_TOKENS } from "../decide/history.js";
+import { MAX_PHYSICAL_TOKENS } from "../model/entry.js";
 import { fmt, plural } from "../report/format.js";
 import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../redact/terminal-safe.js";

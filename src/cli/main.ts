@@ -26,7 +26,6 @@ import {
   warnReservedWithoutEffect,
 } from "./common.js";
 import { VERSION } from "../shared/version.js";
-import { unphysicalTokenMessages } from "../decide/history.js";
 import { fmt } from "../report/format.js";
 import { displayWidth } from "../report/terminal.js";
 import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
@@ -231,7 +230,7 @@ export async function main(
     warnReservedWithoutEffect(inputs, err);
     const { settings, limits, reserved } = inputs;
     const session = await readExport(file);
-    const unphysical = unphysicalTokenMessages(session.messages);
+    const unphysical = session.unphysicalTokens;
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
     const replayed = replaySession(session, { settings, limits, reserved });
     const rows = replayed.rows;

@@ -21,7 +21,7 @@
  *
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
-import type { ToolCall } from "./history.js";
+import type { ToolCall } from "../model/entry.js";
 import { commandRole, pathSegments, shownFile } from "./commands.js";
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";

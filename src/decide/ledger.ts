@@ -16,7 +16,8 @@
 import { previewCall } from "../redact/preview.js";
 import { redactSecrets } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
-import { isRealUser, isStep, type Timeline } from "./history.js";
+import { isRealUser, isStep } from "../model/entry.js";
+import { type Timeline } from "../model/timeline.js";
 import { CONTINUE_TEXT } from "./opencode-facts.js";
 import { canonicalJson, comparableInput } from "./signature.js";
 import { targetFile, toolKind } from "./tool-kinds.js";

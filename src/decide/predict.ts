@@ -38,7 +38,8 @@
  *
  * Pure; never throws on a timeline from buildTimeline.
  */
-import { isStep, type AssistantEntry, type Compaction, type Timeline } from "./history.js";
+import { isStep, type AssistantEntry } from "../model/entry.js";
+import { type Compaction, type Timeline } from "../model/timeline.js";
 import { COMPACTION_QUESTION, CONTINUE_TEXT } from "./opencode-facts.js";
 import { compactionBetween } from "./view.js";
 

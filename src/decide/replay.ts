@@ -3,19 +3,15 @@
  * hook would have made it, plus each compaction's own sizes for the table. One timeline per
  * session, one decision per compaction: `replay`, `replay --chart` and `audit` all start here.
  */
-import { buildTimeline, type Timeline } from "./history.js";
+import type { SessionData } from "../model/session.js";
+import { compactionSizes, type Timeline } from "../model/timeline.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import type { GuardSettings } from "./settings.js";
-import { compactionSizes } from "./timeline.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import type { RuleContext } from "./rules/index.js";
-import { contextOf, decideWith, type DecideOptions, type Verdict } from "./verdict.js";
+import { contextOf, decide, decideWith, findDecisionPoint, type DecideOptions, type Verdict } from "./verdict.js";
 
-/** A session as `opencode export` writes it (and opencode's API returns it): `{ info, messages }`, messages oldest first. */
-export interface SessionData {
-  readonly info: { readonly id: string } & Readonly<Record<string, unknown>>;
-  readonly messages: readonly unknown[];
-}
+export type { SessionData } from "../model/session.js";
 
 /** What a session's decisions depend on besides its history: the inputs `replay` takes from its flags. */
 export interface SessionDecisionOptions {
@@ -43,14 +39,9 @@ export interface ReplayRow extends Verdict {
  * Replays a whole session: one verdict per automatic compaction with a successful summary,
  * each decided on the history as it stood when that summary finished.
  *
- * @param messages `Array<{ info, parts }>`, oldest first (`opencode export`'s `messages`): the
- *   whole session (`wholeSession` is true unless `options` says otherwise).
+ * @param timeline the whole session, as a host built it (`wholeSession` is true unless
+ *   `options` says otherwise).
  */
-export function replayMessages(messages: readonly unknown[], settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  return replayTimeline(buildTimeline(messages), settings, options);
-}
-
-/** {@link replayMessages} of a timeline already built (`buildTimeline` of the whole session). */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
   return rowsOf(timeline, contextOf(settings, { wholeSession: true, ...options }));
 }
@@ -99,7 +90,7 @@ export function replaySession(
   options: SessionDecisionOptions,
   walk: { readonly toolLoop?: boolean } = {},
 ): ReplayedSession {
-  const timeline = buildTimeline(session.messages);
+  const { timeline } = session;
   const directory = session.info.directory;
   const context = contextOf(options.settings, {
     limits: options.limits,
@@ -112,4 +103,27 @@ export function replaySession(
   const toolLoop =
     walk.toolLoop === false ? [] : toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
   return { timeline, rows, toolLoop };
+}
+
+/**
+ * The guard's decision at one automatic compaction of a timeline a host read (the newest
+ * `historyLimit(settings)` messages are enough), as the hook makes it.
+ *
+ * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
+ *   successful summary.
+ * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
+ *   asked for), and no `limits` for opencode's V2 runner: it draws its compaction line
+ *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
+ * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
+ *   in the timeline.
+ */
+export function decideCompaction(
+  timeline: Timeline,
+  compactionID: string | undefined,
+  settings: GuardSettings,
+  options: DecideOptions = {},
+): Verdict | undefined {
+  const point = findDecisionPoint(timeline, compactionID);
+  if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;
+  return decide(timeline, point, settings, options);
 }

@@ -8,7 +8,7 @@
  */
 import type { Hash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
-import type { ToolCall } from "./history.js";
+import type { ToolCall } from "../model/entry.js";
 import { isEffect } from "./tool-kinds.js";
 import { builtin } from "../shared/builtin.js";
 

@@ -20,7 +20,7 @@
  * Tool names are opencode 1.18.33's (packages/opencode/src/tool/registry.ts); MCP tools are
  * named `<server>_<tool>` there.
  */
-import type { ToolCall } from "./history.js";
+import type { ToolCall } from "../model/entry.js";
 import { isWait } from "./waits.js";
 
 export type ToolKind = "effect" | "asking" | "planning" | "waiting" | "other";

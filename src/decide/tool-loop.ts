@@ -18,9 +18,9 @@
  * {@link toolLoopHistoryLimit} messages) and walks at most {@link toolLoopSteps} steps, so it
  * costs the same at 100 and at 10,000 steps (figure in `npm run bench`, bench/scale.ts).
  */
-import { isRecord } from "../shared/record.js";
 import { buildChains, type Chain } from "./chains.js";
-import { buildTimeline, isStep, TOOL_LOOP_NOTICE_MARK, type Timeline, type ToolCall } from "./history.js";
+import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js";
+import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson } from "./signature.js";
 import { buildStepsView, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
@@ -101,16 +101,6 @@ function askedIn(timeline: Timeline, view: StepsView): number {
   return entry?.kind === "user" ? askedRepeats(entry.text) : 0;
 }
 
-/** A call opencode just finished (`tool.execute.after`): its part's `callID`, tool, input and output (or error). */
-export interface FinishedCall {
-  readonly callID: string;
-  readonly tool: string;
-  readonly input: unknown;
-  /** The output of a completed call, the error of a failed one. */
-  readonly output: unknown;
-  readonly status: "completed" | "error";
-}
-
 /** The check's answer for one call. */
 export interface ToolLoopCheck {
   /** The call's run in its chain (1: not a repeat); 0 when it is not counted (ignored, a planning tool). */
@@ -127,51 +117,15 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
 }
 
 /**
- * Is `call`, just finished, the `threshold`-th run of the same action with nothing new in
- * between? Reads the newest {@link toolLoopHistoryLimit} of `messages`.
+ * Is the call at `call`, just finished, the `threshold`-th run of the same action with nothing
+ * new in between? Reads the timeline up to the call's entry, at most {@link toolLoopSteps} steps back.
  *
- * @param messages the session's messages, oldest first, as `client.session.messages` returns
- *   them (`Array<{ info, parts }>`): the call's own part may still be `running` (it is read as
- *   `call` says), or missing (the call is read as one more step).
+ * @param call the call in the timeline of the newest {@link toolLoopHistoryLimit} messages.
  * @returns the call's run in its chain and what the guard does; never throws on any input.
  */
-export function checkToolCall(messages: readonly unknown[], call: FinishedCall, settings: ToolLoopSettings): ToolLoopCheck {
+export function checkToolCall(call: CallInTimeline, settings: ToolLoopSettings): ToolLoopCheck {
   if (settings.toolLoop === "off") return { runs: 0, action: null };
-  const limit = toolLoopHistoryLimit(settings);
-  const slice = messages.length > limit ? messages.slice(-limit) : messages.slice();
-  const state =
-    call.status === "completed"
-      ? { status: "completed", input: call.input, output: call.output }
-      : { status: "error", input: call.input, error: call.output };
-  let at = -1;
-  let partIndex = -1;
-  for (let i = slice.length - 1; i >= 0 && at === -1; i--) {
-    const message = slice[i];
-    const parts = isRecord(message) && Array.isArray(message.parts) ? message.parts : [];
-    const j = parts.findIndex((part) => isRecord(part) && part.type === "tool" && part.callID === call.callID);
-    if (j !== -1) [at, partIndex] = [i, j];
-  }
-  if (at === -1) {
-    slice.push({
-      info: { id: `pending_${call.callID}`, role: "assistant" },
-      parts: [{ type: "tool", callID: call.callID, tool: call.tool, state }],
-    });
-    [at, partIndex] = [slice.length - 1, 0];
-  } else {
-    const message = slice[at] as { parts: unknown[] };
-    const parts = [...message.parts];
-    parts[partIndex] = { ...(parts[partIndex] as Record<string, unknown>), tool: call.tool, state };
-    slice[at] = { ...message, parts };
-  }
-  // The call is the k-th finished tool part of its message: entry.toolCalls[k].
-  const parts = (slice[at] as { parts: unknown[] }).parts;
-  let k = 0;
-  for (let j = 0; j < partIndex; j++) {
-    const part = parts[j];
-    const status = isRecord(part) && part.type === "tool" && isRecord(part.state) ? part.state.status : undefined;
-    if (status === "completed" || status === "error") k += 1;
-  }
-  const timeline = buildTimeline(slice);
+  const { timeline, position: at, callIndex: k } = call;
   const view = buildStepsView(timeline, at, { ...settings, askingByResult: false });
   const steps = view.stepsUpTo(at, toolLoopSteps(settings));
   const step = steps.at(-1);

@@ -2,7 +2,7 @@
  * The one decision function. The hook and the replay command both call {@link decide}:
  * history in, verdict out, nothing else.
  */
-import { compactionEnd, type Compaction, type Timeline } from "./history.js";
+import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { ModelLimits } from "./opencode-facts.js";
 import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";

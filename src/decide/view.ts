@@ -9,17 +9,8 @@
  * settings and shared by every view of it; each action is linked to the earlier runs of its
  * key (tool, status, canonical input), so telling two runs apart walks that key alone.
  */
-import {
-  compactionEnd,
-  isRealUser,
-  isStep,
-  isWorkStep,
-  type AssistantEntry,
-  type Compaction,
-  type Entry,
-  type Timeline,
-  type ToolCall,
-} from "./history.js";
+import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
+import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "./settings.js";
 import {
   comparableInputJson,
@@ -754,17 +745,4 @@ export function buildView(
   start = 0,
 ): DecisionView {
   return new Decision(timeline, compaction, withId(settings), start);
-}
-
-/** The last step (any assistant non-summary message, empty ones too) before `position`, ≥ start. */
-export function stepBefore(
-  entries: readonly Entry[],
-  position: number,
-  start: number,
-): { entry: AssistantEntry; position: number } | undefined {
-  for (let p = position - 1; p >= start; p--) {
-    const entry = entries[p];
-    if (isStep(entry)) return { entry, position: p };
-  }
-  return undefined;
 }

@@ -18,7 +18,7 @@
  */
 import { lex } from "../redact/bash-lexer.js";
 import { DATA_PROGRAMS, KEYWORDS, PREFIXES, type PrefixSpec } from "../redact/bash-words.js";
-import type { ToolCall } from "./history.js";
+import type { ToolCall } from "../model/entry.js";
 
 /** The shortest deliberate wait, in seconds. A shorter sleep gives a server a moment to start; it does not wait for the world. */
 export const MIN_WAIT_SECONDS = 10;

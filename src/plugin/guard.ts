@@ -10,7 +10,7 @@
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { reason, withTimeout, type Client, type Level } from "./calls.js";
-import { buildTimeline } from "../decide/history.js";
+import { buildTimeline } from "../hosts/opencode/v1.js";
 import { allowLogMessage, denialLogMessage, denialRecord, denialToast, observedLogMessage, observedToast, sessionLabel } from "./notice.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { describeSettings, resolveSettings, SETTINGS } from "../decide/settings.js";

@@ -22,10 +22,10 @@
  * ends with it, however far the cycle runs past the bounded read.
  */
 import type { Hooks } from "@opencode-ai/plugin";
-import { buildTimeline, type Timeline } from "../decide/history.js";
+import { buildTimeline } from "../hosts/opencode/v1.js";
+import { type Timeline } from "../model/timeline.js";
 import { completedCallsBefore, continueNote, LEDGER_HEADER, ledgerText, rewriteContinueText } from "../decide/ledger.js";
-import { CONTINUE_TEXT_PREFIX } from "../decide/opencode-facts.js";
-import { isRecord } from "../shared/record.js";
+import { continueParts } from "../hosts/opencode/continue-turn.js";
 
 type CompactingHook = NonNullable<Hooks["experimental.session.compacting"]>;
 type TransformHook = NonNullable<Hooks["experimental.chat.messages.transform"]>;
@@ -49,17 +49,6 @@ export interface PreventionDeps {
   readonly directory: string | undefined;
   /** Logs one warn line about `error` (the guard masks secrets and keeps one line). Never rejects. */
   readonly warn: (message: string, error: unknown, sessionID: string) => Promise<void>;
-}
-
-/** A text part that is opencode's synthetic continue turn: the marker first, the text second (as history.ts reads it). */
-function isContinuePart(part: unknown): part is { text: string } & Record<string, unknown> {
-  return (
-    isRecord(part) &&
-    part.type === "text" &&
-    typeof part.text === "string" &&
-    ((isRecord(part.metadata) && part.metadata.compaction_continue === true) ||
-      (part.synthetic === true && part.text.startsWith(CONTINUE_TEXT_PREFIX)))
-  );
 }
 
 /** Sessions whose notes are kept, most recently used last; the oldest is forgotten first. */
@@ -150,16 +139,9 @@ export function createPrevention(
     try {
       const messages: unknown = output?.messages;
       if (!Array.isArray(messages)) return;
-      const targets: Array<{ message: { parts: unknown[] }; messageID: string; part: { text: string } }> = [];
-      for (const message of messages) {
-        if (!isRecord(message) || !isRecord(message.info) || !Array.isArray(message.parts)) continue;
-        for (const part of message.parts) {
-          if (isContinuePart(part) && typeof message.info.id === "string") {
-            targets.push({ message: message as { parts: unknown[] }, messageID: message.info.id, part });
-            if (typeof message.info.sessionID === "string") sessionID = message.info.sessionID;
-          }
-        }
-      }
+      const found = continueParts(messages);
+      const targets = found.parts;
+      sessionID = found.sessionID ?? sessionID;
       if (targets.length === 0) return;
       if (sessionID === "unknown") throw new Error("the continue turn names no session");
       const made = new Map<string, string>();
@@ -176,14 +158,12 @@ export function createPrevention(
       }
       // Every new text first, then every change: a failure half-way changes nothing.
       const changes: Array<() => void> = [];
-      for (const { message, messageID, part } of targets) {
-        const note = notes.get(sessionID, messageID) ?? made.get(messageID)!;
+      for (const part of targets) {
+        const note = notes.get(sessionID, part.messageID) ?? made.get(part.messageID)!;
         const text = rewriteContinueText(part.text, note);
         if (text === null) continue;
         // A new part object in a new list: whatever else holds the old ones is not touched.
-        changes.push(() => {
-          message.parts = message.parts.map((p) => (p === part ? { ...part, text } : p));
-        });
+        changes.push(() => part.replace(text));
       }
       // A note kept meanwhile (a concurrent request) wins: the first one sent stays.
       for (const [messageID, note] of made) if (notes.get(sessionID, messageID) === undefined) notes.set(sessionID, messageID, note);

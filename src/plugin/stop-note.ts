@@ -7,7 +7,7 @@
  * autocontinue hook opencode reads the history again and answers a user message added then as
  * a new turn (checked in 1.18.33: the loop goes on). A toast is gone in seconds; the note stays.
  */
-import { GUARD_NOTE_KEY, GUARD_NOTE_KINDS } from "../decide/guard-note.js";
+import { GUARD_NOTE_KEY, GUARD_NOTE_KINDS } from "../hosts/opencode/guard-note.js";
 import { reason, withTimeout, type Client, type Log } from "./calls.js";
 
 /** How many stop notes may wait for their session to go idle at once (the newest are kept). */

@@ -15,6 +15,7 @@
  * the hook (it would wait for the very tool call the hook runs in).
  */
 import { callKey, checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopNotice } from "../decide/tool-loop.js";
+import { timelineWithCall } from "../hosts/opencode/tool-call.js";
 import type { GuardSettings } from "../decide/settings.js";
 import { previewCall } from "../redact/preview.js";
 
@@ -135,8 +136,11 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
       if (messages === undefined) return;
       const tool = String(input.tool);
       const check = checkToolCall(
-        messages,
-        { callID: String(input.callID), tool, input: input.args, output: output.output, status: "completed" },
+        timelineWithCall(
+          messages,
+          { callID: String(input.callID), tool, input: input.args, output: output.output, status: "completed" },
+          toolLoopHistoryLimit(settings),
+        ),
         settings,
       );
       const state = states.get(sessionID);

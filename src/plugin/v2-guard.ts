@@ -11,7 +11,8 @@
  */
 import { historyLimit } from "../decide/verdict.js";
 import type { GuardSettings } from "../decide/settings.js";
-import { decideV2 } from "../decide/v2-history.js";
+import { decideCompaction } from "../decide/replay.js";
+import { buildV2Timeline } from "../hosts/opencode/v2.js";
 import { observedToast, denialToast, sessionLabel, v2AllowLogMessage, v2StopLogMessage, v2StopRecord } from "./notice.js";
 import type { Level } from "./calls.js";
 
@@ -66,14 +67,20 @@ export function createV2Guard(deps: V2GuardDeps): { compacted(sessionID: string,
       const title = deps.readTitle?.(sessionID).catch(() => undefined);
       // The event can come before the compaction is among the stored messages: read again, a little later.
       let messages = await deps.readMessages(sessionID, limit);
-      let decided = decideV2(messages, messageID, settings, { directory: deps.directory });
+      let decided = decideCompaction(buildV2Timeline(messages), messageID, settings, {
+        directory: deps.directory,
+        wholeSession: messages.length < limit,
+      });
       for (let attempt = 1; !decided && attempt < READ_ATTEMPTS; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, retryMs * attempt));
         messages = await deps.readMessages(sessionID, limit);
-        decided = decideV2(messages, messageID, settings, { directory: deps.directory });
+        decided = decideCompaction(buildV2Timeline(messages), messageID, settings, {
+          directory: deps.directory,
+          wholeSession: messages.length < limit,
+        });
       }
       if (!decided) throw new Error(`compaction ${messageID} is not among the ${messages.length} newest V2 messages`);
-      const { verdict } = decided;
+      const verdict = decided;
       const index = messages.length < limit ? verdict.compaction.index : null;
       const extra = {
         sessionID,

@@ -10,7 +10,7 @@
  * - `ctx.event.subscribe()`: every event, as `{ type, data }` (or `properties`), under the
  *   names `session.next.*` and `session.*`. It keeps, per session, the events that make up its
  *   messages (steps, text, tools, prompts, compactions; deltas left out), and rebuilds the V2
- *   messages from them (decide/v2-history.ts) at each `compaction.ended` with `reason: "auto"`
+ *   messages from them (hosts/opencode/v2.ts) at each `compaction.ended` with `reason: "auto"`
  *   (named by its `messageID`, or where a build gives none, by the event's `id`);
  * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
  *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
@@ -27,11 +27,10 @@
  * `session.hook`; a feature whose part is missing is off, with one warn line naming it, and
  * `setup` never throws.
  */
-import { buildTimeline } from "../decide/history.js";
 import { completedCallsBefore, continueNote, ledgerText } from "../decide/ledger.js";
 import { describeSettings, resolveSettings } from "../decide/settings.js";
 import { historyLimit } from "../decide/verdict.js";
-import { v2Event, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
+import { buildV2Timeline, v2Event, v2MessagesFromEvents } from "../hosts/opencode/v2.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRecord } from "../shared/record.js";
 import { VERSION } from "../shared/version.js";
@@ -74,6 +73,8 @@ export interface V2Plugin {
 const KEPT = new Set([
   "prompted",
   "prompt.admitted",
+  "input.admitted",
+  "input.promoted",
   "synthetic",
   "shell.started",
   "step.started",
@@ -220,7 +221,7 @@ export function createV2Plugin(
 
     /** The calls completed since the user last spoke, from the kept events (all of the session's, unless some were dropped). */
     const completed = (sessionID: string) => {
-      const timeline = buildTimeline(v2ToV1Messages(messagesOf(sessionID)));
+      const timeline = buildV2Timeline(messagesOf(sessionID));
       return completedCallsBefore(timeline, timeline.entries.length, { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents });
     };
     const registrations: Array<{ dispose(): Promise<void> }> = [];

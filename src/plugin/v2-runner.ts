@@ -12,7 +12,7 @@
  * without a model turn, so no note is left in the session: the log line and the toast say why.
  */
 import type { GuardSettings } from "../decide/settings.js";
-import { v2Event, v2InOrder } from "../decide/v2-history.js";
+import { v2Event, v2InOrder } from "../hosts/opencode/v2.js";
 import { createV2Guard } from "./v2-guard.js";
 import { isRecord } from "../shared/record.js";
 import type { Level } from "./calls.js";

@@ -1,7 +1,8 @@
 /**
  * Reading a session export written by `opencode export <sessionID>`: `{ info, messages }`,
  * `messages` = `Array<{ info, parts }>`, oldest first; or a V2 session saved from opencode's
- * V2 API (`/api/session/{id}/message` or `/history`), mapped to the same shape.
+ * V2 API (`/api/session/{id}/message` or `/history`). Either becomes a {@link SessionData}
+ * through hosts/opencode.
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:buffer";
@@ -10,7 +11,8 @@ import { builtin } from "../shared/builtin.js";
 import { isRecord } from "../shared/record.js";
 import { lazily, zod } from "../shared/zod.js";
 import { specialKind } from "./file-kind.js";
-import { v2InOrder, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
+import type { SessionData } from "../model/session.js";
+import { v1SessionData, v2SessionData } from "../hosts/opencode/session.js";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -159,41 +161,51 @@ const V2_MESSAGE_TYPES = new Set(["user", "assistant", "compaction", "synthetic"
 /**
  * A V2 session saved from opencode's V2 API (`GET /api/session/{id}/message`: `{ data:
  * SessionMessage[], cursor }`, either order; `GET /api/session/{id}/history`: `{ data:
- * SessionDurableEvent[], hasMore }`) as an export: its messages mapped to the V1 shape the
- * rules read (decide/v2-history.ts), messages of no role (agent or model switched) left out.
- * The session id is the events' `aggregateID` (or `sessionID`), else `name`; `info.runner` is "v2".
- * @returns the export, or undefined when `json` is neither form.
+ * SessionDurableEvent[], hasMore }`) as a session (hosts/opencode/v2.ts), messages of no role
+ * (agent or model switched) left out. The session id is the events' `aggregateID` (or
+ * `sessionID`), else `name`; `info.runner` is "v2".
+ * @returns the session, or undefined when `json` is neither form or holds no message.
  */
-export function fromV2Session(json: unknown, name: string): SessionExport | undefined {
+export function fromV2Session(json: unknown, name: string): SessionData | undefined {
   if (!isRecord(json) || !Array.isArray(json.data) || json.data.length === 0) return undefined;
   const items: unknown[] = json.data;
   const isEvent = (item: unknown) => isRecord(item) && typeof item.type === "string" && item.type.startsWith("session.");
   const isMessage = (item: unknown) => isRecord(item) && typeof item.type === "string" && V2_MESSAGE_TYPES.has(item.type);
-  let v2: unknown[];
-  if (items.every(isEvent)) v2 = v2MessagesFromEvents(items);
-  else if (items.every(isMessage)) v2 = v2InOrder(items);
+  let records: { messages: unknown[] } | { events: unknown[] };
+  if (items.every(isEvent)) records = { events: items };
+  else if (items.every(isMessage)) records = { messages: items };
   else return undefined;
   const first = items[0] as Record<string, unknown>;
   const durable = isRecord(first.durable) ? first.durable.aggregateID : undefined;
   const data = isRecord(first.data) ? first.data.sessionID : undefined;
   const id = [durable, data, first.sessionID].find((v): v is string => typeof v === "string" && v !== "") ?? name;
-  const messages = v2ToV1Messages(v2).filter((m) => m.info.role === "user" || m.info.role === "assistant");
-  if (messages.length === 0) return undefined;
-  return { info: { id, runner: "v2" }, messages } as unknown as SessionExport;
+  const session = v2SessionData({ id }, records, "drop");
+  return session.timeline.entries.length === 0 ? undefined : session;
 }
 
 /**
- * Validates parsed JSON as an export: an `opencode export`, or a V2 session saved from the
- * V2 API (see {@link fromV2Session}).
+ * Validates parsed JSON as an `opencode export`.
  * @throws ExportError "`<name>`: <what is wrong>", naming the first offending field.
  */
-export function parseExport(json: unknown, name: string): SessionExport {
+export function validateExport(json: unknown, name: string): SessionExport {
   if (isSessionExport(json)) return json;
-  const v2 = fromV2Session(json, name);
-  if (v2) return v2;
   const result = exportSchema().safeParse(json);
   if (!result.success) throw new ExportError(`${name}: not an opencode session export (${firstIssue(result.error, json)})`);
   return result.data;
+}
+
+/**
+ * Parsed JSON as a session: an `opencode export`, or a V2 session saved from the V2 API (see
+ * {@link fromV2Session}).
+ * @throws ExportError "`<name>`: <what is wrong>", naming the first offending field of an export.
+ */
+export function parseExport(json: unknown, name: string): SessionData {
+  if (!isSessionExport(json)) {
+    const v2 = fromV2Session(json, name);
+    if (v2) return v2;
+  }
+  const exported = validateExport(json, name);
+  return v1SessionData(exported.info, exported.messages);
 }
 
 /** Reads all of standard input, stopping as soon as it is more than the limits allow. */
@@ -277,7 +289,7 @@ function readRegularFile(path: string, name: string, limits: ReadLimits): Buffer
  *   most likely went wrong (see {@link notJsonMessage}): an export cut off by a pipe, opencode's
  *   progress line or error output in the file.
  */
-export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionExport> {
+export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionData> {
   const name = path === "-" ? "<stdin>" : path;
   let text: string;
   let size: number;

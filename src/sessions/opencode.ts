@@ -9,7 +9,7 @@
  *
  * Unless the command line gives them, it also reads what opencode knows to decide a session:
  * `compaction.reserved` from `GET /config`, and the limits of the model that set off each
- * session's compactions (see opencode-limits.ts) from `GET /config/providers` (the connected
+ * session's compactions (see hosts/opencode/limits.ts) from `GET /config/providers` (the connected
  * providers, a few KB), then, only for a model not found there, once from `GET /provider`
  * (`all`: the whole models.dev catalogue as well, about 6 MB, 1–2 s). The server runs in a
  * temporary directory, so both come from the user's global config (`~/.config/opencode`,
@@ -27,10 +27,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "./opencode-limits.js";
-import type { SessionData } from "../decide/replay.js";
+import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "../hosts/opencode/limits.js";
+import { v1SessionData, v2SessionData, type SessionInfo } from "../hosts/opencode/session.js";
+import type { SessionData } from "../model/session.js";
 import type { ModelLimits } from "../decide/opencode-facts.js";
-import { v2InOrder, v2ToV1Messages } from "../decide/v2-history.js";
 import { endBySignal } from "../shared/signals.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */
@@ -390,10 +390,10 @@ export async function openOpencode(
             yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
             continue;
           }
-          // V2 draws its compaction line otherwise than V1: no model limits (see decideV2).
+          // V2 draws its compaction line otherwise than V1: no model limits (see decideCompaction).
           yield {
             kind: "session",
-            session: { info: { ...(session as unknown as SessionData["info"]), runner: "v2" }, messages: v2 },
+            session: v2SessionData(session as unknown as SessionInfo, { messages: v2 }),
             known: { model: null, limits: null, reserved: undefined },
           };
           continue;
@@ -402,7 +402,7 @@ export async function openOpencode(
         const limits = model && lookUp ? await lookUp(modelKey(model)) : null;
         yield {
           kind: "session",
-          session: { info: session as unknown as SessionData["info"], messages: result.data },
+          session: v1SessionData(session as unknown as SessionInfo, result.data),
           known: { model, limits, reserved },
         };
       }
@@ -421,8 +421,8 @@ type Client = ReturnType<(typeof import("@opencode-ai/sdk/v2/client"))["createOp
 const V2_MAX_PAGES = 50;
 
 /**
- * A V2 session's messages (`GET /api/session/{id}/message`, oldest first, page by page), mapped
- * to the V1 shape (decide/v2-history.ts); null when it has none or they cannot be read.
+ * A V2 session's messages (`GET /api/session/{id}/message`, oldest first, page by page); null
+ * when it has none or they cannot be read.
  */
 async function v2Messages(client: Client, sessionID: string, timeout: number): Promise<unknown[] | null> {
   const found: unknown[] = [];
@@ -439,7 +439,7 @@ async function v2Messages(client: Client, sessionID: string, timeout: number): P
     cursor = data.cursor?.next;
     if (!cursor || data.data.length === 0) break;
   }
-  return found.length > 0 ? v2ToV1Messages(v2InOrder(found)) : null;
+  return found.length > 0 ? found : null;
 }
 
 /** An answer with a 200 and a JSON body. */

@@ -6,7 +6,7 @@ import { setImmediate } from "node:timers/promises";
 import type { SessionData, SessionDecisionOptions } from "../decide/replay.js";
 import { ExportError, readExport } from "./export.js";
 import { findExports } from "./files.js";
-import type { KnownLimits } from "./opencode-limits.js";
+import type { KnownLimits } from "../hosts/opencode/limits.js";
 
 /**
  * A session to audit, or an input that was skipped (one line why; `counted`: it is one of the
@@ -97,5 +97,23 @@ export async function opencodeSessions(
     warnings: () => opened.warnings,
     notes: [],
     close: () => opened.close(),
+  };
+}
+
+/**
+ * The decision inputs of one session read through opencode. The command line's flags win,
+ * and apply to every session: `--context-limit`/`--output-limit`/`--input-limit` replace the
+ * model's limits as a whole (also for a model opencode does not know), `--reserved` replaces
+ * the config's `compaction.reserved`; each of the two independently. Without a flag, the
+ * session's model's limits as opencode lists them, and the config's `compaction.reserved`.
+ * @param flags the decision inputs from the command line (limits `{}` when no limit flag is given).
+ * @param known what opencode knows for this session.
+ */
+export function sessionDecision(flags: SessionDecisionOptions, known: KnownLimits): SessionDecisionOptions {
+  const flagLimits = flags.limits?.context !== undefined;
+  return {
+    settings: flags.settings,
+    limits: flagLimits ? flags.limits : (known.limits ?? {}),
+    reserved: flags.reserved ?? known.reserved,
   };
 }

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { auditSession, auditTotals, parseSince } from "../../src/audit/audit.js";
-import { compactionModel, configReserved, limitsTable, sessionDecision, type KnownLimits } from "../../src/sessions/opencode-limits.js";
+import { compactionModel, configReserved, limitsTable, type KnownLimits } from "../../src/hosts/opencode/limits.js";
+import { exportedSession } from "../../src/hosts/opencode/session.js";
+import { sessionDecision } from "../../src/sessions/sources.js";
 import { executablePath, listAllSessions, type ListPage } from "../../src/sessions/opencode.js";
 import { formatSeconds } from "../../src/report/format.js";
 import { displayWidth } from "../../src/report/terminal.js";
@@ -322,10 +324,10 @@ describe("what the first deny would have saved, on a hand-made export", () => {
 
   it("auditSession and auditTotals (the pure part); a subagent's session is labelled and decided as one", () => {
     const options = { settings: DEFAULT_SETTINGS };
-    const child = auditSession(handMade("ses_child", { parentID: "ses_parent" }), "x.json", options);
+    const child = auditSession(exportedSession(handMade("ses_child", { parentID: "ses_parent" })), "x.json", options);
     expect(child.row).toMatchObject({ parentID: "ses_parent", compactions: 3, firstDeny: 2, continuesSaved: 2, tokensAfterDeny: 14_370 });
     expect(child.replay).toHaveLength(3);
-    const quiet = auditSession(handMade("ses_quiet", { compactions: false }), "y.json", options).row;
+    const quiet = auditSession(exportedSession(handMade("ses_quiet", { compactions: false })), "y.json", options).row;
     expect(quiet).toMatchObject({
       compactions: 0,
       firstDeny: null,
@@ -435,7 +437,7 @@ const PROVIDER_ANSWER = {
   connected: ["fake"],
 };
 
-describe("the limits a session read through opencode is decided with (sessions/opencode-limits.ts, pure)", () => {
+describe("the limits a session read through opencode is decided with (hosts/opencode/limits.ts and sessions/sources.ts, pure)", () => {
   it("limitsTable: every model of GET /provider (all) or GET /config/providers (providers), by provider/model; limits only", () => {
     const table = limitsTable(PROVIDER_ANSWER);
     expect([...table]).toEqual([
@@ -491,7 +493,7 @@ describe("the limits a session read through opencode is decided with (sessions/o
     const known = (key: string, reserved?: number): KnownLimits => ({ model: null, limits: table.get(key) ?? null, reserved });
     const noFlags = { settings: DEFAULT_SETTINGS, limits: {}, reserved: undefined };
     const usable = (flags: typeof noFlags | Parameters<typeof sessionDecision>[0], k: KnownLimits) =>
-      auditSession(handMade(), "opencode", sessionDecision(flags, k)).row.usable;
+      auditSession(exportedSession(handMade()), "opencode", sessionDecision(flags, k)).row.usable;
     // fake: 8,000 − 2,000. gpt-5 has an input limit: 272,000 − reserved (default min(20,000, min(128,000, 32,000)), or the config's).
     expect(usable(noFlags, known("fake/fakemodel"))).toBe(6000);
     expect(usable(noFlags, known("openai/gpt-5"))).toBe(252_000);
@@ -505,8 +507,11 @@ describe("the limits a session read through opencode is decided with (sessions/o
     expect(usable({ ...noFlags, reserved: 10_000 }, known("openai/gpt-5", 50_000))).toBe(262_000);
     expect(sessionDecision({ ...noFlags, reserved: 0 }, known("openai/gpt-5", 50_000)).reserved).toBe(0);
     // Known limits decide as the same limits given as flags (replay's): same row.
-    const viaOpencode = auditSession(handMade(), "opencode", sessionDecision(noFlags, known("fake/fakemodel"))).row;
-    const viaFlags = auditSession(handMade(), "opencode", { settings: DEFAULT_SETTINGS, limits: { context: 8000, output: 2000 } }).row;
+    const viaOpencode = auditSession(exportedSession(handMade()), "opencode", sessionDecision(noFlags, known("fake/fakemodel"))).row;
+    const viaFlags = auditSession(exportedSession(handMade()), "opencode", {
+      settings: DEFAULT_SETTINGS,
+      limits: { context: 8000, output: 2000 },
+    }).row;
     expect(viaOpencode).toEqual(viaFlags);
     expect(viaOpencode.firstDeny).not.toBeNull();
   });
@@ -1019,7 +1024,7 @@ describe("review defects: unknown is not 0, and the user's own work is not saved
       parts: [{ id: "prt_u", type: "text", text: "try another way" }],
     };
     const messages = [...hand.messages.slice(0, at + 1), user, ...hand.messages.slice(at + 1)];
-    const row = auditSession({ ...hand, messages }, "x.json", { settings: DEFAULT_SETTINGS }).row;
+    const row = auditSession(exportedSession({ ...hand, messages }), "x.json", { settings: DEFAULT_SETTINGS }).row;
     // The continue turn at 33 s and the step at 40 s (7,020 tokens, ends at 41 s): 9 s after the summary's end at 32 s.
     expect(row).toMatchObject({ firstDeny: 2, continuesSaved: 1, tokensAfterDeny: 7020, secondsAfterDeny: 9 });
   });
@@ -1040,7 +1045,9 @@ describe("newcomer issues: looping counts stopped loops only; never denied reads
   const healthy = join(FIXTURES, "e2e-healthy.json");
 
   it("a turn-finished (info) first deny is housekeeping: not looping, but what it saved still counts", async () => {
-    const row = auditSession(JSON.parse(readFileSync(restarted, "utf8")) as never, restarted, { settings: DEFAULT_SETTINGS }).row;
+    const row = auditSession(exportedSession(JSON.parse(readFileSync(restarted, "utf8")) as never), restarted, {
+      settings: DEFAULT_SETTINGS,
+    }).row;
     expect(row).toMatchObject({ firstDeny: 1, rule: "turn-finished", severity: "info", looped: false, continuesSaved: 3 });
     expect(row.tokensAfterDeny).toBe(174_800);
     const { code, stdout } = await cli(["audit", restarted, loop, healthy, "--json"]);

@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { auditSession } from "../../src/audit/audit.js";
 import type { AuditJson } from "../../src/audit/types.js";
-import { GUARD_NOTE_KINDS, isGuardNote } from "../../src/decide/guard-note.js";
+import { GUARD_NOTE_KINDS, isGuardNote } from "../../src/hosts/opencode/guard-note.js";
+import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { cli } from "../support/cli.js";
 
@@ -64,7 +65,7 @@ describe("stoppedByGuard", () => {
     const summary = guarded.messages.at(-1)!;
     const end = summary.info.time!.completed!;
     const noted = { ...guarded, messages: [...guarded.messages, note(guarded.info.id, end, 8_000)] };
-    const row = auditSession(noted as never, "noted.json", { settings: RECORDED, limits: LIMITS }).row;
+    const row = auditSession(exportedSession(noted), "noted.json", { settings: RECORDED, limits: LIMITS }).row;
     expect(row).toMatchObject({
       firstDeny: 2,
       looped: true,
@@ -77,14 +78,14 @@ describe("stoppedByGuard", () => {
 
   it("the note alone says so, even where a continue turn followed (a tool-loop stop, say)", () => {
     const unguarded = load("e2e-fixed-point-unguarded.json");
-    const plain = auditSession(unguarded as never, "u.json", { settings: RECORDED, limits: LIMITS }).row;
+    const plain = auditSession(exportedSession(unguarded), "u.json", { settings: RECORDED, limits: LIMITS }).row;
     expect(plain).toMatchObject({ looped: true, stoppedByGuard: false, continuesSaved: 7 });
     const last = unguarded.messages.at(-1)!.info.time!;
     const noted = {
       ...unguarded,
       messages: [...unguarded.messages, note(unguarded.info.id, last.completed ?? last.created!, 5_000, GUARD_NOTE_KINDS.toolLoop)],
     };
-    const row = auditSession(noted as never, "n.json", { settings: RECORDED, limits: LIMITS }).row;
+    const row = auditSession(exportedSession(noted), "n.json", { settings: RECORDED, limits: LIMITS }).row;
     // The same figures as without the note: its 5 s are not counted.
     expect(row).toMatchObject({
       stoppedByGuard: true,

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { replaySession, type SessionData, type SessionDecisionOptions } from "../../src/decide/replay.js";
+import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
 
@@ -29,7 +30,7 @@ describe("replaySession without the tool-loop walk: the same rows and timeline",
   });
 
   it.each(fixtureCases())("%s", (_name, file) => {
-    const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
+    const session = exportedSession(JSON.parse(readFileSync(file, "utf8")) as Parameters<typeof exportedSession>[0]);
     for (const variant of VARIANTS) {
       const settings = { ...DEFAULT_SETTINGS, ...variant };
       expectSameDecisions(session, { settings });
@@ -52,7 +53,7 @@ describe("replaySession without the tool-loop walk: the same rows and timeline",
             ...(directory !== undefined ? { directory } : {}),
             ...(parentID !== undefined ? { parentID } : {}),
           };
-          expectSameDecisions({ info, messages }, { settings, limits: limits ?? undefined, reserved });
+          expectSameDecisions(exportedSession({ info, messages }), { settings, limits: limits ?? undefined, reserved });
         },
       ),
       { numRuns: 100 },

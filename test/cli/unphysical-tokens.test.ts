@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTimeline, contextTokens, hasUnphysicalTokens, outputTokens, promptTokens } from "../../src/decide/history.js";
+import { buildTimeline, contextTokens, hasUnphysicalTokens, outputTokens, promptTokens } from "../../src/hosts/opencode/v1.js";
 import { cli } from "../support/cli.js";
 import { bash, SessionBuilder } from "../support/session.js";
 

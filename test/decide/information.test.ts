@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { commandRole } from "../../src/decide/commands.js";
 import { callRole, contentLines, factsOf, InformationState, type Brought } from "../../src/decide/information.js";
-import type { ToolCall } from "../../src/decide/history.js";
+import type { ToolCall } from "../../src/model/entry.js";
 
 const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall => ({
   tool,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTimeline } from "../../src/decide/history.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import {
   completedCallsBefore,
   continueNote,

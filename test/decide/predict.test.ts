@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
-import { buildTimeline } from "../../src/decide/history.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { predictionMargin, predictNextPrompt, tokensAtLeast } from "../../src/decide/predict.js";
-import { replayMessages } from "../../src/decide/replay.js";
+import { replayMessages } from "../../src/core.js";
 import { resolveSettings } from "../../src/decide/settings.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { firstStepOver, LIMITS, ON, shape, tokens } from "../support/prediction.js";

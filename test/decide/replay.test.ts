@@ -12,10 +12,12 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
-import { buildTimeline } from "../../src/decide/history.js";
-import { parentOf, replayMessages, replaySession, replayTimeline, type SessionData } from "../../src/decide/replay.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
+import { exportedSession } from "../../src/hosts/opencode/session.js";
+import { replayMessages } from "../../src/core.js";
+import { parentOf, replaySession, replayTimeline, type SessionData } from "../../src/decide/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
-import { compactionSizes } from "../../src/decide/timeline.js";
+import { compactionSizes } from "../../src/model/timeline.js";
 import { toolLoopsOf } from "../../src/decide/tool-loop.js";
 import { decide, type DecideOptions } from "../../src/decide/verdict.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
@@ -70,17 +72,18 @@ describe("replay's shared decisions equal decisions made apart", () => {
   });
 
   it.each(fixtureCases())("%s", (_name, file) => {
-    const session = JSON.parse(readFileSync(file, "utf8")) as SessionData;
+    const exported = JSON.parse(readFileSync(file, "utf8")) as Parameters<typeof exportedSession>[0];
+    const session: SessionData = exportedSession(exported);
     const limits = { context: 200_000, output: 32_000 };
     VARIANTS.forEach((variant) => {
       const settings = { ...DEFAULT_SETTINGS, ...variant };
       const replayed = replaySession(session, { settings, limits });
       const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
-      const apart = decidedApart(session.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
+      const apart = decidedApart(exported.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
       expect(replayed.rows).toEqual(apart);
       replayed.rows.forEach((row) => expectPlain(row));
       // The tool-loop walk first, then the decisions: they share its actions the other way round.
-      const timeline = buildTimeline(session.messages);
+      const timeline = buildTimeline(exported.messages);
       expect(toolLoopsOf(timeline, settings, directory)).toEqual(replayed.toolLoop);
       expect(replayTimeline(timeline, settings, { limits, directory, subagent: parentOf(session.info) !== null })).toEqual(apart);
     });

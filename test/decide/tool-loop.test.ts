@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTimeline, TOOL_LOOP_NOTICE_MARK, withoutToolLoopNotice } from "../../src/decide/history.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
+import { TOOL_LOOP_NOTICE_MARK, withoutToolLoopNotice } from "../../src/model/entry.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import {
   askedRepeats,
@@ -17,8 +18,8 @@ import {
   toolLoopHistoryLimit,
   toolLoopNotice,
   toolLoopsOf,
-  type FinishedCall,
 } from "../../src/decide/tool-loop.js";
+import { timelineWithCall, type FinishedCall } from "../../src/hosts/opencode/tool-call.js";
 import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });
@@ -31,15 +32,18 @@ const finished = (spec: ToolSpec, callID = "call_new"): FinishedCall => ({
   output: spec.output ?? "ok\n",
   status: spec.status === "error" ? "error" : "completed",
 });
+/** The hook's path: the call found in the newest messages (hosts/opencode/tool-call.ts), then checked. */
+const checkCall = (messages: readonly unknown[], call: FinishedCall, s: GuardSettings) =>
+  checkToolCall(timelineWithCall(messages, call, toolLoopHistoryLimit(s)), s);
 const read = (filePath: string): ToolSpec => ({ tool: "read", input: { filePath }, output: `<file>\n00001| ${filePath}\n</file>` });
 
 describe("checkToolCall: the call just finished against the history", () => {
   it("the third identical echo, each in its own assistant message, no compaction: warn at run 3", () => {
     const echo = bash("echo hi", "hi\n");
     const session = new SessionBuilder().user("say hi").step(echo, 1000).step(echo, 1000);
-    expect(checkToolCall(session.messages, finished(echo), settings())).toEqual({ runs: 3, action: "warn" });
+    expect(checkCall(session.messages, finished(echo), settings())).toEqual({ runs: 3, action: "warn" });
     const once = new SessionBuilder().user("say hi").step(echo, 1000);
-    expect(checkToolCall(once.messages, finished(echo), settings())).toEqual({ runs: 2, action: null });
+    expect(checkCall(once.messages, finished(echo), settings())).toEqual({ runs: 2, action: null });
   });
 
   it("reads the call's own running part as the call says (the part exists, still running)", () => {
@@ -50,54 +54,54 @@ describe("checkToolCall: the call just finished against the history", () => {
       .step(echo, 1000)
       .step({ ...echo, status: "running" }, 1000);
     const callID = (session.messages.at(-1)!.parts as Array<{ type: string; callID?: string }>).find((p) => p.type === "tool")!.callID!;
-    expect(checkToolCall(session.messages, finished(echo, callID), settings())).toEqual({ runs: 3, action: "warn" });
+    expect(checkCall(session.messages, finished(echo, callID), settings())).toEqual({ runs: 3, action: "warn" });
   });
 
   it("a different result, a new call in between, or a real user message breaks the chain", () => {
     const echo = bash("echo hi", "hi\n");
     const changed = new SessionBuilder().user().step(echo).step(bash("echo hi", "hello\n"));
-    expect(checkToolCall(changed.messages, finished(echo), settings()).runs).toBe(1);
+    expect(checkCall(changed.messages, finished(echo), settings()).runs).toBe(1);
     const newWork = new SessionBuilder().user().step(echo).step(read("a.ts")).step(echo);
-    expect(checkToolCall(newWork.messages, finished(echo), settings()).runs).toBe(2);
+    expect(checkCall(newWork.messages, finished(echo), settings()).runs).toBe(2);
     const user = new SessionBuilder().user().step(echo).step(echo).user("again please");
-    expect(checkToolCall(user.messages, finished(echo), settings()).runs).toBe(1);
+    expect(checkCall(user.messages, finished(echo), settings()).runs).toBe(1);
   });
 
   it("an A,B,A,B cycle is a chain of A once B is no new work (the first B was new: it starts the chain anew)", () => {
     const a = bash("npm test", "1 failing\n");
     const b = read("src/a.ts");
     const session = new SessionBuilder().user().step(a).step(b).step(a).step(b);
-    expect(checkToolCall(session.messages, finished(a), settings())).toEqual({ runs: 2, action: null });
+    expect(checkCall(session.messages, finished(a), settings())).toEqual({ runs: 2, action: null });
     session.step(a).step(b);
-    expect(checkToolCall(session.messages, finished(a), settings())).toEqual({ runs: 3, action: "warn" });
+    expect(checkCall(session.messages, finished(a), settings())).toEqual({ runs: 3, action: "warn" });
   });
 
   it("counts across a compaction too, and a failure repeated the same way", () => {
     const fail: ToolSpec = { tool: "bash", input: { command: "./deploy.sh" }, output: "error: no credentials", status: "error" };
     const session = new SessionBuilder().user().step(fail).compact().step(fail);
-    expect(checkToolCall(session.messages, finished(fail), settings())).toEqual({ runs: 3, action: "warn" });
+    expect(checkCall(session.messages, finished(fail), settings())).toEqual({ runs: 3, action: "warn" });
   });
 
   it("noise is removed: a pid or a timestamp that changes does not make a new result", () => {
     const run = (pid: number): ToolSpec => bash("node server.js", `listening (pid ${pid}) at 2026-12-01T10:00:0${pid % 10}Z\n`);
     const session = new SessionBuilder().user().step(run(4101)).step(run(4102));
-    expect(checkToolCall(session.messages, finished(run(4103)), settings()).runs).toBe(3);
+    expect(checkCall(session.messages, finished(run(4103)), settings()).runs).toBe(3);
   });
 
   it("a deliberate wait is always new work; planning tools and the ignore list are not counted", () => {
     const wait = bash("sleep 30 && gh pr checks 42", "pending\n");
     const waits = new SessionBuilder().user().step(wait).step(wait);
-    expect(checkToolCall(waits.messages, finished(wait), settings())).toEqual({ runs: 1, action: null });
+    expect(checkCall(waits.messages, finished(wait), settings())).toEqual({ runs: 1, action: null });
     const todo: ToolSpec = { tool: "todowrite", input: { todos: [] }, output: "[]" };
     const todos = new SessionBuilder().user().step(todo).step(todo);
-    expect(checkToolCall(todos.messages, finished(todo), settings())).toEqual({ runs: 0, action: null });
+    expect(checkCall(todos.messages, finished(todo), settings())).toEqual({ runs: 0, action: null });
     const poll = bash("gh pr checks 42", "pending\n");
     const polls = new SessionBuilder().user().step(poll).step(poll);
-    expect(checkToolCall(polls.messages, finished(poll), settings({ ignore: ["gh pr checks"] }))).toEqual({ runs: 0, action: null });
+    expect(checkCall(polls.messages, finished(poll), settings({ ignore: ["gh pr checks"] }))).toEqual({ runs: 0, action: null });
     // Planning between two runs neither breaks the chain nor counts.
     const echo = bash("echo hi", "hi\n");
     const planned = new SessionBuilder().user().step(echo).step(todo).step(echo);
-    expect(checkToolCall(planned.messages, finished(echo), settings()).runs).toBe(3);
+    expect(checkCall(planned.messages, finished(echo), settings()).runs).toBe(3);
   });
 
   it("a tool's own wait parameter is a wait: identical polls of a running process get no notice", () => {
@@ -107,11 +111,11 @@ describe("checkToolCall: the call just finished against the history", () => {
       output: "Process running with session ID 2\nWall time: 45.0 seconds\nOutput:\n",
     };
     const polls = new SessionBuilder().user().step(poll).step(poll).step(poll).step(poll);
-    expect(checkToolCall(polls.messages, finished(poll), settings())).toEqual({ runs: 1, action: null });
+    expect(checkCall(polls.messages, finished(poll), settings())).toEqual({ runs: 1, action: null });
     // The same tool sending input (or yielding under 10 s) is no wait: the fifth run is warned.
     const typed: ToolSpec = { ...poll, input: { session_id: 2, chars: "y\n", yield_time_ms: 1_000 } };
     const typing = new SessionBuilder().user().step(typed).step(typed).step(typed).step(typed);
-    expect(checkToolCall(typing.messages, finished(typed), settings()).action).toBe("warn");
+    expect(checkCall(typing.messages, finished(typed), settings()).action).toBe("warn");
   });
 
   it("a re-spelled read between two runs is no new work: the chain goes on (the same judgement as at a compaction)", () => {
@@ -124,23 +128,23 @@ describe("checkToolCall: the call just finished against the history", () => {
       .step(bash("head -n 9 src/a.ts", lines))
       .step(check)
       .step(bash("sed -n '1,9p' src/a.ts", lines));
-    expect(checkToolCall(session.messages, finished(check), settings()).runs).toBe(3);
+    expect(checkCall(session.messages, finished(check), settings()).runs).toBe(3);
   });
 
   it("at tool time an asking tool counts only when asked the same way: the notice speaks of this exact call", () => {
     const pages = "1. https://example.org/a — the page about retries and back-off, long enough to stand for the query itself. ".repeat(2);
     const search = (query: string): ToolSpec => ({ tool: "websearch", input: { query }, output: pages });
     const rephrased = new SessionBuilder().user().step(search("retry backoff")).step(search("exponential backoff retries"));
-    expect(checkToolCall(rephrased.messages, finished(search("backoff for retries")), settings()).runs).toBe(1);
+    expect(checkCall(rephrased.messages, finished(search("backoff for retries")), settings()).runs).toBe(1);
     const same = new SessionBuilder().user().step(search("retry backoff")).step(search("retry backoff"));
-    expect(checkToolCall(same.messages, finished(search("retry backoff")), settings()).runs).toBe(3);
+    expect(checkCall(same.messages, finished(search("retry backoff")), settings()).runs).toBe(3);
   });
 
   it("the guard's own notice on an earlier run is not part of that run's result", () => {
     const echo = bash("echo hi", "hi\n");
     const noticed = bash("echo hi", `hi\n${toolLoopNotice(3, false)}`);
     const session = new SessionBuilder().user().step(echo).step(echo).step(noticed);
-    expect(checkToolCall(session.messages, finished(echo), settings())).toEqual({ runs: 4, action: "warn" });
+    expect(checkCall(session.messages, finished(echo), settings())).toEqual({ runs: 4, action: "warn" });
   });
 
   it("stop mode: warn at threshold and threshold + 1, stop from threshold + 2; off: nothing; the user's asked count is honoured", () => {
@@ -152,7 +156,7 @@ describe("checkToolCall: the call just finished against the history", () => {
     expect(toolLoopAction(4, settings(), 3)).toBe("warn");
     const echo = bash("echo hi", "hi\n");
     const off = new SessionBuilder().user().step(echo).step(echo);
-    expect(checkToolCall(off.messages, finished(echo), settings({ toolLoop: "off" }))).toEqual({ runs: 0, action: null });
+    expect(checkCall(off.messages, finished(echo), settings({ toolLoop: "off" }))).toEqual({ runs: 0, action: null });
   });
 
   it("askedRepeats reads the count a user asks for", () => {
@@ -162,9 +166,9 @@ describe("checkToolCall: the call just finished against the history", () => {
     expect(askedRepeats("fix the build")).toBe(0);
     const poll = bash("sh ./poll.sh 42", "job 42: running\n");
     const asked = new SessionBuilder().user("poll job 42 three times").step(poll).step(poll);
-    expect(checkToolCall(asked.messages, finished(poll), settings())).toEqual({ runs: 3, action: null });
+    expect(checkCall(asked.messages, finished(poll), settings())).toEqual({ runs: 3, action: null });
     asked.step(poll);
-    expect(checkToolCall(asked.messages, finished(poll), settings())).toEqual({ runs: 4, action: "warn" });
+    expect(checkCall(asked.messages, finished(poll), settings())).toEqual({ runs: 4, action: "warn" });
   });
 
   it("reads a bounded slice: a chain older than the slice is not counted, never a false one", () => {
@@ -172,13 +176,13 @@ describe("checkToolCall: the call just finished against the history", () => {
     const session = new SessionBuilder().user();
     for (let i = 0; i < toolLoopHistoryLimit(DEFAULT_SETTINGS) + 10; i++) session.step(bash(`echo ${i}`, `${i}\n`));
     session.step(echo).step(echo);
-    expect(checkToolCall(session.messages, finished(echo), settings()).runs).toBe(3);
+    expect(checkCall(session.messages, finished(echo), settings()).runs).toBe(3);
   });
 
   it("never throws on malformed history", () => {
     const echo = finished(bash("echo hi"));
     for (const messages of [[], [null], [{}], [{ info: { id: "x", role: "assistant" }, parts: "nope" }], [42, "text"]]) {
-      expect(checkToolCall(messages as unknown[], echo, settings())).toEqual({ runs: 1, action: null });
+      expect(checkCall(messages as unknown[], echo, settings())).toEqual({ runs: 1, action: null });
     }
   });
 
@@ -266,7 +270,7 @@ describe("toolLoopsOf: where the guard would have acted in a whole session", () 
       const part = (
         session.messages[at]!.parts as Array<{ type: string; callID: string; tool: string; state: { input: unknown; output: unknown } }>
       ).find((p) => p.type === "tool")!;
-      const check = checkToolCall(
+      const check = checkCall(
         session.messages.slice(0, at + 1),
         { callID: part.callID, tool: part.tool, input: part.state.input, output: part.state.output, status: "completed" },
         settings(),

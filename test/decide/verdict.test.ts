@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
-import { replayMessages, type ReplayRow } from "../../src/decide/replay.js";
+import { replayMessages } from "../../src/core.js";
+import { type ReplayRow } from "../../src/decide/replay.js";
 import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const fixture = (name: string) =>

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createGuard, DecisionRegistry, server } from "../../src/plugin/guard.js";
-import { TOOL_LOOP_NOTICE_MARK } from "../../src/decide/history.js";
+import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import type { Hooks } from "@opencode-ai/plugin";

@@ -3,7 +3,8 @@ import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
 import { allowLogMessage, denialLogMessage, denialToast } from "../../src/plugin/notice.js";
 import { RULES } from "../../src/decide/rules/index.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
-import { replayMessages, type ReplayRow } from "../../src/decide/replay.js";
+import { replayMessages } from "../../src/core.js";
+import { type ReplayRow } from "../../src/decide/replay.js";
 import type { RuleName } from "../../src/decide/verdict.js";
 import { bash, SessionBuilder } from "../support/session.js";
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createGuard, DecisionRegistry } from "../../src/plugin/guard.js";
-import { buildTimeline } from "../../src/decide/history.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
 import { denialRecord, sessionLabel } from "../../src/plugin/notice.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";

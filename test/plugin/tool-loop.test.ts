@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
 import { MAX_TOOL_LOOP_SESSIONS, createToolLoopHooks } from "../../src/plugin/tool-loop.js";
-import { TOOL_LOOP_NOTICE_MARK } from "../../src/decide/history.js";
+import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";

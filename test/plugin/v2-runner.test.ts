@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createGuard } from "../../src/plugin/guard.js";
-import { v2InOrder } from "../../src/decide/v2-history.js";
+import { v2InOrder } from "../../src/hosts/opencode/v2.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 
 type V2 = { id: string; type: string };

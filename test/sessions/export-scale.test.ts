@@ -15,7 +15,8 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../../src/sessions/export.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
-import { replayMessages } from "../../src/decide/replay.js";
+import { replayTimeline } from "../../src/decide/replay.js";
+import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { syntheticExport, writeSyntheticExport } from "../support/synthetic.js";
 
 const MiB = 2 ** 20;
@@ -29,8 +30,8 @@ describe("the synthetic export written in chunks", () => {
   it("reads back as the export built in memory and replays every compaction", async () => {
     expect(statSync(FILE).size).toBe(BYTES);
     const session = await readExport(FILE);
-    expect(session).toEqual(syntheticExport(2_000));
-    const rows = replayMessages(session.messages, DEFAULT_SETTINGS);
+    expect(session).toEqual(exportedSession(syntheticExport(2_000)));
+    const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
     expect(rows).toHaveLength(100);
     expect(rows.every((r) => r.decision === "allow")).toBe(true);
   });
@@ -55,7 +56,7 @@ describe("readExport limits", () => {
 
   it("reads the file when the heap is just large enough", async () => {
     const session = await readExport(FILE, { heapBytes: BYTES * HEAP_BYTES_PER_EXPORT_BYTE });
-    expect(session.messages).toHaveLength(2_000);
+    expect(session.timeline.entries).toHaveLength(2_000);
   });
 
   it("standard input: stops reading once over the limit, with the same kind of message", async () => {
@@ -79,7 +80,7 @@ describe("readExport limits", () => {
     const text = JSON.stringify(syntheticExport(40));
     const chunks = Array.from({ length: Math.ceil(text.length / 1000) }, (_, i) => text.slice(i * 1000, (i + 1) * 1000));
     const session = await readExport("-", { stdin: Readable.from(chunks) });
-    expect(session.messages).toHaveLength(40);
+    expect(session.timeline.entries).toHaveLength(40);
   });
 });
 

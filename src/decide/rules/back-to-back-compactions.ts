@@ -6,7 +6,8 @@
  * fire (opencode#27468), so the rule waits for the third. Claude Code and Codex cap
  * consecutive failed compactions at 3 as well.
  */
-import { anyBetween, compactionEnd, isWorkStep } from "../history.js";
+import { isWorkStep } from "../../model/entry.js";
+import { anyBetween, compactionEnd } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 

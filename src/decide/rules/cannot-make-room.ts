@@ -23,7 +23,7 @@ import { usableContext } from "../opencode-facts.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
 import { percent, tokens } from "../words.js";
-import { endedTheTurn } from "../timeline.js";
+import { endedTheTurn } from "../turn.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
 export type CannotMakeRoomEvidence =

@@ -12,9 +12,10 @@
  * that step's total: output and reasoning tokens are new work, not context the compaction
  * failed to remove.
  */
-import { compactionEnd, isStep, type Entry } from "../history.js";
+import { isStep, type Entry } from "../../model/entry.js";
+import { compactionEnd } from "../../model/timeline.js";
 import { usableContext } from "../opencode-facts.js";
-import { compactionSizes, type CompactionSizes } from "../timeline.js";
+import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY, tokens } from "../words.js";
 

@@ -7,8 +7,8 @@
  * (opencode#15533, #18941). Skipping that turn is housekeeping, not a stopped loop: the
  * answer stands, and the guard says so quietly (an info line, no toast).
  */
-import { endedTheTurn } from "../timeline.js";
-import { stepBefore } from "../view.js";
+import { endedTheTurn } from "../turn.js";
+import { stepBefore } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 
 /** What the rule saw: the last step before compaction k. */

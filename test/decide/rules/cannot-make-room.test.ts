@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeEvidence } from "../../../src/decide/explain.js";
-import { replayMessages } from "../../../src/decide/replay.js";
+import { replayMessages } from "../../../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/decide/settings.js";
 import { firstStepOver, LIMITS, OFF, ON, shape, tokens } from "../../support/prediction.js";
 import { bash, SessionBuilder } from "../../support/session.js";

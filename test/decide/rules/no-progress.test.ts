@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replayMessages } from "../../../src/decide/replay.js";
+import { replayMessages } from "../../../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/decide/settings.js";
 import { SessionBuilder } from "../../support/session.js";
 

@@ -4,7 +4,7 @@ import { wordsOf } from "../../../src/decide/explain.js";
 import { RULES, type Evidence, type RuleName } from "../../../src/decide/rules/index.js";
 import type { Rule, Words } from "../../../src/decide/rules/rule.js";
 import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
-import { replayMessages } from "../../../src/decide/replay.js";
+import { replayMessages } from "../../../src/core.js";
 
 const loop = JSON.parse(readFileSync(new URL("../../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
   messages: unknown[];

@@ -3,7 +3,11 @@
  * replayed as the replay command does (its own flags for the model's limits) and its first
  * denial compared with the generator's right answers.
  */
-import { replaySession, type SessionData } from "../../../src/decide/replay.js";
+import { replaySession } from "../../../src/decide/replay.js";
+import { exportedSession } from "../../../src/hosts/opencode/session.js";
+
+/** A session export as the generator writes it: `{ info, messages }`. */
+export type Exported = Parameters<typeof exportedSession>[0];
 import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
 // @ts-expect-error: a plain JavaScript module without types
 import { generate, HEALTHY, LOOP_KINDS } from "./gen.mjs";
@@ -39,8 +43,8 @@ export function limitsOf(flags: readonly string[]): { context?: number; output?:
 }
 
 /** The first denial's compaction index of a session, replayed as the replay command does, or null. */
-export function firstDenyOf(session: SessionData, flags: readonly string[] = []): number | null {
-  const { rows } = replaySession(session, { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }, { toolLoop: false });
+export function firstDenyOf(exported: Exported, flags: readonly string[] = []): number | null {
+  const { rows } = replaySession(exportedSession(exported), { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }, { toolLoop: false });
   return rows.find((row) => row.decision === "deny")?.compaction.index ?? null;
 }
 
@@ -52,7 +56,7 @@ export function firstDenyOf(session: SessionData, flags: readonly string[] = [])
  */
 export function scoreSeed(seed: number, perKind = 1): { byKind: Map<string, { right: number; total: number }>; wrong: Wrong[] } {
   const { cases, expect } = generate(seed, perKind, KINDS) as {
-    cases: Record<string, SessionData>;
+    cases: Record<string, Exported>;
     expect: Record<string, Expected>;
   };
   const byKind = new Map<string, { right: number; total: number }>();

@@ -1,9 +1,10 @@
 /**
- * The guard's own mark in a session's history: the stop note it leaves once a session it
- * stopped has gone idle (plugin/guard.ts writes it; the audit reads it, so that a loop the
- * guard already stopped is not reported as one it would have stopped).
+ * The guard's own mark in an opencode session: the stop note it leaves once a session it
+ * stopped has gone idle (plugin/stop-note.ts writes it; ./v1.ts reads it into
+ * `UserEntry.guardNote`, so that the audit does not report a loop the guard already stopped
+ * as one it would have stopped).
  */
-import { isRecord } from "../shared/record.js";
+import { isRecord } from "../../shared/record.js";
 
 /** The key of a stop note's text-part `metadata`. */
 export const GUARD_NOTE_KEY = "compaction_guard";

@@ -1,12 +1,11 @@
 /**
  * The model limits and `compaction.reserved` a session is decided with, when `audit` reads
  * sessions through opencode: which model set off a session's compactions, the limits opencode
- * lists for each model, and how the command line's flags take precedence. Pure; the requests
- * are in `opencode.ts`.
+ * lists for each model. Pure; the requests are in sessions/opencode.ts, the precedence of the
+ * command line's flags in sessions/sources.ts.
  */
-import type { SessionDecisionOptions } from "../decide/replay.js";
-import type { ModelLimits } from "../decide/opencode-facts.js";
-import { isRecord } from "../shared/record.js";
+import type { ModelLimits } from "../../decide/opencode-facts.js";
+import { isRecord } from "../../shared/record.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */
 export interface ModelRef {
@@ -118,22 +117,4 @@ export function limitsTable(answer: unknown): Map<string, ModelLimits> {
 export function configReserved(config: unknown): number | undefined {
   const compaction = isRecord(config) && isRecord(config.compaction) ? config.compaction : undefined;
   return tokens(compaction?.reserved);
-}
-
-/**
- * The decision inputs of one session read through opencode. The command line's flags win,
- * and apply to every session: `--context-limit`/`--output-limit`/`--input-limit` replace the
- * model's limits as a whole (also for a model opencode does not know), `--reserved` replaces
- * the config's `compaction.reserved`; each of the two independently. Without a flag, the
- * session's model's limits as opencode lists them, and the config's `compaction.reserved`.
- * @param flags the decision inputs from the command line (limits `{}` when no limit flag is given).
- * @param known what opencode knows for this session.
- */
-export function sessionDecision(flags: SessionDecisionOptions, known: KnownLimits): SessionDecisionOptions {
-  const flagLimits = flags.limits?.context !== undefined;
-  return {
-    settings: flags.settings,
-    limits: flagLimits ? flags.limits : (known.limits ?? {}),
-    reserved: flags.reserved ?? known.reserved,
-  };
 }
