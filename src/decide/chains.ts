@@ -33,13 +33,13 @@ export interface Chain {
  */
 export function buildChains(
   steps: readonly StepView[],
-  view: Pick<StepsView, "isNew" | "same" | "keyUsedSince" | "keyOf">,
+  view: Pick<StepsView, "isNew">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
   // and no action needs to be judged new.
-  const repeat = keysRepeat(steps, view);
-  const latest = new Map<object, Chain>();
+  const repeat = keysRepeat(steps);
+  const latest = new Map<Action, Chain>();
   const chains: Chain[] = [];
   let last: Chain | undefined;
   let newSeen = 0;
@@ -51,14 +51,14 @@ export function buildChains(
       const action = actions[a]!;
       if (repeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
-      let chain = latest.get(view.keyOf(action));
-      if (chain && chain.newSeen === newSeen && view.same(chain.action, action)) {
+      let chain = latest.get(action.firstOfKey);
+      if (chain && chain.newSeen === newSeen && chain.action.sameAs(action)) {
         chain.count += 1;
         chain.lastPosition = step.position;
         if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
       } else {
         chain = oneRun(step, action, newSeen);
-        latest.set(view.keyOf(action), chain);
+        latest.set(action.firstOfKey, chain);
         chains.push(chain);
       }
       chain.newSeen = newSeen;
@@ -74,11 +74,11 @@ export function buildChains(
  * one run long. The steps are consecutive, so a key repeats in them when a tool call's key
  * was used since the first of them. No output is read.
  */
-export function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
+export function keysRepeat(steps: readonly StepView[]): boolean {
   const first = steps[0]?.position ?? 0;
   for (let s = 0; s < steps.length; s++) {
     const actions = steps[s]!.actions;
-    for (let a = 0; a < actions.length; a++) if (actions[a]!.kind === "tool" && view.keyUsedSince(actions[a]!, first)) return true;
+    for (let a = 0; a < actions.length; a++) if (actions[a]!.kind === "tool" && actions[a]!.keyUsedSince(first)) return true;
   }
   return false;
 }

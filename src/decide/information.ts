@@ -90,13 +90,13 @@ export function callRole(call: ToolCall): CallRole {
   return READING_TOOLS.has(call.tool) || namedForReading(call.tool) ? "question" : "effect";
 }
 
-/** What a question asks: its tool and canonical input; a delegated task by its agent and prompt alone. */
-function questionOf(call: ToolCall): string {
+/** What a question asks: its tool and canonical input (`input`, written here when undefined); a delegated task by its agent and prompt alone. */
+function questionOf(call: ToolCall, input: string | undefined): string {
   if (call.tool === "task") {
-    const input = call.input as { subagent_type?: unknown; prompt?: unknown } | null;
-    return `task\u0000${String(input?.subagent_type)}\u0000${String(input?.prompt).trim()}`;
+    const task = call.input as { subagent_type?: unknown; prompt?: unknown } | null;
+    return `task\u0000${String(task?.subagent_type)}\u0000${String(task?.prompt).trim()}`;
   }
-  return `${call.tool}\u0000${comparableInputJson(call)}`;
+  return `${call.tool}\u0000${input ?? comparableInputJson(call)}`;
 }
 
 /**
@@ -117,12 +117,12 @@ const SUBSTANTIAL_CONTENT = 64;
  * What an effect does, as two effects are compared: a write by its content (and its file when
  * the content is short), an edit by its file and change, a shell command with the files it
  * redirects into left out (`cat > notes-1.md <<EOF` and `cat > notes-2.md <<EOF` write the
- * same); anything else by its tool and canonical input.
+ * same); anything else by its tool and canonical input (`input`, written here when undefined).
  */
-function effectOf(call: ToolCall): string {
-  const input = call.input as { content?: unknown } | null;
-  if (call.tool === "write" && typeof input?.content === "string") {
-    const content = input.content.trim();
+function effectOf(call: ToolCall, input: string | undefined): string {
+  const written = call.input as { content?: unknown } | null;
+  if (call.tool === "write" && typeof written?.content === "string") {
+    const content = written.content.trim();
     return content.length >= SUBSTANTIAL_CONTENT ? `write\u0000${content}` : `write\u0000${targetFile(call)}\u0000${content}`;
   }
   const command = shellCommand(call);
@@ -130,7 +130,7 @@ function effectOf(call: ToolCall): string {
     const anonymous = command.replace(/(>>?|&>)\s*[^\s;&|<>]+/g, "$1 _");
     return `shell\u0000${anonymous.length >= SUBSTANTIAL_CONTENT ? anonymous : command}`;
   }
-  return `${call.tool}\u0000${comparableInputJson(call)}`;
+  return `${call.tool}\u0000${input ?? comparableInputJson(call)}`;
 }
 
 /**
@@ -143,7 +143,7 @@ const WRAPPER =
 /** A line number before a line's text: the read tool's `12: ` (older `00012| `), `cat -n`'s `    12\t`. */
 const LINE_NUMBER = /^\s*\d+(?:: |\| |\t)/;
 /** A search hit as grep -n, rg and git grep write it: `src/a.ts:12:text`. */
-const HIT = /^(?:\.\/)?([\w@.\/-]*\.\w+):\d+:(.*)$/;
+const HIT = /^(?:\.\/)?[\w@.\/-]*\.\w+:\d+:.*$/;
 /** The grep tool's file heading (`/abs/src/a.ts:`) and the hits under it (`  Line 12: text`). */
 const HEADING = /^(\S*\.\w+):$/;
 const HEADED_HIT = /^Line \d+:(.*)$/;
@@ -168,8 +168,11 @@ function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n
     if (end === -1) end = raw.length;
     const whole = raw.slice(start, end);
     start = end + 1;
-    const number = numbered ? LINE_NUMBER.exec(whole) : null;
-    let line = (number ? whole.slice(number[0].length) : whole.replace(LINE_NUMBER, "")).trim();
+    // A line number begins with a digit or white space (every character `\s` matches is below "0" or not ASCII).
+    const first = whole.charCodeAt(0);
+    const mayBeNumbered = first <= 57 || first >= 128;
+    const number = numbered && mayBeNumbered ? LINE_NUMBER.exec(whole) : null;
+    let line = (number ? whole.slice(number[0].length) : mayBeNumbered ? whole.replace(LINE_NUMBER, "") : whole).trim();
     if (line.endsWith(",")) line = line.slice(0, -1);
     if (line === "" || ((line.charCodeAt(0) === 60 || line.charCodeAt(0) === 40 || line.startsWith("Found ")) && WRAPPER.test(line)))
       continue;
@@ -180,11 +183,14 @@ function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n
       continue;
     }
     const headed = colon && line.startsWith("Line ") ? HEADED_HIT.exec(line) : null;
-    const hit = headed || !colon ? null : HIT.exec(line);
     const n = number ? Number.parseInt(number[0], 10) : -1;
     if (headed) visit(`${file}\u0000${headed[1]!.trim()}`, n);
-    else if (hit) visit(`${basename(hit[1]!)}\u0000${hit[2]!.trim()}`, n);
-    else visit(line, n);
+    else if (colon && HIT.test(line)) {
+      // A hit's file is all before its first colon, its text all after the second (the line number has none).
+      const fileEnd = line.indexOf(":");
+      const name = line.slice(line.lastIndexOf("/", fileEnd) + 1, fileEnd);
+      visit(`${name}\u0000${line.slice(line.indexOf(":", fileEnd + 1) + 1).trim()}`, n);
+    } else visit(line, n);
   }
 }
 
@@ -269,6 +275,8 @@ export interface Judged {
   readonly position: number;
   /** Id of its step's assistant message. */
   readonly messageID: string;
+  /** For a tool call: its canonical comparable input (signature.ts `comparableInputJson`), when already written. */
+  readonly input?: string;
 }
 
 /**
@@ -297,9 +305,18 @@ export interface Judgement {
  */
 class Files {
   private readonly byName = new Map<string, string[][]>();
+  /** The key given to each path so far: a path's key never changes, since spellings are only added. */
+  private readonly byPath = new Map<string, string>();
 
   /** A key for the file at `path`: the same key for every spelling of one file. */
   key(path: string): string {
+    let key = this.byPath.get(path);
+    if (key === undefined) this.byPath.set(path, (key = this.spellingOf(path)));
+    return key;
+  }
+
+  /** The first known spelling of the file at `path` (one ending with the other's segments), or `path` as a new spelling. */
+  private spellingOf(path: string): string {
     const segments = pathSegments(path);
     const name = segments.at(-1) ?? "";
     let known = this.byName.get(name);
@@ -344,8 +361,11 @@ class Seen {
     forEachLine(output, numbered, (text, n) => {
       let seen: boolean;
       if (shown === undefined) {
-        seen = anywhere.has(text);
         anonymous.add(text);
+        if (anywhere.has(text)) return;
+        anywhere.add(text);
+        unseen = true;
+        return;
       } else if (n !== -1) {
         seen = shown.numbered.get(n) === text || shown.unnumbered.has(text) || anonymous.has(text);
         shown.numbered.set(n, text);
@@ -433,8 +453,9 @@ export class InformationState {
     }
     if (toolKind(call) === "waiting") return WAIT;
     const role = call.status === "error" ? "question" : callRole(call);
-    if (role === "effect") return this.effect(call) ? EFFECT : NOTHING;
-    const ask = call.status === "error" && isEffect(call.tool) ? `${call.tool}\u0000${targetFile(call)}` : questionOf(call);
+    const { input } = action;
+    if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
+    const ask = call.status === "error" && isEffect(call.tool) ? `${call.tool}\u0000${targetFile(call)}` : questionOf(call, input);
     const brought = this.question(call, ask);
     const command = shellCommand(call);
     if (command === undefined || commandRole(command) !== "check") return { brought };
@@ -458,8 +479,8 @@ export class InformationState {
    * nothing changed its file since (another effect on it, or one whose file is not known).
    * A new one starts afresh: what was seen before it may have changed.
    */
-  private effect(call: ToolCall): boolean {
-    const what = effectOf(call);
+  private effect(call: ToolCall, input: string | undefined): boolean {
+    const what = effectOf(call, input);
     const answer = new EffectAnswer(this.byAnswer ? call.output : "");
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];

@@ -10,6 +10,7 @@ import type { GuardSettings } from "./settings.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import type { RuleContext } from "./rules/index.js";
 import { contextOf, decide, decideWith, findDecisionPoint, type DecideOptions, type Verdict } from "./verdict.js";
+import { TimelineSteps } from "./view.js";
 
 export type { SessionData } from "../model/session.js";
 
@@ -43,18 +44,19 @@ export interface ReplayRow extends Verdict {
  *   `options` says otherwise).
  */
 export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
-  return rowsOf(timeline, contextOf(settings, { wholeSession: true, ...options }));
+  return rowsOf(new TimelineSteps(timeline), contextOf(settings, { wholeSession: true, ...options }));
 }
 
 /** The rows of every automatic compaction with a successful summary, oldest first: each its verdict ({@link decideWith}) and sizes. */
-function rowsOf(timeline: Timeline, context: RuleContext): ReplayRow[] {
+function rowsOf(steps: TimelineSteps, context: RuleContext): ReplayRow[] {
+  const { timeline } = steps;
   const rows: ReplayRow[] = [];
   const { compactions } = timeline;
   for (let i = 0; i < compactions.length; i++) {
     const c = compactions[i]!;
     if (!c.auto || !c.succeeded) continue;
     const sizes = compactionSizes(timeline.entries, c);
-    const verdict = decideWith(timeline, c, context);
+    const verdict = decideWith(steps, c, context);
     rows.push({
       decision: verdict.decision,
       rule: verdict.rule,
@@ -99,9 +101,11 @@ export function replaySession(
     subagent: parentOf(session.info) !== null,
     wholeSession: true,
   });
-  const rows = rowsOf(timeline, context);
+  // One TimelineSteps for the decisions and the tool-loop walk: they share what each call brought.
+  const steps = new TimelineSteps(timeline);
+  const rows = rowsOf(steps, context);
   const toolLoop =
-    walk.toolLoop === false ? [] : toolLoopsOf(timeline, options.settings, typeof directory === "string" ? directory : undefined);
+    walk.toolLoop === false ? [] : toolLoopsOf(steps, options.settings, typeof directory === "string" ? directory : undefined);
   return { timeline, rows, toolLoop };
 }
 

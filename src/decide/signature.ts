@@ -343,14 +343,6 @@ export function toolCallSignature(call: ToolCall, matchOutput: boolean): string 
 }
 
 /**
- * The signature of what a call brought back alone, a sha256 of tool name + status +
- * normalised output or error: for calls compared by their result (see tool-kinds.ts).
- */
-export function resultSignature(call: ToolCall): string {
-  return hashFields([call.tool, call.status ?? "completed", normalizeOutput(call.output)]);
-}
-
-/**
  * The signature of a step's text (for steps without tool calls): sha256 of the text with
  * whitespace runs collapsed, case folded and the noise of {@link normalizeOutput} removed.
  */

@@ -23,7 +23,8 @@ import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js"
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson } from "./signature.js";
-import { buildStepsView, previewOf, stepsFrom, type Action, type StepView, type StepsView } from "./view.js";
+import { previewCall } from "../redact/preview.js";
+import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -112,7 +113,7 @@ export interface ToolLoopCheck {
 function chainOf(steps: readonly StepView[], view: StepsView, target: Action): Chain | undefined {
   // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
   const first = steps[0];
-  if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
+  if (first === undefined || !target.keyUsedSince(first.position)) return undefined;
   return buildChains(steps, view, target).last;
 }
 
@@ -126,7 +127,7 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
 export function checkToolCall(call: CallInTimeline, settings: ToolLoopSettings): ToolLoopCheck {
   if (settings.toolLoop === "off") return { runs: 0, action: null };
   const { timeline, position: at, callIndex: k } = call;
-  const view = buildStepsView(timeline, at, { ...settings, askingByResult: false });
+  const view = buildStepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
   const steps = view.stepsUpTo(at, toolLoopSteps(settings));
   const step = steps.at(-1);
   const entry = timeline.entries[at];
@@ -158,12 +159,15 @@ export interface ToolLoopEntry {
  * as {@link checkToolCall}, on the whole session's timeline (the hook reads only the newest
  * messages, so an action last done further back than that can count as new there).
  *
+ * @param source the session's timeline, or its steps when a replay's decisions share them.
  * @param directory the project directory, for relative paths in previews.
  */
-export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, directory?: string): ToolLoopEntry[] {
+export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoopSettings, directory?: string): ToolLoopEntry[] {
   if (settings.toolLoop === "off") return [];
   const found: ToolLoopEntry[] = [];
   const window = toolLoopSteps(settings);
+  const steps = source instanceof TimelineSteps ? source : new TimelineSteps(source);
+  const { timeline } = steps;
   const options = { ...settings, askingByResult: false };
   let view: StepsView | undefined;
   let stepNumber = 0;
@@ -174,7 +178,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
     // Views of one stretch since the user's last message share what they judged new: one view per stretch.
-    if (view === undefined || view.from !== stepsFrom(timeline, position)) view = buildStepsView(timeline, position, options);
+    if (view === undefined || view.from !== stepsFrom(steps, position)) view = buildStepsView(steps, position, options);
     const step = view.stepAt(position);
     if (step === undefined) return;
     const first = view.firstStepUpTo(position, window);
@@ -191,12 +195,12 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
           runs: refused,
           messageID: entry.id,
           tool: action.call.tool,
-          preview: previewOf(action.call, directory),
+          preview: previewCall(action.call.tool, action.call.input, directory),
         });
         continue;
       }
       // The window's steps are listed only for a call whose key ran in it.
-      const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
+      const chain = action.keyUsedSince(first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
       const runs = chain?.count ?? 1;
       // Below the threshold nothing is done, whatever the user asked for.
       if (runs < settings.threshold) continue;
@@ -211,7 +215,7 @@ export function toolLoopsOf(timeline: Timeline, settings: ToolLoopSettings, dire
         runs,
         messageID: entry.id,
         tool: action.call.tool,
-        preview: previewOf(action.call, directory),
+        preview: previewCall(action.call.tool, action.call.input, directory),
       });
     }
   });

@@ -6,7 +6,7 @@ import { compactionEnd, type Compaction, type Timeline } from "../model/timeline
 import type { ModelLimits } from "./opencode-facts.js";
 import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
-import { buildView } from "./view.js";
+import { buildView, TimelineSteps } from "./view.js";
 
 export type { Evidence, RuleName, Severity } from "./rules/index.js";
 
@@ -63,7 +63,7 @@ export interface DecideOptions {
  * the verdict holds every rule's evidence. Pure; never throws on a timeline from buildTimeline.
  */
 export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
-  return decideWith(timeline, compaction, contextOf(settings, options));
+  return decideWith(new TimelineSteps(timeline), compaction, contextOf(settings, options));
 }
 
 /** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
@@ -79,13 +79,14 @@ export function contextOf(settings: GuardSettings, options: DecideOptions): Rule
 }
 
 /**
- * {@link decide} with its context made ({@link contextOf}). Checks every rule in RULES order
+ * {@link decide} with its context made ({@link contextOf}), on the steps of the compaction's
+ * timeline (`steps`: one for all the decisions of a replay). Checks every rule in RULES order
  * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
  * data, all of it computed before it returns.
  */
-export function decideWith(timeline: Timeline, compaction: Compaction, context: RuleContext): Verdict {
+export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext): Verdict {
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
-  const view = buildView(timeline, compaction, context.settings, start);
+  const view = buildView(steps, compaction, context.settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
   const first = firstFiring(findings);
   const fired: RuleName[] = [];

@@ -11,7 +11,8 @@
  */
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
-import { previewOf, type Action, type StepView } from "../view.js";
+import { previewCall } from "../../redact/preview.js";
+import type { Action, StepView } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =
@@ -68,7 +69,11 @@ export const noNewWork = defineRule({
     const firstNew = index === -1 ? null : index;
     const first = firstNew === null ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;
-    const example = first ? (call ? { tool: call.tool, preview: previewOf(call, directory) } : { tool: "text", preview: null }) : null;
+    const example = first
+      ? call
+        ? { tool: call.tool, preview: previewCall(call.tool, call.input, directory) }
+        : { tool: "text", preview: null }
+      : null;
     const evidence: NoNewWorkEvidence = {
       status: "measured",
       previousMessageID: view.previous.messageID,

@@ -18,7 +18,8 @@
  * model repeats the call *after* a compaction, which is what a compaction loop does.
  */
 import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
-import { compactionBetween, previewOf, type DecisionView, type StepView } from "../view.js";
+import { previewCall } from "../../redact/preview.js";
+import { compactionBetween, type DecisionView, type StepView } from "../view.js";
 import type { GuardSettings } from "../settings.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
@@ -58,7 +59,7 @@ function evidenceOf(
 ): RepeatedToolCallEvidence {
   return {
     tool: best?.action.call?.tool ?? null,
-    preview: best?.action.call ? previewOf(best.action.call, directory) : null,
+    preview: best?.action.call ? previewCall(best.action.call.tool, best.action.call.input, directory) : null,
     count: best?.count ?? 0,
     threshold: settings.threshold,
     matchOutput: settings.matchOutput,
@@ -83,8 +84,8 @@ function checkRunIn(view: DecisionView, threshold: number): Chain | undefined {
   for (const step of view.cycle) {
     for (const action of step.actions) {
       // An effect after a run may have changed what the check reads: that run is over.
-      if (view.brings(action) === "effect") best = undefined;
-      const run = view.checkRun(action);
+      const { brought, run } = view.judgementOf(action);
+      if (brought === "effect") best = undefined;
       if (!run || run.count < threshold || run.firstPosition >= twoBefore!.position) continue;
       if (best && best.count > run.count) continue;
       best = {
@@ -111,7 +112,7 @@ function strongest(
   view: DecisionView,
   threshold: number,
 ): { readonly best: Chain | undefined; readonly fires: boolean; readonly newSeen: number } {
-  if (!keysRepeat(steps, view)) {
+  if (!keysRepeat(steps)) {
     for (let i = steps.length - 1; i >= 0; i--) {
       const step = steps[i]!;
       const actions = step.actions;
