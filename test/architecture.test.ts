@@ -1,6 +1,6 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
- * (cli → report → audit → sessions → decide → redact; plugin → decide → redact; shared/ under
+ * (cli → report → audit → sessions → decide → redact; plugin → guard → decide → redact; shared/ under
  * all of them), nothing but bin.ts imports cli/, no rule imports another rule, only the list
  * in decide/rules/index.ts names a rule file, decide/ and audit/ do no I/O, nothing sets a
  * V8 flag at run time, and no rule's evidence has a getter.
@@ -17,7 +17,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   shared: [],
   redact: ["shared"],
   decide: ["redact", "shared"],
-  plugin: ["decide", "redact", "shared"],
+  guard: ["decide", "redact", "shared"],
+  plugin: ["guard", "decide", "redact", "shared"],
   sessions: ["decide", "redact", "shared"],
   audit: ["sessions", "decide", "redact", "shared"],
   report: ["audit", "sessions", "decide", "redact", "shared"],
