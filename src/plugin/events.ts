@@ -1,9 +1,11 @@
 /**
- * The V1 `event` hook: when a session with a stop note waiting goes idle, the note is written
- * (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
+ * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts); when a
+ * session with a stop note waiting goes idle, the note is written (once); a deleted session's
+ * state is dropped; every event also goes to the watch
  * over V2 sessions (./v2-runner.ts), which decides their automatic compactions.
  */
 import type { Hooks } from "@opencode-ai/plugin";
+import type { SessionMirror } from "./mirror.js";
 import type { StopNotes } from "./stop-note.js";
 import type { ToolLoopHooks } from "./tool-loop.js";
 
@@ -30,13 +32,19 @@ export interface EventDeps {
   readonly toolLoop: Pick<ToolLoopHooks, "sessionDeleted" | "sessionIdle">;
   /** The watch over V2 sessions: resolves once a compaction's decision is done; never rejects. */
   readonly v2: { event(event: unknown): Promise<void> };
+  /** The sessions' messages as read so far, kept up to date from the events. */
+  readonly mirror: Pick<SessionMirror, "event" | "drop">;
 }
 
 /** Builds the `event` hook. Never rejects. */
 export function createEventHandler(deps: EventDeps): EventHook {
   const v1Event: EventHook = async (input) => {
+    deps.mirror.event(input?.event);
     const deleted = deletedSession(input?.event);
-    if (deleted !== undefined) deps.toolLoop.sessionDeleted(deleted);
+    if (deleted !== undefined) {
+      deps.toolLoop.sessionDeleted(deleted);
+      deps.mirror.drop(deleted);
+    }
     const sessionID = idleSession(input?.event);
     if (sessionID === undefined) return;
     deps.toolLoop.sessionIdle(sessionID);

@@ -14,6 +14,7 @@ import { startupLines } from "../guard/notices.js";
 import { createAutocontinueHandler } from "./autocontinue.js";
 import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
+import { createMirror } from "./mirror.js";
 import { createPrevention } from "./prevent.js";
 import { owned, PROCESS_OWNERS, PROCESS_REGISTRY, type DecisionRegistry, type HookOwners } from "./registry.js";
 import { createStopNotes } from "./stop-note.js";
@@ -104,9 +105,15 @@ export function createGuard(
   const stepTimeoutMs = deps.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   /** The back-off of the per-step reads (./backoff.ts), shared by every session of this guard. */
   const backoff = createBackoff({ log, reason, ...deps.backoff });
-  /** A per-step read: the newest `count` messages, or undefined when this step reads nothing (backed off). Never rejects. */
-  const readForStep = (sessionID: string, count: number): Promise<unknown[] | undefined> =>
-    backoff.step(sessionID, () => host.readMessages(sessionID, count, stepTimeoutMs));
+  /** What this guard has read of each session, kept up to date from the `event` hook (./mirror.ts). */
+  const mirror = createMirror();
+  /**
+   * A per-step read: the newest `count` messages, from the mirror when it holds them, else read
+   * (and then kept); undefined when this step reads nothing (backed off). Never rejects.
+   */
+  const readForStep = async (sessionID: string, count: number): Promise<unknown[] | undefined> =>
+    mirror.newest(sessionID, count) ??
+    mirror.seed(sessionID, count, () => backoff.step(sessionID, () => host.readMessages(sessionID, count, stepTimeoutMs)));
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
   const toolLoop = createToolLoopHooks({
     settings,
@@ -148,7 +155,7 @@ export function createGuard(
 
   const hooks: Hooks = {
     "experimental.compaction.autocontinue": createAutocontinueHandler({ settings, host, notes, directory, messagesTimeoutMs, registry }),
-    event: createEventHandler({ notes, toolLoop, v2 }),
+    event: createEventHandler({ notes, toolLoop, v2, mirror }),
     dispose: async () => {
       owners?.leave(self);
       await notes.dispose();
