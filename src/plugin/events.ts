@@ -1,7 +1,7 @@
 /**
- * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts); when a
- * session with a stop note waiting goes idle, the note is written (once); a deleted session's
- * state is dropped; every event also goes to the watch
+ * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), which
+ * forgets a session once it is idle or deleted; when a session with a stop note waiting goes
+ * idle, the note is written (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
  * over V2 sessions (./v2-runner.ts), which decides their automatic compactions.
  */
 import type { Hooks } from "@opencode-ai/plugin";
@@ -48,6 +48,8 @@ export function createEventHandler(deps: EventDeps): EventHook {
     const sessionID = idleSession(input?.event);
     if (sessionID === undefined) return;
     deps.toolLoop.sessionIdle(sessionID);
+    // Its steps are over until the user speaks again: its messages are read again then, if needed.
+    deps.mirror.drop(sessionID);
     await deps.notes.sessionIdle(sessionID);
   };
   return async (input) => {

@@ -47,7 +47,7 @@ export interface SessionMirror {
    * resolved (undefined: nothing read, nothing kept). Rejects as `read` does.
    */
   readonly seed: (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => Promise<unknown[] | undefined>;
-  /** Forgets a session (deleted). */
+  /** Forgets a session (idle or deleted). */
   readonly drop: (sessionID: string) => void;
   /** Sessions kept (for tests: at most {@link MAX_MIRRORED_SESSIONS}). */
   readonly sessions: () => number;

@@ -7,7 +7,9 @@
 import { describe, expect, it } from "vitest";
 import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/mirror.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
-import { newestMessages } from "../support/client.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { createGuard } from "../../src/plugin/guard.js";
+import { publish } from "./publish.js";
 
 const events = (messages: readonly Message[]) =>
   messages.flatMap((m) => [
@@ -100,5 +102,31 @@ describe("the mirror of a session", () => {
     expect(mirror.newest("ses_1", 1)).toHaveLength(1);
     mirror.drop("ses_1");
     expect(mirror.newest("ses_1", 1)).toBeUndefined();
+  });
+});
+
+describe("the mirror inside the guard", () => {
+  it("a tool call after the session went idle or was deleted reads the session again; between, none does", async () => {
+    const session = grown(3, "ses_g");
+    const fake = fakeClient((query) => newestMessages(session.messages)(query));
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+    const call = async (i: number) => {
+      const stored = session.messages.length;
+      await hooks["tool.execute.after"]!(
+        { tool: "bash", sessionID: "ses_g", callID: `c${i}`, args: { command: `echo ${i}` } },
+        { title: "", output: `${i}\n`, metadata: {} },
+      );
+      session.step(bash(`echo ${i}`, `${i}\n`), 1000);
+      await publish(hooks, session.messages.slice(stored));
+    };
+    for (let i = 0; i < 5; i++) await call(i);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+    await hooks.event!({ event: { type: "session.idle", properties: { sessionID: "ses_g" } } as never });
+    await call(5);
+    await call(6);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(2);
+    await hooks.event!({ event: { type: "session.deleted", properties: { info: { id: "ses_g" } } } as never });
+    await call(7);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(3);
   });
 });
