@@ -21,7 +21,7 @@ import { isGuardNote, type ExportMessage, type SessionExport } from "./session-e
 /** The real user message of the second turn (opencode 1.18.33 stores a `run` message in double quotes). */
 const REPLY = "go on, but check first whether the last run already printed hi";
 const isReply = (p: { text?: string }): boolean => p.text?.includes(REPLY) === true;
-/** The first line of every note starts so (src/plugin/notice.ts, denialRecord). */
+/** The first line of every note starts so (src/guard/notices.ts, stopRecord). */
 const NOTE_START = "Compaction loop stopped by compaction-guard after compaction";
 
 /** cannot-make-room off, as this file's runs and replays have it. */

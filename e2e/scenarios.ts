@@ -62,6 +62,12 @@
  * - tool-loop-echo: the same `echo hi` every step, until the server's cap.
  * - tool-loop-varied: three different commands, then a final answer.
  *
+ * What the guard costs a step (bench/step-cost.ts):
+ *
+ * - step-cost: a different `cat` of a 45,000-byte file every step (each output is distinct by
+ *   the step's number), one automatic compaction after step 2 (so every later request carries a
+ *   continue turn), then 1,000 prompt tokens a step, until the server's cap.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
@@ -111,6 +117,7 @@ export const SCENARIOS = [
   ...COUNTED,
   "tool-loop-echo",
   "tool-loop-varied",
+  "step-cost",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -215,6 +222,7 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "subagent-counted": "ask a subagent to print the numbers",
   "tool-loop-echo": "say hi",
   "tool-loop-varied": "look around the project",
+  "step-cost": "print the big file once per step",
 };
 
 /** tool-loop scenarios: prompt tokens of every step, far under the 6000-token line (no compaction). */
@@ -222,6 +230,12 @@ export const TOOL_LOOP_PROMPT_TOKENS = 1000;
 /** tool-loop-varied: three different calls, then the final answer. */
 export const TOOL_LOOP_VARIED_CALLS = ["echo one", "echo two", "ls"] as const;
 export const TOOL_LOOP_VARIED_FINAL_TEXT = "Looked around: one, two, and the file list.";
+
+/** step-cost: the file every step prints, and its size in bytes (600 lines of 75 characters). */
+export const STEP_COST_FILE = "big.txt";
+export const STEP_COST_BYTES = 45_000;
+/** step-cost: the steps after which the one automatic compaction comes (the step reports a prompt over the line). */
+export const STEP_COST_COMPACT_AFTER = 2;
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
 export const PRIOR_PROMPT = "say hello";
@@ -433,6 +447,8 @@ export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
       return { ...base, files: { "poll.sh": 'echo "job $1: running"\n' } };
     case "compaction-reserved":
       return { ...base, limits: { ...RESERVED_LIMITS }, compaction: { reserved: RESERVED_TOKENS } };
+    case "step-cost":
+      return { ...base, files: { [STEP_COST_FILE]: `${"x".repeat(STEP_COST_BYTES / 600 - 1)}\n`.repeat(600) } };
     case "fixed-point-counted":
       return { ...base, files: { "AGENTS.md": BIG_AGENTS_MD }, limits: { ...COUNTED_LIMITS } };
     case "healthy-counted":
@@ -599,6 +615,13 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
         completionTokens: STEP_COMPLETION_TOKENS,
       };
     }
+    case "step-cost":
+      return {
+        type: "tool-call",
+        call: bash(`cat ${STEP_COST_FILE}; echo step-${s.step}`),
+        promptTokens: s.step === STEP_COST_COMPACT_AFTER && s.compactions === 0 ? LOOP_PROMPT_TOKENS : TOOL_LOOP_PROMPT_TOKENS,
+        completionTokens: STEP_COMPLETION_TOKENS,
+      };
     case "provider-overflow":
       return { type: "error", status: 400, body: CONTEXT_LENGTH_ERROR };
 

@@ -1,6 +1,6 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
- * (cli → report → audit → sessions → hosts → model; plugin → hosts; decide → model; shared/
+ * (cli → report → audit → sessions → hosts → model; plugin → guard → decide → model; plugin → hosts; shared/
  * under all of them), decide/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
  * rule, only the list in decide/rules/index.ts names a rule file, model/, decide/ and audit/ do
@@ -20,7 +20,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   redact: ["shared"],
   decide: ["model", "redact", "shared"],
   hosts: ["model", "shared"],
-  plugin: ["hosts", "decide", "model", "redact", "shared"],
+  guard: ["decide", "model", "redact", "shared"],
+  plugin: ["guard", "hosts", "decide", "model", "redact", "shared"],
   sessions: ["hosts", "decide", "model", "redact", "shared"],
   audit: ["sessions", "decide", "model", "redact", "shared"],
   report: ["audit", "sessions", "decide", "model", "redact", "shared"],

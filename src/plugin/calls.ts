@@ -4,16 +4,12 @@
  * costs at most a timeout and a warn line, never a hang or a throw into opencode's runtime.
  */
 import type { PluginInput } from "@opencode-ai/plugin";
-import { redactSecrets } from "../redact/secrets.js";
 
 /** The SDK client opencode hands a plugin (`PluginInput.client`). */
 export type Client = PluginInput["client"];
 
-/** A log level of `client.app.log`. */
-export type Level = "debug" | "info" | "warn" | "error";
-
-/** Writes one log line; never rejects (plugin/guard.ts's `log`). */
-export type Log = (level: Level, message: string, extra?: Record<string, unknown>) => Promise<void>;
+export type { Level, Log } from "../guard/host.js";
+export { reason } from "../guard/host.js";
 
 /** What {@link withTimeout} rejects with when the call did not answer in time. */
 export class TimeoutError extends Error {}
@@ -30,10 +26,3 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
-
-/** A one-line description of anything thrown, without stack or payload, secrets masked, at most 200 characters. */
-export const reason = (error: unknown): string =>
-  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
-    0,
-    200,
-  );

@@ -22,10 +22,11 @@
  * ends with it, however far the cycle runs past the bounded read.
  */
 import type { Hooks } from "@opencode-ai/plugin";
-import { buildTimeline } from "../hosts/opencode/v1.js";
-import { type Timeline } from "../model/timeline.js";
-import { completedCallsBefore, continueNote, LEDGER_HEADER, ledgerText, rewriteContinueText } from "../decide/ledger.js";
+import type { Timeline } from "../model/timeline.js";
+import { continueNote, LEDGER_HEADER, rewriteContinueText } from "../decide/ledger.js";
+import { continueNoteBefore, summaryLedger } from "../guard/prevention.js";
 import { continueParts } from "../hosts/opencode/continue-turn.js";
+import { v1Timeline } from "./timelines.js";
 
 type CompactingHook = NonNullable<Hooks["experimental.session.compacting"]>;
 type TransformHook = NonNullable<Hooks["experimental.chat.messages.transform"]>;
@@ -94,19 +95,22 @@ function noteAt(timeline: Timeline, position: number, directory: string | undefi
   if (position < 0) return continueNote(null);
   let end = position;
   for (const compaction of timeline.compactions) if (compaction.position < position) end = compaction.position;
-  const found = completedCallsBefore(timeline, end, { directory, wholeSession });
-  return continueNote(found.complete ? found.calls : null);
+  return continueNoteBefore(timeline, end, { directory, wholeSession });
+}
+
+/** The two prevention hooks: {@link createPrevention}. */
+export interface PreventionHooks {
+  /** `experimental.session.compacting`: the ledger for the summary request. */
+  readonly compacting: CompactingHook;
+  /** `experimental.chat.messages.transform`: the continue note in place of opencode's continue text. */
+  readonly transform: TransformHook;
 }
 
 /**
  * The two prevention hooks. The transform keeps the notes it made (see {@link NoteCache}):
- * a continue turn whose note is kept costs no read.
- *
- * @returns `experimental.session.compacting` and `experimental.chat.messages.transform`.
+ * a continue turn whose note is kept costs no read. Neither ever throws.
  */
-export function createPrevention(
-  deps: PreventionDeps,
-): Pick<Hooks, "experimental.session.compacting" | "experimental.chat.messages.transform"> {
+export function createPrevention(deps: PreventionDeps): PreventionHooks {
   const notes = new NoteCache();
   const compacting: CompactingHook = async (input, output) => {
     const sessionID = typeof input?.sessionID === "string" ? input.sessionID : "unknown";
@@ -115,15 +119,14 @@ export function createPrevention(
       // The plugin listed twice: the first copy already wrote it.
       if (output.context.some((text) => typeof text === "string" && text.startsWith(LEDGER_HEADER))) return;
       const data = await deps.readMessages(sessionID);
-      const timeline = buildTimeline(data);
+      const timeline = v1Timeline(data);
       const compaction = timeline.compactions.at(-1);
       if (!compaction) throw new Error(`no compaction among the ${data.length} newest messages`);
-      const { calls } = completedCallsBefore(timeline, compaction.position, {
+      // After an overflow compaction opencode re-sends the user's message instead of "Continue".
+      const text = summaryLedger(timeline, compaction.position, compaction.auto && !compaction.overflow, {
         directory: deps.directory,
         wholeSession: data.length < deps.limit,
       });
-      // After an overflow compaction opencode re-sends the user's message instead of "Continue".
-      const text = ledgerText(calls, compaction.auto && !compaction.overflow);
       if (text !== null) output.context.push(text);
     } catch (error) {
       await deps.warn(
@@ -148,7 +151,7 @@ export function createPrevention(
       if (targets.some(({ messageID }) => notes.get(sessionID, messageID) === undefined)) {
         const data = await deps.readForStep(sessionID);
         if (data === undefined) return;
-        const timeline = buildTimeline(data);
+        const timeline = v1Timeline(data);
         const wholeSession = data.length < deps.limit;
         for (const { messageID } of targets) {
           if (notes.get(sessionID, messageID) !== undefined || made.has(messageID)) continue;
@@ -177,5 +180,5 @@ export function createPrevention(
     }
   };
 
-  return { "experimental.session.compacting": compacting, "experimental.chat.messages.transform": transform };
+  return { compacting, transform };
 }

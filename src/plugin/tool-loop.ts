@@ -18,6 +18,7 @@ import { callKey, checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopN
 import { timelineWithCall } from "../hosts/opencode/tool-call.js";
 import type { GuardSettings } from "../decide/settings.js";
 import { previewCall } from "../redact/preview.js";
+import { toolLoopRecord } from "../guard/notices.js";
 
 /** How many sessions the hook keeps state for at once (the newest are kept); a session's state is dropped when it is deleted. */
 export const MAX_TOOL_LOOP_SESSIONS = 200;
@@ -64,16 +65,6 @@ export interface ToolLoopHooks {
   readonly sessionIdle: (sessionID: string) => void;
   /** Sessions with state (for tests: bounded by {@link MAX_TOOL_LOOP_SESSIONS}). */
   readonly sessions: () => number;
-}
-
-/** The note left in a session the tool-loop check stopped: what happened, the session, the next step, whose note it is. */
-export function toolLoopRecord(session: string, tool: string, preview: string, runs: number): string {
-  return [
-    `Tool loop stopped by compaction-guard: the same ${tool} call (${preview}) returned the same result ${runs} times in a row with nothing else done in between; the next run was refused and the session stopped.`,
-    `Session: ${session}`,
-    "Next: reply to continue (say what to do differently), or add the call to the guard's ignore setting if it repeats on purpose.",
-    "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
-  ].join("\n");
 }
 
 /**

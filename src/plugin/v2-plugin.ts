@@ -27,14 +27,15 @@
  * `session.hook`; a feature whose part is missing is off, with one warn line naming it, and
  * `setup` never throws.
  */
-import { completedCallsBefore, continueNote, ledgerText } from "../decide/ledger.js";
-import { describeSettings, resolveSettings } from "../decide/settings.js";
+import { resolveSettings } from "../decide/settings.js";
 import { historyLimit } from "../decide/verdict.js";
-import { buildV2Timeline, v2Event, v2MessagesFromEvents } from "../hosts/opencode/v2.js";
+import { v2Event } from "../hosts/opencode/v2.js";
+import { reason, titleOf, type Log } from "../guard/host.js";
+import { startupLines } from "../guard/notices.js";
+import { continueNoteBefore, summaryLedger } from "../guard/prevention.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRecord } from "../shared/record.js";
-import { VERSION } from "../shared/version.js";
-import { reason } from "./calls.js";
+import { v2MessagesOf, v2Timeline } from "./timelines.js";
 import { createV2Guard } from "./v2-guard.js";
 
 /**
@@ -107,7 +108,7 @@ export function createV2Plugin(
   deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void } = {},
 ): V2Plugin {
   const write = deps.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const log = async (level: string, message: string, extra?: Record<string, unknown>): Promise<void> => {
+  const log: Log = async (level, message, extra) => {
     try {
       write(`${level.toUpperCase()} ${terminalSafe(message)}${extra ? ` ${terminalSafe(JSON.stringify(extra))}` : ""}`);
     } catch {
@@ -117,14 +118,11 @@ export function createV2Plugin(
 
   const setup = async (context: V2PluginContext | undefined): Promise<(() => Promise<void>) | void> => {
     const ctx: V2PluginContext = isRecord(context) ? context : {};
-    const resolved = resolveSettings(ctx.options, deps.env ?? process.env);
+    const env = deps.env ?? process.env;
+    const resolved = resolveSettings(ctx.options, env);
     const { settings } = resolved;
-    for (const problem of resolved.problems) await log("warn", `compaction-guard: setting ignored: ${problem}`);
-    if (!settings.enabled) {
-      await log("info", `compaction-guard ${VERSION} is disabled; opencode behaves as without it`);
-      return;
-    }
-    await log("info", `compaction-guard ${VERSION} loaded (OpenCode 2.x entry): ${describeSettings(resolved)}`);
+    for (const line of startupLines(resolved, env, "OpenCode 2.x entry", 1)) await log(line.level, line.message);
+    if (!settings.enabled) return;
     const limit = historyLimit(settings);
     /** Per session, the kept events, oldest first (bounded: the messages of `limit` plus their steps' events). */
     const events = new Map<string, unknown[]>();
@@ -154,27 +152,27 @@ export function createV2Plugin(
     }
     if (!canWatch) return;
 
-    const messagesOf = (sessionID: string) => v2MessagesFromEvents(events.get(sessionID) ?? []);
+    const messagesOf = (sessionID: string) => v2MessagesOf(events.get(sessionID) ?? []);
     const guard = createV2Guard({
       settings,
       readMessages: async (sessionID, count) => messagesOf(sessionID).slice(-count),
-      interrupt: async (sessionID) => {
-        await session!.interrupt!({ sessionID });
+      host: {
+        log,
+        halt: async (sessionID) => {
+          await session!.interrupt!({ sessionID });
+        },
+        readTitle: fn(session, "get")
+          ? async (sessionID) => {
+              const info = await session!.get!({ sessionID });
+              return titleOf(isRecord(info) && isRecord(info.data) ? info.data : info);
+            }
+          : undefined,
+        note: fn(session, "synthetic")
+          ? async (sessionID, text) => {
+              await session!.synthetic!({ sessionID, text });
+            }
+          : undefined,
       },
-      readTitle: fn(session, "get")
-        ? async (sessionID) => {
-            const info = await session!.get!({ sessionID });
-            const data = isRecord(info) && isRecord(info.data) ? info.data : info;
-            return isRecord(data) && typeof data.title === "string" && data.title.trim() !== "" ? data.title : undefined;
-          }
-        : undefined,
-      note: fn(session, "synthetic")
-        ? async (sessionID, text) => {
-            await session!.synthetic!({ sessionID, text });
-          }
-        : undefined,
-      log,
-      reason,
     });
     /** Compactions whose `compaction.ended` names no message (later 2.x builds): numbered here. */
     let unnamed = 0;
@@ -220,9 +218,9 @@ export function createV2Plugin(
     })();
 
     /** The calls completed since the user last spoke, from the kept events (all of the session's, unless some were dropped). */
-    const completed = (sessionID: string) => {
-      const timeline = buildV2Timeline(messagesOf(sessionID));
-      return completedCallsBefore(timeline, timeline.entries.length, { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents });
+    const timelineOf = (sessionID: string) => {
+      const timeline = v2Timeline(messagesOf(sessionID));
+      return { timeline, end: timeline.entries.length, lookBack: { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents } };
     };
     const registrations: Array<{ dispose(): Promise<void> }> = [];
     if (settings.prevent && canHook) {
@@ -233,7 +231,8 @@ export function createV2Plugin(
             try {
               // No continue turn follows a V2 compaction: the ledger says only what completed.
               if (!Array.isArray(request?.system)) return;
-              const text = ledgerText(completed(request.sessionID).calls, false);
+              const { timeline, end, lookBack } = timelineOf(request.sessionID);
+              const text = summaryLedger(timeline, end, false, lookBack);
               if (text !== null) request.system.push({ type: "text", text });
             } catch (error) {
               void log("warn", `compaction-guard could not write its ledger for V2 session ${request?.sessionID}: ${reason(error)}`);
@@ -244,9 +243,8 @@ export function createV2Plugin(
               // Builds whose context request names no kind call this hook for the agent's requests only.
               const primary = request?.kind === "primary" || (isRecord(request) && request.kind === undefined);
               if (!primary || !afterCompaction.delete(request.sessionID)) return;
-              const found = completed(request.sessionID);
-              if (Array.isArray(request.system))
-                request.system.push({ type: "text", text: continueNote(found.complete ? found.calls : null) });
+              const { timeline, end, lookBack } = timelineOf(request.sessionID);
+              if (Array.isArray(request.system)) request.system.push({ type: "text", text: continueNoteBefore(timeline, end, lookBack) });
             } catch (error) {
               void log("warn", `compaction-guard could not add its note for V2 session ${request?.sessionID}: ${reason(error)}`);
             }

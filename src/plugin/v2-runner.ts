@@ -14,8 +14,8 @@
 import type { GuardSettings } from "../decide/settings.js";
 import { v2Event, v2InOrder } from "../hosts/opencode/v2.js";
 import { createV2Guard } from "./v2-guard.js";
+import { titleOf, type Log, type ToastBody } from "../guard/host.js";
 import { isRecord } from "../shared/record.js";
-import type { Level } from "./calls.js";
 
 /** What the V2 runner takes from the V1 plugin (test seams included). */
 export interface V2RunnerDeps {
@@ -26,10 +26,9 @@ export interface V2RunnerDeps {
   readonly directory: string | undefined;
   /** How long one HTTP call may take, ms. */
   readonly timeoutMs: number;
-  readonly log: (level: Level, message: string, extra?: Record<string, unknown>) => Promise<void>;
-  readonly toast: (body: { title: string; message: string; variant: "warning" | "info" }) => Promise<void>;
-  readonly claim?: (sessionID: string, messageID: string) => boolean;
-  readonly reason: (error: unknown) => string;
+  readonly log: Log;
+  readonly toast: (body: ToastBody) => Promise<void>;
+  readonly claim?: ((sessionID: string, messageID: string) => boolean) | undefined;
   /** Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
 }
@@ -61,18 +60,18 @@ export function createV2Runner(deps: V2RunnerDeps): { event(event: unknown): Pro
       if (!Array.isArray(data)) throw new Error("GET /api/session/{id}/message returned no message list");
       return v2InOrder(data);
     },
-    interrupt: async (sessionID) => {
-      await call("POST", `${encodeURIComponent(sessionID)}/interrupt`);
+    host: {
+      log: deps.log,
+      toast: deps.toast,
+      halt: async (sessionID) => {
+        await call("POST", `${encodeURIComponent(sessionID)}/interrupt`);
+      },
+      readTitle: async (sessionID) => {
+        const body = await call("GET", encodeURIComponent(sessionID));
+        return titleOf(isRecord(body) ? body.data : undefined);
+      },
     },
-    readTitle: async (sessionID) => {
-      const body = await call("GET", encodeURIComponent(sessionID));
-      const title = isRecord(body) && isRecord(body.data) ? body.data.title : undefined;
-      return typeof title === "string" && title.trim() !== "" ? title : undefined;
-    },
-    log: deps.log,
-    toast: deps.toast,
     claim: deps.claim,
-    reason: deps.reason,
   });
 
   const event = async (input: unknown): Promise<void> => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
-import { allowLogMessage, denialLogMessage, denialToast } from "../../src/plugin/notice.js";
+import { allowLogMessage, denialToast, stopLogMessage } from "../../src/guard/notices.js";
 import { RULES } from "../../src/decide/rules/index.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { replayMessages } from "../../src/core.js";
@@ -97,7 +97,7 @@ describe("what the user is told", () => {
 
   it("the warn line names the session, the compaction, the rule and what to do; the toast is short", () => {
     const verdict = stalled(9_500);
-    expect(denialLogMessage("ses_n", verdict, 2)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, 2, false)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction 2 \(msg_\d+\): no-progress: the previous compaction .* Reply to continue, or start a new session, or free context/,
     );
     expect(denialToast(verdict, "ses_n", "Fix the build")).toEqual({
@@ -112,7 +112,7 @@ describe("what the user is told", () => {
 
   it("names the compaction by id alone when its index is unknown", () => {
     const verdict = stalled(9_500);
-    expect(denialLogMessage("ses_n", verdict, null)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, null, false)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction msg_\d+: no-progress: /,
     );
   });
@@ -122,10 +122,10 @@ describe("what the user is told", () => {
     session.step({ tool: "read", input: { filePath: "a" } }, 10_000).compact();
     session.step({ tool: "read", input: { filePath: "b" } }, 6_000).compact();
     const [first, second] = replayMessages(session.messages, { ...DEFAULT_SETTINGS });
-    expect(allowLogMessage("ses_n", first!, 1)).toBe(
+    expect(allowLogMessage("continue-turn", "ses_n", first!, 1)).toBe(
       `compaction-guard allowed auto-continue in session ses_n after compaction 1 (${first!.compaction.messageID}): longest repeat 1 run, none across a compaction yet; no-progress abstained (no earlier automatic compaction)`,
     );
-    expect(allowLogMessage("ses_n", second!, 2)).toBe(
+    expect(allowLogMessage("continue-turn", "ses_n", second!, 2)).toBe(
       `compaction-guard allowed auto-continue in session ses_n after compaction 2 (${second!.compaction.messageID}): longest repeat 1 run, none across a compaction yet; previous compaction cut the context by 40%`,
     );
   });
@@ -204,7 +204,7 @@ describe("words for every rule", () => {
 
   it.each(Object.keys(DENIALS) as RuleName[])("%s: a loop is stopped (warn), housekeeping is skipped (info)", (rule) => {
     const verdict = DENIALS[rule]!();
-    const line = denialLogMessage("ses_n", verdict, 3);
+    const line = stopLogMessage("continue-turn", "ses_n", verdict, 3, false);
     const expected = rule === "turn-finished" ? ["info", "skipped"] : ["warning", "stopped"];
     expect([verdict.severity, line.split(" ")[1]]).toEqual(expected);
     expect(line).toBe(

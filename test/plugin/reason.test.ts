@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createGuard, DecisionRegistry } from "../../src/plugin/guard.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
-import { denialRecord, sessionLabel } from "../../src/plugin/notice.js";
+import { sessionLabel, stopRecord } from "../../src/guard/notices.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { decide, findDecisionPoint } from "../../src/decide/verdict.js";
 import { fakeClient, newestMessages } from "../support/client.js";
@@ -54,14 +54,14 @@ async function denied(options: unknown = undefined, history = upToSummary(loop.m
   return { ...fake, hooks, output, history };
 }
 
-describe("the note's text (denialRecord)", () => {
+describe("the note's text (stopRecord)", () => {
   const history = upToSummary(loop.messages, 2);
   const timeline = buildTimeline(history);
   const verdict = decide(timeline, findDecisionPoint(timeline)!, DEFAULT_SETTINGS, { limits: LIMITS });
 
   it("names the session, the compaction, the rule, one sentence of evidence and the next step, and says whose it is", () => {
     expect(verdict).toMatchObject({ decision: "deny", rule: "no-progress", severity: "warning" });
-    const text = denialRecord(sessionLabel(SESSION, "Fix the build"), verdict, 2);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2);
     expect(text.split("\n")).toEqual([
       "Compaction loop stopped by compaction-guard after compaction 2: opencode's continue turn was skipped.",
       `Session: "Fix the build" (${SESSION})`,
@@ -75,7 +75,7 @@ describe("the note's text (denialRecord)", () => {
   });
 
   it("names the compaction by id alone when its index is unknown, and the session by id without a title", () => {
-    const text = denialRecord(sessionLabel(SESSION, undefined), verdict, null);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null);
     expect(text.split("\n").slice(0, 2)).toEqual([
       "Compaction loop stopped by compaction-guard after compaction msg_22b7cb90b001Oacj8ldTaTA4T8: opencode's continue turn was skipped.",
       `Session: ${SESSION}`,
@@ -95,7 +95,7 @@ describe("the note's text (denialRecord)", () => {
     const t = buildTimeline(history.messages);
     const v = decide(t, findDecisionPoint(t)!, DEFAULT_SETTINGS);
     expect(v.decision).toBe("deny");
-    expect(denialRecord("ses_test", v, 2)).not.toContain("SECRET-OUTPUT");
+    expect(stopRecord("continue-turn", "ses_test", v, 2)).not.toContain("SECRET-OUTPUT");
   });
 });
 

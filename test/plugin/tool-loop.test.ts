@@ -10,6 +10,7 @@ import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
+import { publish } from "./publish.js";
 
 const echo = bash("echo hi", "hi\n");
 
@@ -20,14 +21,16 @@ function setup(options: Record<string, unknown> = {}) {
   const abort = vi.fn(async () => ({ data: true }));
   (fake.client.session as Record<string, unknown>).abort = abort;
   const hooks = createGuard({ client: fake.client as never }, options, { env: {} });
-  /** One call of `echo hi`: before, then after with its output; the step is then stored (with what the hook made of the output). */
+  /** One call of `echo hi`: before, then after with its output; the step is then stored (with what the hook made of the output) and its events sent. */
   const run = async (spec = echo) => {
     const callID = `call_${session.messages.length}`;
     const args = spec.input;
     await hooks["tool.execute.before"]?.({ tool: spec.tool, sessionID: "ses_loop", callID }, { args });
     const output = { title: "", output: String(spec.output), metadata: {} };
     await hooks["tool.execute.after"]!({ tool: spec.tool, sessionID: "ses_loop", callID, args }, output);
+    const stored = session.messages.length;
     session.step({ ...spec, output: output.output }, 1000);
+    await publish(hooks, session.messages.slice(stored));
     return output.output;
   };
   return { session, fake, abort, hooks, run };

@@ -139,7 +139,9 @@ describe("the OpenCode 2.x entry", () => {
     expect(subscribed).toBe(false);
     expect(host.interrupts).toEqual([]);
     expect(host.hooks.size).toBe(0);
-    expect(lines).toEqual(["INFO compaction-guard 0.4.0 is disabled; opencode behaves as without it"]);
+    expect(lines).toEqual([
+      "INFO compaction-guard 0.4.0 is disabled by OPENCODE_COMPACTION_GUARD_DISABLED=1; opencode behaves as without it",
+    ]);
   });
 
   it("prevention: the compaction hook gets the ledger of completed calls, the next primary request the note, once", async () => {

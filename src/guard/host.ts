@@ -1,0 +1,63 @@
+/**
+ * What the guard's response needs from the runtime it runs in (opencode 1.x's V1 hooks, the
+ * 1.18 V2 runner watched from them, the OpenCode 2.x entry): a small host per runtime. Every
+ * runtime builds one; ./respond.ts is the only code that says what happens at a verdict.
+ */
+import { redactSecrets } from "../redact/secrets.js";
+import { isRecord } from "../shared/record.js";
+
+/** A log level of `client.app.log` (and of the 2.x entry's standard-error lines). */
+export type Level = "debug" | "info" | "warn" | "error";
+
+/** Writes one log line; never rejects. */
+export type Log = (level: Level, message: string, extra?: Record<string, unknown>) => Promise<void>;
+
+/** One TUI toast: a title, a message, and its colour. */
+export interface ToastBody {
+  readonly title: string;
+  readonly message: string;
+  readonly variant: "warning" | "info";
+}
+
+/**
+ * How a runtime stops a loop at a compaction: `continue-turn` denies opencode's synthetic
+ * continue turn (the V1 `experimental.compaction.autocontinue` hook); `interrupt` interrupts
+ * the session (a V2 session has no continue turn: the runner compacts and goes on in the same
+ * turn).
+ */
+export type StopKind = "continue-turn" | "interrupt";
+
+/**
+ * A runtime, as the response to one verdict sees it. Every function may throw or reject
+ * except `log` and `toast`; ./respond.ts catches.
+ */
+export interface GuardHost {
+  /** How this runtime stops a loop at a compaction. */
+  readonly stop: StopKind;
+  /** Writes one log line (never rejects). */
+  readonly log: Log;
+  /** Shows one toast where a TUI listens (never rejects); absent where the host has none. */
+  readonly toast?: ((body: ToastBody) => Promise<void>) | undefined;
+  /** The session's title, or undefined. */
+  readonly readTitle?: ((sessionID: string) => Promise<string | undefined>) | undefined;
+  /** Stops the loop: denies the continue turn, or interrupts the session. */
+  readonly halt: (sessionID: string) => Promise<void> | void;
+  /** Leaves the stop note in the session (now, or when it goes idle); absent where the host offers no way. */
+  readonly note?: ((sessionID: string, text: string) => Promise<void> | void) | undefined;
+}
+
+/** A one-line description of anything thrown, without stack or payload, secrets masked, at most 200 characters. */
+export const reason = (error: unknown): string =>
+  redactSecrets((error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error").split("\n")[0]!).slice(
+    0,
+    200,
+  );
+
+/** A session's title from a host's session record (`{ title }`): undefined when absent or blank. */
+export function titleOf(session: unknown): string | undefined {
+  const title = isRecord(session) ? session.title : undefined;
+  return typeof title === "string" && title.trim() !== "" ? title : undefined;
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
+export const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;

@@ -1,0 +1,206 @@
+/**
+ * What the user is told: the start-up lines, and at a verdict the log line, the toast and the
+ * stop note, in every runtime (the words that differ by how a runtime stops a loop are in one
+ * table). opencode shows nothing when a plugin sets `enabled = false`, so this text is the
+ * user's only clue. It names the session, the rule, the evidence and what to do next; tool
+ * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
+ * file (`rule.words`, read through decide/explain.ts).
+ */
+import { describeEvidence, nextSteps, wordsOf } from "../decide/explain.js";
+import type { Evidence, Verdict } from "../decide/verdict.js";
+import { percent } from "../decide/words.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import type { StopKind } from "./host.js";
+import { describeSettings, SETTINGS, type ResolvedSettings } from "../decide/settings.js";
+import { VERSION } from "../shared/version.js";
+
+/**
+ * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
+ * (the hook read only the newest messages of a long session).
+ */
+function compactionName(verdict: Verdict, index: number | null): string {
+  const id = verdict.compaction.messageID;
+  return index === null ? `compaction ${id}` : `compaction ${index} (${id})`;
+}
+
+/**
+ * How a session is named to the user: its title and id (`"Fix the build" (ses_…)`), or its id
+ * alone. The title is cut to one line of at most 60 characters.
+ */
+export function sessionLabel(sessionID: string, title: string | undefined): string {
+  if (title === undefined) return sessionID;
+  const line = title.replace(/\s+/g, " ").trim();
+  const short = line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return short === "" ? sessionID : `"${short}" (${sessionID})`;
+}
+
+/** The words that differ between the ways a runtime stops a loop (see {@link StopKind}). */
+interface StopWords {
+  /** What was done (or, in observe mode after "would have", would have been done). */
+  readonly done: (verdict: Verdict) => string;
+  /** The session and the preposition before the compaction: `in session S after`. */
+  readonly where: (session: string) => string;
+  /** What observe mode says happened instead. */
+  readonly observed: string;
+  /** The allow line's words before the compaction: `allowed auto-continue in session S after`. */
+  readonly allowed: (sessionID: string) => string;
+  /** The stop note's first line, after the compaction's name. */
+  readonly headline: (compaction: string) => string;
+  /** The stop note's last line: whose note it is, and whether the model reads it. */
+  readonly footer: string;
+}
+
+const WORDS: Readonly<Record<StopKind, StopWords>> = {
+  "continue-turn": {
+    done: (verdict) => `${verdict.severity === "info" ? "skipped" : "stopped"} auto-continue`,
+    where: (session) => `in session ${session} after`,
+    observed: "the continue turn was added",
+    allowed: (sessionID) => `allowed auto-continue in session ${sessionID} after`,
+    headline: (compaction) => `Compaction loop stopped by compaction-guard after ${compaction}: opencode's continue turn was skipped.`,
+    footer: "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
+  },
+  interrupt: {
+    done: () => "interrupted",
+    where: (session) => `V2 session ${session} at`,
+    observed: "the session goes on",
+    allowed: (sessionID) => `let V2 session ${sessionID} go on after`,
+    headline: (compaction) => `Compaction loop stopped by compaction-guard at ${compaction}: the session was interrupted.`,
+    footer: "(A note from the compaction-guard plugin, not your message.)",
+  },
+};
+
+/**
+ * The log line of a stop at a compaction: session, compaction, rule, evidence, next steps. A
+ * stopped loop reads "stopped auto-continue" (V1, a warn line) or "interrupted V2 session"; V1
+ * housekeeping reads "skipped auto-continue" (an info line). In observe mode, what would have
+ * been done and why, without next steps (nothing was stopped).
+ *
+ * @param stop how the runtime stops a loop.
+ * @param session the session as {@link sessionLabel} names it.
+ * @param index the compaction's index in the session, or null when unknown.
+ */
+export function stopLogMessage(stop: StopKind, session: string, verdict: Verdict, index: number | null, observe: boolean): string {
+  const words = WORDS[stop];
+  return (
+    `compaction-guard ${observe ? "would have " : ""}${words.done(verdict)} ${words.where(session)} ${compactionName(verdict, index)}` +
+    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict)}.` +
+    (observe ? "" : ` ${nextSteps(verdict)}`)
+  );
+}
+
+/** "longest repeat 2 of 3 runs across a compaction", or "… 4 runs, none across a compaction yet". */
+function repeatSummary(e: Evidence["repeated-tool-call"]): string {
+  if (e.count === 0) return "no tool call repeated";
+  return e.acrossCompaction
+    ? `longest repeat ${e.count} of ${e.threshold} runs across a compaction`
+    : `longest repeat ${e.count} run${e.count === 1 ? "" : "s"}, none across a compaction yet`;
+}
+
+/** What an allowed verdict saw, in a few words: the longest repeat and the previous compaction's cut. */
+function allowedBecause(verdict: Verdict): string {
+  const noProgress = verdict.evidence["no-progress"];
+  const progress =
+    noProgress.status === "measured"
+      ? `previous compaction cut the context by ${percent(noProgress.reduction)}`
+      : `no-progress abstained (${noProgress.reason})`;
+  return `${repeatSummary(verdict.evidence["repeated-tool-call"])}; ${progress}`;
+}
+
+/** The info line of a compaction the guard let pass: the continue turn allowed (V1), or the V2 session going on. */
+export function allowLogMessage(stop: StopKind, sessionID: string, verdict: Verdict, index: number | null): string {
+  return `compaction-guard ${WORDS[stop].allowed(sessionID)} ${compactionName(verdict, index)}: ${allowedBecause(verdict)}`;
+}
+
+/** The session as the toast names it: its title (up to 40 characters), else its id. */
+const toastName = (sessionID: string, title: string | undefined): string => {
+  const line = title?.replace(/\s+/g, " ").trim();
+  return line ? `"${line.length > 40 ? `${line.slice(0, 39)}…` : line}"` : sessionID;
+};
+
+/**
+ * The TUI toast for a stopped loop: a title and two short sentences (what happened, what
+ * to do), which wrap cleanly at 54–60 columns. The full evidence is in the warn line.
+ */
+export function denialToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "warning" } {
+  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  return {
+    title: "Compaction loop stopped",
+    message: `${toastName(sessionID, title)} stopped: ${short}. Reply to go on; the log has the details.`,
+    variant: "warning",
+  };
+}
+
+/** Observe mode's toast: quieter (info), and says nothing was stopped. */
+export function observedToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "info" } {
+  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  return {
+    title: "Compaction guard (observe mode)",
+    message: `${toastName(sessionID, title)}: ${short}. It would have stopped here; it goes on.`,
+    variant: "info",
+  };
+}
+
+/**
+ * The note the guard leaves in the session after it stopped a loop at a compaction, so that
+ * the reason is still there when the user comes back (the toast is gone after a few seconds).
+ * Five lines: what happened after (V1) or at (V2) which compaction, the session, the rule with
+ * one sentence of evidence, the next step, and whose note it is. V1 writes it as a text part
+ * with `ignored: true`: opencode shows it in the conversation, never sends it to the model, and
+ * the guard does not take it for the user speaking (hosts/opencode/v1.ts); a V2 note is a
+ * synthetic message, hence its shorter last line.
+ *
+ * Each line is terminal-safe (the TUI shows it as it is).
+ *
+ * @param stop how the runtime stopped the loop.
+ * @param session the session as {@link sessionLabel} names it.
+ */
+export function stopRecord(stop: StopKind, session: string, verdict: Verdict, index: number | null): string {
+  // The compaction by its index alone when known: a message id only breaks the line in the TUI.
+  const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
+  return [
+    WORDS[stop].headline(compaction),
+    `Session: ${session}`,
+    `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
+    `Next: ${nextSteps(verdict)}`,
+    WORDS[stop].footer,
+  ]
+    .map(terminalSafe)
+    .join("\n");
+}
+
+/** The note left in a session the tool-loop check stopped: what happened, the session, the next step, whose note it is. */
+export function toolLoopRecord(session: string, tool: string, preview: string, runs: number): string {
+  return [
+    `Tool loop stopped by compaction-guard: the same ${tool} call (${preview}) returned the same result ${runs} times in a row with nothing else done in between; the next run was refused and the session stopped.`,
+    `Session: ${session}`,
+    "Next: reply to continue (say what to do differently), or add the call to the guard's ignore setting if it repeats on purpose.",
+    "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
+  ].join("\n");
+}
+
+/**
+ * The lines a guard writes when it starts, in order: one warn line per ignored setting, then
+ * one info line saying it is disabled (and by what) or loaded with which settings.
+ *
+ * @param resolved the settings as decide/settings.ts resolved them.
+ * @param env the environment they were resolved from (names the variable that disabled the guard).
+ * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
+ * @param copy the how-manieth copy of the guard in this opencode (1 = the first).
+ */
+export function startupLines(
+  resolved: ResolvedSettings,
+  env: Readonly<Record<string, string | undefined>>,
+  entry: string | undefined,
+  copy: number,
+): Array<{ readonly level: "warn" | "info"; readonly message: string }> {
+  const lines = resolved.problems.map((problem) => ({ level: "warn" as const, message: `compaction-guard: setting ignored: ${problem}` }));
+  if (!resolved.settings.enabled) {
+    const by =
+      resolved.sources.enabled === "env" ? `${SETTINGS.enabled.env}=${env[SETTINGS.enabled.env]}` : "the plugin option enabled: false";
+    return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it` }];
+  }
+  const loaded =
+    `compaction-guard ${VERSION} loaded${entry === undefined ? "" : ` (${entry})`}: ${describeSettings(resolved)}` +
+    (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is decided once, each notice written once)` : "");
+  return [...lines, { level: "info", message: loaded }];
+}

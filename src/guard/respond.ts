@@ -1,0 +1,80 @@
+/**
+ * The one response to a verdict at a compaction, in every runtime: let it pass with an info
+ * line, or stop the loop (deny the continue turn, or interrupt the session) and say why in a
+ * log line, a toast and a note in the session; in observe mode say what would have been done.
+ * The runtime is a {@link GuardHost}; the words are ./notices.ts's.
+ */
+import type { GuardSettings } from "../decide/settings.js";
+import type { Verdict } from "../decide/verdict.js";
+import { reason, type GuardHost } from "./host.js";
+import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";
+
+/** Where a verdict was reached, as the response names it. */
+export interface VerdictContext {
+  readonly sessionID: string;
+  /** The compaction's index among the session's automatic compactions, or null when the read did not reach the session's start. */
+  readonly index: number | null;
+  /** The session's title (or a read of it under way); undefined when unknown. */
+  readonly title: Promise<string | undefined> | string | undefined;
+  /** The fields of the log line (`client.app.log`'s `extra`), in the order they are written. */
+  readonly extra: Record<string, unknown>;
+}
+
+/** A runtime's name for the session in a line about a failure: V1 `session S`, V2 `V2 session S`. */
+const sessionWord = (host: GuardHost, sessionID: string): string => `${host.stop === "interrupt" ? "V2 session" : "session"} ${sessionID}`;
+
+/**
+ * Responds to `verdict`:
+ *
+ * - allowed, or housekeeping (severity `info`) where the host interrupts (a V2 session has no
+ *   continue turn to skip): one info line (none with `notify: "off"`);
+ * - otherwise, in enforce mode, `host.halt` first (a failure is one warn line and the end);
+ *   then, unless `notify` is `off`: for a loop (severity `warning`) a toast (`notify: "toast"`),
+ *   a warn line and, in enforce mode, the stop note; for housekeeping an info line only. Observe
+ *   mode halts nothing, writes no note, and its line and toast say what would have been done.
+ *
+ * Never rejects.
+ */
+export async function respond(
+  verdict: Verdict,
+  host: GuardHost,
+  settings: Pick<GuardSettings, "mode" | "notify">,
+  context: VerdictContext,
+): Promise<void> {
+  const { sessionID, index, extra } = context;
+  const loop = verdict.severity === "warning";
+  if (verdict.decision === "allow" || (!loop && host.stop === "interrupt")) {
+    if (settings.notify !== "off") await host.log("info", allowLogMessage(host.stop, sessionID, verdict, index), extra);
+    return;
+  }
+  const observe = settings.mode === "observe";
+  if (!observe) {
+    try {
+      await host.halt(sessionID);
+    } catch (error) {
+      await host.log(
+        "warn",
+        `compaction-guard found a loop in ${sessionWord(host, sessionID)} (${verdict.rule}) but could not interrupt it: ${reason(error)}`,
+        extra,
+      );
+      return;
+    }
+  }
+  if (settings.notify === "off") return;
+  const title = await Promise.resolve(context.title).catch(() => undefined);
+  const session = sessionLabel(sessionID, title);
+  if (loop && settings.notify === "toast" && host.toast) {
+    await host.toast(observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title));
+  }
+  await host.log(
+    loop ? "warn" : "info",
+    stopLogMessage(host.stop, session, verdict, index, observe),
+    observe ? { ...extra, mode: "observe" } : extra,
+  );
+  if (observe || !loop || !host.note) return;
+  try {
+    await host.note(sessionID, stopRecord(host.stop, session, verdict, index));
+  } catch (error) {
+    await host.log("warn", `compaction-guard could not leave its note in ${sessionWord(host, sessionID)}: ${reason(error)}`, { sessionID });
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The mirror of a session (src/plugin/mirror.ts): seeded by one read, then kept from opencode's
+ * message events, it gives back what a read of the newest messages would; it reads again only
+ * when it holds too few; a read racing the events keeps the newer state; bounded; a deleted
+ * session is forgotten.
+ */
+import { describe, expect, it } from "vitest";
+import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/mirror.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
+import { fakeClient, newestMessages } from "../support/client.js";
+import { createGuard } from "../../src/plugin/guard.js";
+import { publish } from "./publish.js";
+
+const events = (messages: readonly Message[]) =>
+  messages.flatMap((m) => [
+    { type: "message.updated", properties: { info: m.info } },
+    ...m.parts.map((part) => ({ type: "message.part.updated", properties: { part } })),
+  ]);
+
+/** A session of `steps` bash steps (each its own output), with an automatic compaction every 7th. */
+function grown(steps: number, id = "ses_m"): SessionBuilder {
+  const session = new SessionBuilder(id).user("go");
+  for (let i = 0; i < steps; i++) {
+    session.step(bash(`echo ${i}`, `${i}\n`), 1000);
+    if (i % 7 === 6) session.compact();
+  }
+  return session;
+}
+
+describe("the mirror of a session", () => {
+  it("after one read, the events keep it equal to a read of the newest messages, for every count up to the one read", async () => {
+    const session = grown(10);
+    const mirror = createMirror();
+    let reads = 0;
+    const read = (count: number) => async () => (reads++, newestMessages(session.messages)({ limit: count }).data);
+    expect(mirror.newest("ses_m", 64)).toBeUndefined();
+    expect(await mirror.seed("ses_m", 64, read(64))).toEqual(session.messages);
+    for (let i = 0; i < 80; i++) {
+      const before = session.messages.length;
+      session.step(bash(i % 3 === 0 ? "ls" : `echo ${i}`, "out\n"), 1000);
+      if (i % 9 === 8) session.compact();
+      for (const e of events(session.messages.slice(before))) mirror.event(e);
+      for (const count of [1, 8, 64])
+        expect(mirror.newest("ses_m", count)).toEqual(newestMessages(session.messages)({ limit: count }).data);
+    }
+    expect(reads).toBe(1);
+    // More than it keeps: the session is read again.
+    expect(mirror.newest("ses_m", 200)).toBeUndefined();
+  });
+
+  it("a part stored again (running, then completed) is replaced; a removed message or part is gone", async () => {
+    const session = grown(2);
+    const mirror = createMirror();
+    await mirror.seed("ses_m", 64, async () => session.messages);
+    const step = grown(3).messages.at(-1)!;
+    const part = step.parts.find((p) => p.type === "tool")!;
+    const running = { ...part, state: { status: "running", input: {}, time: { start: 1 } } };
+    mirror.event({ type: "message.updated", properties: { info: step.info } });
+    mirror.event({ type: "message.part.updated", properties: { part: running } });
+    expect(mirror.newest("ses_m", 1)![0]).toMatchObject({ info: step.info, parts: [running] });
+    mirror.event({ type: "message.part.updated", properties: { part } });
+    expect((mirror.newest("ses_m", 1)![0] as Message).parts).toEqual([part]);
+    mirror.event({ type: "message.part.removed", properties: { sessionID: "ses_m", messageID: step.info.id, partID: part.id } });
+    expect((mirror.newest("ses_m", 1)![0] as Message).parts).toEqual([]);
+    mirror.event({ type: "message.removed", properties: { sessionID: "ses_m", messageID: step.info.id } });
+    expect(mirror.newest("ses_m", 64)).toEqual(session.messages);
+  });
+
+  it("events during a read are applied after it; an older event never undoes a finished tool call", async () => {
+    const session = grown(3);
+    const last = session.messages.at(-1)!;
+    const tool = last.parts.find((p) => p.type === "tool")!;
+    const stale = { ...tool, state: { status: "running", input: {}, time: { start: 1 } } };
+    const next = grown(4).messages.at(-1)!;
+    const mirror = createMirror();
+    const seeded = await mirror.seed("ses_m", 64, async () => {
+      // While opencode answers: an old event of the last step, and a new step.
+      mirror.event({ type: "message.part.updated", properties: { part: stale } });
+      for (const e of events([next])) mirror.event(e);
+      return session.messages;
+    });
+    expect(seeded).toEqual(session.messages);
+    expect(mirror.newest("ses_m", 64)).toEqual([...session.messages, next]);
+  });
+
+  it("a failed or backed-off read keeps nothing; other sessions' events are not kept", async () => {
+    const mirror = createMirror();
+    await expect(mirror.seed("ses_m", 64, async () => Promise.reject(new Error("socket closed")))).rejects.toThrow("socket closed");
+    expect(await mirror.seed("ses_m", 64, async () => undefined)).toBeUndefined();
+    for (const e of events(grown(3).messages)) mirror.event(e);
+    expect([mirror.newest("ses_m", 1), mirror.sessions()]).toEqual([undefined, 0]);
+  });
+
+  it(`keeps at most ${MAX_MIRRORED_SESSIONS} sessions (the least recently used go first); a deleted one is dropped`, async () => {
+    const mirror = createMirror();
+    for (let i = 0; i <= MAX_MIRRORED_SESSIONS; i++) {
+      const session = grown(1, `ses_${i}`);
+      await mirror.seed(`ses_${i}`, 64, async () => session.messages);
+    }
+    expect(mirror.sessions()).toBe(MAX_MIRRORED_SESSIONS);
+    expect(mirror.newest("ses_0", 1)).toBeUndefined();
+    expect(mirror.newest("ses_1", 1)).toHaveLength(1);
+    mirror.drop("ses_1");
+    expect(mirror.newest("ses_1", 1)).toBeUndefined();
+  });
+});
+
+describe("the mirror inside the guard", () => {
+  it("a tool call after the session went idle or was deleted reads the session again; between, none does", async () => {
+    const session = grown(3, "ses_g");
+    const fake = fakeClient((query) => newestMessages(session.messages)(query));
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+    const call = async (i: number) => {
+      const stored = session.messages.length;
+      await hooks["tool.execute.after"]!(
+        { tool: "bash", sessionID: "ses_g", callID: `c${i}`, args: { command: `echo ${i}` } },
+        { title: "", output: `${i}\n`, metadata: {} },
+      );
+      session.step(bash(`echo ${i}`, `${i}\n`), 1000);
+      await publish(hooks, session.messages.slice(stored));
+    };
+    for (let i = 0; i < 5; i++) await call(i);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+    await hooks.event!({ event: { type: "session.idle", properties: { sessionID: "ses_g" } } as never });
+    await call(5);
+    await call(6);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(2);
+    await hooks.event!({ event: { type: "session.deleted", properties: { info: { id: "ses_g" } } } as never });
+    await call(7);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(3);
+  });
+});
