@@ -19,7 +19,7 @@ import {
   type SessionDecisionOptions,
 } from "../decide/replay.js";
 import { realUserAfter } from "../decide/timeline.js";
-import { isGuardNote } from "../decide/guard-note.js";
+import { isGuardNote, liveGuardStops, liveStopIndex } from "../decide/guard-note.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
 
@@ -133,6 +133,7 @@ export function auditSession(
   const first = replay.find((r) => r.decision === "deny");
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
+  const live = liveGuardStops(session.messages)[0];
   const row: AuditSession = {
     sessionID: session.info.id,
     source,
@@ -145,6 +146,15 @@ export function auditSession(
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
     stoppedByGuard: stoppedByGuard(session.messages, timeline, replay, session.info.runner === "v2"),
+    liveStop: live
+      ? {
+          compaction: liveStopIndex(
+            live,
+            replay.map((r) => r.compaction),
+          ),
+          rule: live.rule,
+        }
+      : null,
     ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
@@ -165,7 +175,7 @@ export function addToTotals(totals: AuditTotals, row: AuditSession): AuditTotals
   return {
     sessions: totals.sessions + 1,
     looping: totals.looping + (row.looped && !row.stoppedByGuard ? 1 : 0),
-    stoppedByGuard: totals.stoppedByGuard + (row.looped && row.stoppedByGuard ? 1 : 0),
+    stoppedByGuard: totals.stoppedByGuard + ((row.looped || row.liveStop !== null) && row.stoppedByGuard ? 1 : 0),
     continuesSaved: totals.continuesSaved + row.continuesSaved,
     tokensAfterDeny: totals.tokensAfterDeny + (row.tokensAfterDeny ?? 0),
   };

@@ -35,6 +35,8 @@ import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
 import { replaySession, type ReplayRow } from "../decide/replay.js";
+import { liveGuardStops, liveStopIndex } from "../decide/guard-note.js";
+import { liveGuardLine } from "../report/live-guard.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -236,6 +238,8 @@ export async function main(
     const replayed = replaySession(session, { settings, limits, reserved });
     const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
+    const numbered = rows.map((r) => r.compaction);
+    const live = liveGuardStops(session.messages);
     if (values.json) {
       const compactions = rows.map((r) => ({
         index: r.compaction.index,
@@ -256,10 +260,14 @@ export async function main(
         tool,
         preview,
       }));
-      out(`${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
+      const liveGuard = live.map((stop) => ({ ...stop, compaction: liveStopIndex(stop, numbered) }));
+      out(
+        `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
+      );
     } else {
       const usable = usableContext(limits, reserved);
-      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
+      const liveLine = liveGuardLine(live, numbered);
+      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
           import("../report/pictures.js"),

@@ -171,6 +171,7 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       "parentID",
       "created",
       "usable",
+      "liveStop",
     ]);
     // No limit flags: the usable context is unknown for every file.
     expect(audit.sessions.every((s) => s.usable === null)).toBe(true);
@@ -315,6 +316,7 @@ describe("what the first deny would have saved, on a hand-made export", () => {
         parentID: null,
         created: T0,
         usable: null,
+        liveStop: null,
       },
     ]);
     expect(audit.totals).toEqual({ sessions: 1, looping: 1, stoppedByGuard: 0, continuesSaved: 2, tokensAfterDeny: 14_370 });

@@ -15,7 +15,7 @@ describe("replay --json", () => {
     expect([code, stderr]).toEqual([0, ""]);
     expect(stdout.trim().split("\n")).toHaveLength(1);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop"]);
+    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop", "liveGuard"]);
     // The same echo ran three times in a row before the first compaction: the tool-loop check's notice.
     expect(report.toolLoop.map((t: { step: number; action: string; runs: number }) => [t.step, t.action, t.runs])).toEqual([
       [3, "warn", 3],
