@@ -8,6 +8,7 @@ import { runScenario, type ScenarioRun } from "./harness.js";
 import { OPENCODE_VERSION, opencodeBinary } from "./sandbox.js";
 import { MODEL_LIMITS, USABLE_TOKENS } from "./scenarios.js";
 import { formatInt, formatSeconds, formatTable } from "./table.js";
+import { freshDist } from "./fresh-dist.js";
 
 /** The requests the scripted server answers before refusing (it keeps an unguarded run finite). */
 const CAP = 16;
@@ -19,7 +20,9 @@ async function run(guard: boolean): Promise<ScenarioRun> {
   return result;
 }
 
-// The first time, the binary is installed here (into .cache/opencode/), before any output.
+// dist/ is built only when src/ changed since; the first time, the binary is installed here
+// (into .cache/opencode/), before any output.
+freshDist();
 opencodeBinary();
 const without = await run(false);
 const withGuard = await run(true);
