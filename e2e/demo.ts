@@ -30,7 +30,9 @@ const withGuard = await run(true);
 const rows = (label: string, pick: (r: ScenarioRun) => string) => [label, pick(without), pick(withGuard)];
 console.log(
   `\nfixed-point loop, opencode ${OPENCODE_VERSION}, model limits ${formatInt(MODEL_LIMITS.context)} context / ` +
-    `${formatInt(MODEL_LIMITS.output)} output (usable ${formatInt(USABLE_TOKENS)} tokens), server cap ${CAP} requests\n`,
+    `${formatInt(MODEL_LIMITS.output)} output (usable ${formatInt(USABLE_TOKENS)} tokens)\n` +
+    `server cap: the scripted model answers ${CAP} requests (titles not counted), then refuses with HTTP 400; ` +
+    "without the guard nothing else ends the loop\n",
 );
 console.log(
   formatTable(
@@ -45,5 +47,6 @@ console.log(
     ],
   ),
 );
+console.log("model requests: every request the server got, the session's title and a refused one included");
 console.log(`\nguard's stated reason (its warn log line):\n  ${withGuard.metrics.guardReason ?? "(none: the guard did not deny)"}`);
 if (!withGuard.metrics.guardReason) process.exitCode = 1;

@@ -7,6 +7,7 @@
  * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
  * 1 an internal error (a bug), one line on stderr.
  */
+import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import {
   AUDIT_PARSE_OPTIONS,
@@ -55,7 +56,7 @@ const COMMANDS_USAGE = [
   helpLines(
     "replay <file | ->",
     "where would the guard have stopped this session? Decides every automatic compaction of an " +
-      "`opencode export` file (- reads standard input) as the plugin does (replay --help)",
+      "`opencode export` file as the plugin does (replay --help)",
   ),
   helpLines(
     "audit [<path>...]",
@@ -77,6 +78,9 @@ const USAGE = [
   "Replays a session exported with `opencode export <sessionID> > session.json` through the",
   "guard and shows, for every automatic compaction, whether the guard would have allowed the",
   "synthetic continue turn.",
+  "",
+  "With - it reads the export from standard input; but `opencode export` writes at most",
+  "64–128 KiB into a pipe (1.18.33), so a real session arrives cut short: redirect it to a file.",
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
@@ -232,6 +236,8 @@ export async function main(
     warnPredictWithoutLimits(inputs, err);
     warnReservedWithoutEffect(inputs, err);
     const { settings, limits, reserved } = inputs;
+    if (file !== "-" && (await stat(file).catch(() => null))?.isDirectory())
+      throw new UsageError(`${file}: is a folder; replay reads one export file (audit ${file} reads every export in it)`);
     const session = await readExport(file);
     const unphysical = unphysicalTokenMessages(session.messages);
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
