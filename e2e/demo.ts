@@ -8,6 +8,7 @@ import { runScenario, type ScenarioRun } from "./harness.js";
 import { OPENCODE_VERSION, opencodeBinary } from "./sandbox.js";
 import { MODEL_LIMITS, USABLE_TOKENS } from "./scenarios.js";
 import { formatInt, formatSeconds, formatTable } from "./table.js";
+import { freshDist } from "./fresh-dist.js";
 
 /** The requests the scripted server answers before refusing (it keeps an unguarded run finite). */
 const CAP = 16;
@@ -19,7 +20,9 @@ async function run(guard: boolean): Promise<ScenarioRun> {
   return result;
 }
 
-// The first time, the binary is installed here (into .cache/opencode/), before any output.
+// dist/ is built only when src/ changed since; the first time, the binary is installed here
+// (into .cache/opencode/), before any output.
+freshDist();
 opencodeBinary();
 const without = await run(false);
 const withGuard = await run(true);
@@ -27,7 +30,9 @@ const withGuard = await run(true);
 const rows = (label: string, pick: (r: ScenarioRun) => string) => [label, pick(without), pick(withGuard)];
 console.log(
   `\nfixed-point loop, opencode ${OPENCODE_VERSION}, model limits ${formatInt(MODEL_LIMITS.context)} context / ` +
-    `${formatInt(MODEL_LIMITS.output)} output (usable ${formatInt(USABLE_TOKENS)} tokens), server cap ${CAP} requests\n`,
+    `${formatInt(MODEL_LIMITS.output)} output (usable ${formatInt(USABLE_TOKENS)} tokens)\n` +
+    `server cap: the scripted model answers ${CAP} requests (titles not counted), then refuses with HTTP 400; ` +
+    "without the guard nothing else ends the loop\n",
 );
 console.log(
   formatTable(
@@ -42,5 +47,6 @@ console.log(
     ],
   ),
 );
+console.log("model requests: every request the server got, the session's title and a refused one included");
 console.log(`\nguard's stated reason (its warn log line):\n  ${withGuard.metrics.guardReason ?? "(none: the guard did not deny)"}`);
 if (!withGuard.metrics.guardReason) process.exitCode = 1;

@@ -2,11 +2,13 @@
  * `npm run try` (e2e/try.ts), run as a user would but without a terminal: it leaves the
  * scratch project and its launcher, its server answers, the launcher's opencode (headless
  * here: `run` instead of the TUI) loads the plugin from this clone and the guard stops the
- * loop at compaction 2, the export command it prints works, and SIGTERM stops the server.
+ * loop at compaction 1, the export command it prints works, the script docs/what-you-see.md
+ * shows for telling a guarded stop apart under `opencode run` prints what it shows there, and
+ * SIGTERM stops the server.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { openSync, closeSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { openSync, closeSync, symlinkSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +16,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_ENTRY } from "./replay.js";
 import { PROJECT_ROOT } from "./sandbox.js";
+import { cliBin, consoleBlocks, readerEnv, runBlock } from "../test/support/doc-blocks.js";
 
 /**
  * Runs the launcher with `args`, standard input closed (`opencode run` reads a piped one as
@@ -112,6 +115,23 @@ describe("npm run try", () => {
     expect(json.sessions).toMatchObject([{ firstDeny: 1, stoppedByGuard: true, continuesSaved: 0, tokensAfterDeny: 0 }]);
     expect(json.totals).toMatchObject({ looping: 0, stoppedByGuard: 1 });
     expect(await readFile(file, "utf8")).toContain('"compaction_guard"');
+  });
+
+  it("docs/what-you-see.md's script tells the guarded stop apart: exit 0, then the export's live guard line", async () => {
+    const [block, ...more] = consoleBlocks("docs/what-you-see.md").filter((b) => b.skip?.includes("e2e/try.test.ts"));
+    expect(more).toEqual([]);
+    // opencode on PATH is the scratch project's launcher; the commands run in a folder of their own.
+    const bin = cliBin();
+    symlinkSync(join(dir, "opencode.sh"), join(bin, "opencode"));
+    const here = join(dir, "script");
+    await mkdir(here);
+    try {
+      const steps = runBlock(block!, readerEnv(bin), here, 90_000);
+      for (const step of steps) if (!step.ok) expect(step.actual.join("\n"), `$ ${step.command}`).toBe(step.expected.join("\n"));
+      expect(steps.map((s) => s.ok)).toEqual([true, true, true]);
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 
   it("SIGTERM stops the server and exits 0", async () => {

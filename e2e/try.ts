@@ -24,6 +24,7 @@ import { PLUGIN_ENTRY } from "./replay.js";
 import { createSandbox, NETWORK_OFF_ENV, OPENCODE_VERSION, PROJECT_ROOT, writeOpencodeConfig } from "./sandbox.js";
 import { MODEL_LIMITS, USABLE_TOKENS } from "./scenarios.js";
 import { formatInt } from "./table.js";
+import { freshDist } from "./fresh-dist.js";
 
 /** Model requests the server answers before it refuses (an unguarded session stays finite; enough for many tries). */
 const MAX_REQUESTS = 500;
@@ -33,7 +34,8 @@ const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? tex
 
 const { values } = parseArgs({ options: { dir: { type: "string" } } });
 const root = resolve(values.dir ?? join(PROJECT_ROOT, ".cache", "try"));
-if (!existsSync(PLUGIN_ENTRY)) throw new Error(`${PLUGIN_ENTRY} is missing: run npm run build first (npm run try does)`);
+freshDist();
+if (!existsSync(PLUGIN_ENTRY)) throw new Error(`${PLUGIN_ENTRY} is missing: run npm run build first`);
 
 // A fresh scratch project each time: an old session would hold the last try's loop.
 await rm(root, { recursive: true, force: true });

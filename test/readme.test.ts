@@ -1,7 +1,8 @@
 /**
- * The README is the front door: an install that works from a clone within its first 80
- * lines, every setting in its table, and every link of it and of docs/ pointing at a file
- * (or a heading) that is there.
+ * The README is the front door: one sentence and a picture first, an install that works
+ * from a clone within its first 80 lines, every setting in its commented block (and in
+ * docs/install.md's table), its two setup commands, and every link of it and of docs/
+ * pointing at a file (or a heading) that is there.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -27,26 +28,48 @@ const anchor = (heading: string): string =>
     .replace(/ /g, "-");
 
 describe("README", () => {
-  it("holds an install from a clone in its first 80 lines", () => {
-    const head = README.split("\n").slice(0, 80).join("\n");
+  const lines = README.split("\n");
+
+  it("opens as a front door: one sentence, then the picture, within its first 10 lines", () => {
+    const head = lines.slice(0, 10).join("\n");
+    expect(head).toMatch(/^!\[[^\]]+\]\(docs\/[\w-]+\.png\)$/m);
+    expect(lines.indexOf("## Install")).toBeGreaterThan(0);
+    expect(lines.indexOf("## Install")).toBeLessThan(20);
+  });
+
+  it("holds an install from a clone in its first 80 lines, by an absolute path", () => {
+    const head = lines.slice(0, 80).join("\n");
     expect(head).toContain("npm ci");
-    expect(head).toMatch(/^opencode plugin \/absolute\/path\/to\/opencode-compaction-guard/m);
+    expect(head).not.toContain("<this repository>");
+    expect(head).toMatch(/^guard="\$PWD"$/m);
+    expect(head).toMatch(/^cd \/path\/to\/your\/project && opencode plugin "\$guard"/m);
     expect(head).toContain('"file:///absolute/path/to/opencode-compaction-guard/dist/index.js"');
     expect(head).toContain("npm run try");
     // Not the first thing to copy: the name is not on npmjs.org yet.
-    expect(head.indexOf("opencode plugin opencode-compaction-guard@")).toBeGreaterThan(head.indexOf("opencode plugin /absolute"));
+    expect(head.indexOf("opencode plugin opencode-compaction-guard@")).toBeGreaterThan(head.indexOf('opencode plugin "$guard"'));
   });
 
   it("is a front page: under 200 lines (its depth is in docs/)", () => {
-    expect(README.split("\n").length).toBeLessThan(200);
+    expect(lines.length).toBeLessThan(200);
   });
 
-  it("lists every setting in its table", () => {
-    for (const key of Object.keys(SETTINGS)) expect(README, key).toContain(`| \`${key}\` |`);
+  it("says what it costs and what it cannot do", () => {
+    expect(lines).toContain("## Impact on prompt caching");
+    expect(lines).toContain("## Limitations");
   });
 
-  it("says what CI runs", () => {
-    expect(README).toContain("`npm test`");
+  it("lists every setting in its commented block, and docs/install.md in its table", () => {
+    const install = readFileSync(join(ROOT, "docs/install.md"), "utf8");
+    for (const key of Object.keys(SETTINGS)) {
+      expect(README, key).toMatch(new RegExp(`^ {2}"${key}": .+ // `, "m"));
+      expect(install, key).toContain(`| \`${key}\` |`);
+    }
+  });
+
+  it("has its two setup commands, and CI runs its test command", () => {
+    const dev = README.slice(README.indexOf("## Development and CI"));
+    expect(dev).toMatch(/^npm run demo +# the main job/m);
+    expect(dev).toMatch(/^npm test +# the tests CI runs/m);
     expect(README).toContain("`.ci/run`");
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain('step "npm test" npm test');
   });

@@ -17,6 +17,7 @@ import {
   type SessionData,
   type SessionDecisionOptions,
 } from "../decide/replay.js";
+import { guardStops, liveStopIndex } from "../model/timeline.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
 
@@ -68,7 +69,7 @@ function afterDeny(
       }
     }
     // The guard's own stop note is no time the loop cost.
-    const time = entry.kind === "user" && entry.guardNote === true ? null : entry.time;
+    const time = entry.kind === "user" && entry.guardNote !== undefined ? null : entry.time;
     if (time !== null && (last === null || time > last)) last = time;
   }
   const secondsAfterDeny = start !== null && last !== null ? Math.max(0, Math.round(last - start)) / 1000 : null;
@@ -86,7 +87,7 @@ function afterDeny(
  * the note counts.
  */
 export function stoppedByGuard(timeline: Timeline, replay: readonly ReplayRow[], v2 = false): boolean {
-  if (timeline.entries.some((entry) => entry.kind === "user" && entry.guardNote === true)) return true;
+  if (timeline.entries.some((entry) => entry.kind === "user" && entry.guardNote !== undefined)) return true;
   if (v2) return false;
   return replay.some((row) => {
     if (row.decision !== "deny" || row.severity !== "warning") return false;
@@ -122,6 +123,7 @@ export function auditSession(
   const first = replay.find((r) => r.decision === "deny");
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
+  const live = guardStops(timeline)[0];
   const row: AuditSession = {
     sessionID: session.info.id,
     source,
@@ -134,6 +136,15 @@ export function auditSession(
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
     stoppedByGuard: stoppedByGuard(timeline, replay, session.info.runner === "v2"),
+    liveStop: live
+      ? {
+          compaction: liveStopIndex(
+            live,
+            replay.map((r) => r.compaction),
+          ),
+          rule: live.rule,
+        }
+      : null,
     ...(first ? afterDeny(timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
     usable: usableContext(options.limits, options.reserved),
   };
@@ -154,7 +165,7 @@ export function addToTotals(totals: AuditTotals, row: AuditSession): AuditTotals
   return {
     sessions: totals.sessions + 1,
     looping: totals.looping + (row.looped && !row.stoppedByGuard ? 1 : 0),
-    stoppedByGuard: totals.stoppedByGuard + (row.looped && row.stoppedByGuard ? 1 : 0),
+    stoppedByGuard: totals.stoppedByGuard + ((row.looped || row.liveStop !== null) && row.stoppedByGuard ? 1 : 0),
     continuesSaved: totals.continuesSaved + row.continuesSaved,
     tokensAfterDeny: totals.tokensAfterDeny + (row.tokensAfterDeny ?? 0),
   };

@@ -40,6 +40,12 @@ export interface AuditSession {
    */
   readonly stoppedByGuard: boolean;
   /**
+   * What the live guard did, as its first stop note in the session says (`UserEntry.guardNote`):
+   * the compaction it stopped at (1-based; null for a tool loop, or a compaction not replayed)
+   * and its rule; null when the session holds no note.
+   */
+  readonly liveStop: { readonly compaction: number | null; readonly rule: string | null } | null;
+  /**
    * Synthetic continue turns after the first deny's summary (the denied one included), up to the
    * user's next real message (work the user asked for is not the guard's to save); 0 when never
    * denied (here and in `--json`; the table and the HTML report show `-` for all three figures then).

@@ -185,24 +185,7 @@ export async function runAudit(
       );
     }
     if (paths.length > 0 && result.read === 0) {
-      const folders = await Promise.all(
-        paths.map((p) =>
-          stat(p).then(
-            (s) => s.isDirectory(),
-            () => false,
-          ),
-        ),
-      );
-      const given = folders.every(Boolean)
-        ? paths.length === 1
-          ? "the folder given"
-          : "the folders given"
-        : folders.some(Boolean)
-          ? "the files and folders given"
-          : paths.length === 1
-            ? "the file given"
-            : "the files given";
-      throw new UsageError(`no opencode session export ${folders.some(Boolean) ? "in" : "among"} ${given}`);
+      throw new UsageError(await nothingToAudit(paths));
     }
     const printed = OUTPUT_FLAGS.find((r) => r.to === "stdout" && values[r.flag] === true) ?? REPORTS.find((r) => r.flag === null)!;
     out(`${await printed.render(result)}\n`);
@@ -228,10 +211,49 @@ export async function runAudit(
   }
 }
 
-/** The one line for a file output that cannot be written. */
+/** Why a file cannot be written, in words, by the error's code. */
+const CANNOT_WRITE: Readonly<Record<string, string>> = {
+  ENOENT: "its folder does not exist",
+  ENOTDIR: "a part of its path is not a folder",
+  EISDIR: "it is a folder; name a file in it",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+};
+
+/** The one line for a file output that cannot be written: `cannot write the HTML report to x: it is a folder; name a file in it (EISDIR)`. */
 function targetError(file: string, output: AuditOutput, error: unknown): UsageError {
   const code = (error as NodeJS.ErrnoException).code;
-  return new UsageError(`cannot write the ${output.name} to ${file} (${code ?? (error as Error).message})`);
+  const why = code === undefined ? (error as Error).message : `${CANNOT_WRITE[code] ?? "cannot be written"} (${code})`;
+  return new UsageError(`cannot write the ${output.name} to ${file}: ${why}`);
+}
+
+/**
+ * The one line when none of the paths given held an export (each file passed over was
+ * named on its own `skipped` line already): `nothing to audit: /x does not exist`, or `… the
+ * folder given holds no opencode session export`.
+ */
+async function nothingToAudit(paths: readonly string[]): Promise<string> {
+  const kinds = await Promise.all(
+    paths.map((p) =>
+      stat(p).then(
+        (s) => (s.isDirectory() ? "folder" : "file"),
+        () => "missing",
+      ),
+    ),
+  );
+  if (kinds.every((k) => k === "missing"))
+    return paths.length === 1 ? `nothing to audit: ${paths[0]!} does not exist` : "nothing to audit: none of the paths given exists";
+  const folders = kinds.filter((k) => k === "folder").length;
+  const files = kinds.length - folders;
+  const given = [
+    folders ? (folders === 1 ? "the folder" : `the ${folders} folders`) : "",
+    files ? (files === 1 ? "the file" : `the ${files} files`) : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  return `nothing to audit: no opencode session export in ${given} given (each file passed over is named above)`;
 }
 
 /**

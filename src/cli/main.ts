@@ -7,6 +7,7 @@
  * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
  * 1 an internal error (a bug), one line on stderr.
  */
+import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import {
   AUDIT_PARSE_OPTIONS,
@@ -34,6 +35,8 @@ import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
 import { replaySession, type ReplayRow } from "../decide/replay.js";
+import { guardStops, liveStopIndex } from "../model/timeline.js";
+import { liveGuardLine } from "../report/live-guard.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -52,7 +55,7 @@ const COMMANDS_USAGE = [
   helpLines(
     "replay <file | ->",
     "where would the guard have stopped this session? Decides every automatic compaction of an " +
-      "`opencode export` file (- reads standard input) as the plugin does (replay --help)",
+      "`opencode export` file as the plugin does (replay --help)",
   ),
   helpLines(
     "audit [<path>...]",
@@ -74,6 +77,9 @@ const USAGE = [
   "Replays a session exported with `opencode export <sessionID> > session.json` through the",
   "guard and shows, for every automatic compaction, whether the guard would have allowed the",
   "synthetic continue turn.",
+  "",
+  "With - it reads the export from standard input; but `opencode export` writes at most",
+  "64–128 KiB into a pipe (1.18.33), so a real session arrives cut short: redirect it to a file.",
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
@@ -229,12 +235,16 @@ export async function main(
     warnPredictWithoutLimits(inputs, err);
     warnReservedWithoutEffect(inputs, err);
     const { settings, limits, reserved } = inputs;
+    if (file !== "-" && (await stat(file).catch(() => null))?.isDirectory())
+      throw new UsageError(`${file}: is a folder; replay reads one export file (audit ${file} reads every export in it)`);
     const session = await readExport(file);
     const unphysical = session.unphysicalTokens;
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
     const replayed = replaySession(session, { settings, limits, reserved });
     const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
+    const numbered = rows.map((r) => r.compaction);
+    const live = guardStops(session.timeline);
     if (values.json) {
       const compactions = rows.map((r) => ({
         index: r.compaction.index,
@@ -255,10 +265,14 @@ export async function main(
         tool,
         preview,
       }));
-      out(`${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
+      const liveGuard = live.map((stop) => ({ ...stop, compaction: liveStopIndex(stop, numbered) }));
+      out(
+        `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
+      );
     } else {
       const usable = usableContext(limits, reserved);
-      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
+      const liveLine = liveGuardLine(live, numbered);
+      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
           import("../report/pictures.js"),

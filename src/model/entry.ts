@@ -131,8 +131,8 @@ export interface UserEntry {
   readonly sentBytes?: number;
   /** The message holds something else than text (a file, an agent, a subtask …): its size in a prompt is unknown. */
   readonly unsized?: boolean;
-  /** The guard's own stop note, as the host marks it: the guard already stopped a loop here. */
-  readonly guardNote?: boolean;
+  /** The guard's own stop note, as the host read it: the guard already stopped a loop here. */
+  readonly guardNote?: GuardStop;
   /** When the message ended (ms since the epoch), else when it began; null when the host recorded neither. */
   readonly time: number | null;
 }
@@ -160,3 +160,16 @@ export const isWorkStep = (entry: Entry | undefined): entry is AssistantEntry =>
 
 /** A user message a person wrote (see {@link UserEntry.role}). */
 export const isRealUser = (entry: Entry | undefined): boolean => entry?.kind === "user" && entry.role === "real";
+
+/**
+ * What the live guard did, as its stop note in a session says: `kind` `compaction` (it
+ * denied the continue turn after the compaction message `compactionMessageID`, by `rule`) or
+ * `tool-loop` (it refused a repeated call and stopped the session); `usableTokens` the usable
+ * context (tokens) it decided against, when the note states one, else null.
+ */
+export interface GuardStop {
+  readonly kind: "compaction" | "tool-loop";
+  readonly rule: string | null;
+  readonly compactionMessageID: string | null;
+  readonly usableTokens: number | null;
+}

@@ -4,7 +4,7 @@
  * next spoke). Host-neutral: a host builds the entries, {@link timelineOf} finds the rest.
  * Pure; never throws on a timeline from {@link timelineOf}.
  */
-import { isRealUser, isStep, type AssistantEntry, type Entry, type UserEntry } from "./entry.js";
+import { isRealUser, isStep, type AssistantEntry, type Entry, type GuardStop, type UserEntry } from "./entry.js";
 
 /** One compaction in the timeline. Positions index {@link Timeline.entries}. */
 export interface Compaction {
@@ -176,4 +176,21 @@ export function timelineOf(entries: Entry[]): Timeline {
     });
   }
   return { entries, compactions };
+}
+
+/** The live guard's stops in a timeline, oldest first: its stop notes (`UserEntry.guardNote`); [] when it left none. */
+export function guardStops(timeline: Timeline): GuardStop[] {
+  return timeline.entries.flatMap((entry) => (entry.kind === "user" && entry.guardNote !== undefined ? [entry.guardNote] : []));
+}
+
+/** A compaction of a replayed session: its index (1-based) and its message id. */
+export interface NumberedCompaction {
+  readonly index: number;
+  readonly messageID: string;
+}
+
+/** The index (1-based) of the compaction a stop names, or null (a tool loop, or a compaction not among `compactions`). */
+export function liveStopIndex(stop: GuardStop, compactions: readonly NumberedCompaction[]): number | null {
+  if (stop.kind !== "compaction") return null;
+  return compactions.find((c) => c.messageID === stop.compactionMessageID)?.index ?? null;
 }

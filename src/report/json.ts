@@ -7,7 +7,8 @@ import { terminalSafeJson } from "../redact/terminal-safe.js";
  * says `stoppedByGuard` when the guard itself already stopped its loop, and the totals count
  * those in `stoppedByGuard`, apart from the `looping` that ran on unguarded; plus `parentID`,
  * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
- * was decided with, tokens, or null when its model's limits are unknown). C1 and bidi controls
+ * was decided with, tokens, or null when its model's limits are unknown; `liveStop`: where the
+ * live guard's stop note says it stopped, `{ compaction, rule }`, or null). C1 and bidi controls
  * in its strings are `\u` escapes, as C0 ones are (terminal-safe, still the same JSON values).
  */
 export function auditJson(result: AuditResult): string {
@@ -26,6 +27,7 @@ export function auditJson(result: AuditResult): string {
       parentID: r.parentID,
       created: r.created,
       usable: r.usable,
+      liveStop: r.liveStop,
     })),
     totals: {
       sessions: result.totals.sessions,

@@ -22,8 +22,18 @@ function sourceCell(source: string): string {
   return cell(source === "opencode" ? source : (source.split(/[\\/]/).filter(Boolean).at(-1) ?? source), 30);
 }
 
-/** The loop cell: the guard already stopped it, it ran on (the guard would have stopped it), or no loop. */
-const loopCell = (row: AuditSession): string => (!row.looped ? "-" : row.stoppedByGuard ? "stopped by guard" : "ran on");
+/**
+ * The loop cell: the guard already stopped it (`stopped by guard at 1` when its note says
+ * where, with the note's rule when it is not the rule column's), it ran on (the guard would
+ * have stopped it), or no loop.
+ */
+function loopCell(row: AuditSession): string {
+  const live = row.liveStop;
+  if (live === null) return !row.looped ? "-" : row.stoppedByGuard ? "stopped by guard" : "ran on";
+  const at = live.compaction === null ? "" : ` at ${live.compaction}`;
+  const rule = live.rule === null || live.rule === row.rule ? "" : ` (${terminalSafe(live.rule)})`;
+  return `stopped by guard${at}${rule}`;
+}
 
 /**
  * The totals line of the table: what was read (and how many of those `--since` kept, a session

@@ -173,6 +173,7 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       "parentID",
       "created",
       "usable",
+      "liveStop",
     ]);
     // No limit flags: the usable context is unknown for every file.
     expect(audit.sessions.every((s) => s.usable === null)).toBe(true);
@@ -317,6 +318,7 @@ describe("what the first deny would have saved, on a hand-made export", () => {
         parentID: null,
         created: T0,
         usable: null,
+        liveStop: null,
       },
     ]);
     expect(audit.totals).toEqual({ sessions: 1, looping: 1, stoppedByGuard: 0, continuesSaved: 2, tokensAfterDeny: 14_370 });
@@ -593,7 +595,7 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     expect(stderr.split("\n").filter(Boolean)).toEqual([
       "passed over 1 file in the folders given: only *.json files are read there",
       `skipped ${join(dir, "notes.json")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
-      "opencode-compaction-guard: no opencode session export in the folder given",
+      "opencode-compaction-guard: nothing to audit: no opencode session export in the folder given (each file passed over is named above)",
     ]);
   });
 
@@ -602,7 +604,7 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     expect(await cli(["audit", empty])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `no export files found in ${empty}\nopencode-compaction-guard: no opencode session export in the folder given\n`,
+      stderr: `no export files found in ${empty}\nopencode-compaction-guard: nothing to audit: no opencode session export in the folder given (each file passed over is named above)\n`,
     });
     const both = await cli(["audit", empty, join(FIXTURES, "e2e-healthy.json"), "--json"]);
     expect([both.code, both.stderr]).toEqual([0, `no export files found in ${empty}\n`]);
@@ -649,7 +651,7 @@ describe("--html and replay --chart (the pages and charts are drawn by report/ht
     const { code, stderr } = await cli(["audit", FIXTURES, "--html", "/nonexistent/dir/report.html"]);
     expect(code).toBe(2);
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
-      "opencode-compaction-guard: cannot write the HTML report to /nonexistent/dir/report.html (ENOENT)",
+      "opencode-compaction-guard: cannot write the HTML report to /nonexistent/dir/report.html: its folder does not exist (ENOENT)",
     );
   });
 
@@ -840,11 +842,11 @@ describe("review defects: each session counted once", () => {
       stderr:
         `no export files found in ${lonely}\n` +
         `skipped ${join(lonely, "self")}: a symbolic link loop\n` +
-        "opencode-compaction-guard: no opencode session export in the folder given\n",
+        "opencode-compaction-guard: nothing to audit: no opencode session export in the folder given (each file passed over is named above)\n",
     });
     const two = await cli(["audit", lonely, join(lonely, "self")]);
     expect(two.stderr.trim().split("\n").at(-1)).toBe(
-      "opencode-compaction-guard: no opencode session export in the files and folders given",
+      "opencode-compaction-guard: nothing to audit: no opencode session export in the folder and the file given (each file passed over is named above)",
     );
   });
 
@@ -931,14 +933,14 @@ describe("review defects: what reaches the terminal", () => {
   it("--html to a path that cannot be written: exit 2, one line, before any session is read", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocg-audit-htmlbad-"));
     for (const [target, code] of [
-      [join(dir, "missing", "r.html"), "ENOENT"],
-      [dir, "EISDIR"],
+      [join(dir, "missing", "r.html"), "its folder does not exist (ENOENT)"],
+      [dir, "it is a folder; name a file in it (EISDIR)"],
     ] as const) {
       const run = await cli(["audit", FIXTURES, "--html", target]);
       expect(run).toEqual({
         code: 2,
         stdout: "",
-        stderr: `opencode-compaction-guard: cannot write the HTML report to ${target} (${code})\n`,
+        stderr: `opencode-compaction-guard: cannot write the HTML report to ${target}: ${code}\n`,
       });
     }
   });

@@ -15,7 +15,7 @@ describe("replay --json", () => {
     expect([code, stderr]).toEqual([0, ""]);
     expect(stdout.trim().split("\n")).toHaveLength(1);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop"]);
+    expect(Object.keys(report)).toEqual(["sessionID", "compactions", "firstDeny", "toolLoop", "liveGuard"]);
     // The same echo ran three times in a row before the first compaction: the tool-loop check's notice.
     expect(report.toolLoop.map((t: { step: number; action: string; runs: number }) => [t.step, t.action, t.runs])).toEqual([
       [3, "warn", 3],
@@ -157,7 +157,7 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
 
   it.each([
     ["a missing path", () => [join(dir, "nope.json")], /nope\.json: no such file$/],
-    ["a directory", () => [dir], /: is a directory, expected an opencode export file$/],
+    ["a directory", () => [dir], /: is a folder; replay reads one export file \(audit .* reads every export in it\)$/],
     ["an empty file", () => [file("empty.json", "")], /empty\.json: is empty/],
     ["non-JSON", () => [file("text.json", "hello")], /text\.json: is not valid JSON \(.*\); truncated or not an export\?$/],
     ["a truncated export", () => [file("cut.json", '{"info":{"id":"ses_1"},"messages":[{"info"')], /cut\.json: is not valid JSON/],

@@ -138,6 +138,7 @@ function rowFor(series: SessionSeries, over: Partial<AuditSession> = {}): AuditS
     severity: deny ? (deny.rule === "turn-finished" ? "info" : "warning") : null,
     looped: deny !== undefined && deny.rule !== "turn-finished",
     stoppedByGuard: false,
+    liveStop: null,
     continuesSaved: deny ? stepsAfterFirstDeny(series) : 0,
     tokensAfterDeny: deny ? 44_100 : 0,
     secondsAfterDeny: deny ? 95 : 0,

@@ -91,7 +91,7 @@ describe("audit: such paths are skipped with one line each, given or in a folder
     expect(await cli(["audit", fifo])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `skipped ${fifo}: is a named pipe (FIFO), not an export file\nopencode-compaction-guard: no opencode session export among the file given\n`,
+      stderr: `skipped ${fifo}: is a named pipe (FIFO), not an export file\nopencode-compaction-guard: nothing to audit: no opencode session export in the file given (each file passed over is named above)\n`,
     });
   }, 5_000);
 

@@ -17,7 +17,7 @@ import {
   type UserEntry,
 } from "../../model/entry.js";
 import { timelineOf, type Timeline } from "../../model/timeline.js";
-import { isGuardNote } from "./guard-note.js";
+import { guardStopOf } from "./guard-note.js";
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
@@ -213,7 +213,8 @@ function toEntry(message: unknown): Entry {
   }
   if (info.role === "user") {
     const entry = userEntry(id, parts, time);
-    return isGuardNote(message) ? { ...entry, guardNote: true } : entry;
+    const stop = guardStopOf(message);
+    return stop === null ? entry : { ...entry, guardNote: stop };
   }
   return { kind: "other", id, time };
 }
