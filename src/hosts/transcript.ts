@@ -210,7 +210,8 @@ export interface StepParts {
   readonly toolParts: number;
   readonly prompt: number;
   readonly output: number;
-  readonly finish: string;
+  /** opencode's words (`stop`, `tool-calls`, `length`), or null when the file does not tell. */
+  readonly finish: string | null;
   readonly model: string | null;
   /** Reasoning only was produced, or nothing. */
   readonly produced: boolean;

@@ -44,7 +44,10 @@ const IGNORED = new Set([
   "tag",
 ]);
 
-/** Claude Code's tool names → opencode's, which the rules know (decide/tool-kinds.ts). Their inputs' keys become camelCase. */
+/** Claude Code's tool names → opencode's, which the rules know (decide/tool-kinds.ts). */
+/** The file tools, whose input keys opencode writes in camelCase (`file_path` → `filePath`). */
+const CAMEL_INPUT = new Set(["Read", "Write", "Edit", "MultiEdit"]);
+
 const TOOL_NAMES: Record<string, string> = {
   Bash: "bash",
   Read: "read",
@@ -109,7 +112,7 @@ function callOf(use: OpenStep["uses"][number], results: ReadonlyMap<string, { co
   const mapped = TOOL_NAMES[use.name];
   return {
     tool: mapped ?? mcpName(use.name),
-    input: mapped ? camelKeys(use.input) : use.input,
+    input: CAMEL_INPUT.has(use.name) ? camelKeys(use.input) : use.input,
     output: resultText(result.content),
     status: result.error ? "error" : "completed",
   };

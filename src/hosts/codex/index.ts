@@ -51,9 +51,7 @@ const IGNORED_EVENTS = new Set([
   "agent_reasoning_raw_content",
   "agent_reasoning_section_break",
   "task_started",
-  "task_complete",
   "turn_started",
-  "turn_complete",
   "turn_aborted",
   "turn_diff",
   "exec_command_begin",
@@ -199,7 +197,7 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
         toolParts: open.uses.length,
         prompt,
         output,
-        finish: open.uses.length > 0 ? "tool-calls" : "stop",
+        finish: open.uses.length > 0 ? "tool-calls" : null,
         model,
         produced: open.produced,
         succeeded: true,
@@ -256,6 +254,12 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
       } else if (kind === "context_compacted") {
         // After a `compacted` item it is the same compaction; alone, it is one whose summary was not written.
         if (!summaryLast) compaction(at, "");
+      } else if (kind === "task_complete" || kind === "turn_complete") {
+        // The turn ended: a last step without tool calls was the model's answer (finish `stop`).
+        close();
+        const last = entries[entries.length - 1];
+        if (last?.kind === "assistant" && !last.summary && last.toolParts === 0 && last.finish === null)
+          entries[entries.length - 1] = { ...last, finish: "stop" };
       } else if (kind === "task_started") {
         window = tokenCount(p.model_context_window) || window;
       } else if (!IGNORED_EVENTS.has(kind)) unknown.add(`event_msg:${kind}`);

@@ -75,7 +75,7 @@ describe("Claude Code 2.0.46: a Task subagent's sidechain (claude-code-log's sid
       {
         tool: "task",
         input: {
-          subagentType: "general-purpose",
+          subagent_type: "general-purpose",
           description: "Research data-border-color usage and CSS class mat...",
           prompt: "Research how data-border-color is used in the code...",
         },
