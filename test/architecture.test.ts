@@ -18,10 +18,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   redact: ["shared"],
   decide: ["redact", "shared"],
   plugin: ["decide", "redact", "shared"],
-  sessions: ["decide", "redact", "shared"],
+  hosts: ["decide", "redact", "shared"],
+  sessions: ["hosts", "decide", "redact", "shared"],
   audit: ["sessions", "decide", "redact", "shared"],
   report: ["audit", "sessions", "decide", "redact", "shared"],
-  cli: ["report", "audit", "sessions", "decide", "redact", "shared"],
+  cli: ["report", "audit", "sessions", "hosts", "decide", "redact", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {

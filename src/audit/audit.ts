@@ -8,11 +8,12 @@ import { sessionDecision } from "../sessions/opencode-limits.js";
 import type { SessionItem } from "../sessions/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
-import { compactionEnd, contextTokens, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
+import { compactionEnd, unphysicalTokenMessages, type Timeline } from "../decide/history.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import {
   parentOf,
   replaySession,
+  sessionLimits,
   type ReplayedSession,
   type ReplayRow,
   type SessionData,
@@ -70,9 +71,9 @@ function afterDeny(
     const entry = timeline.entries[i]!;
     if (entry.kind === "user" && entry.role === "continue") continuesSaved += 1;
     const message = messages[i];
-    if (entry.kind === "assistant" && isRecord(message) && isRecord(message.info)) {
+    if (entry.kind === "assistant") {
       assistants += 1;
-      const tokens = contextTokens(message.info.tokens);
+      const tokens = entry.contextTokens;
       if (tokens !== null) {
         withTokens += 1;
         tokensAfterDeny += tokens;
@@ -133,6 +134,7 @@ export function auditSession(
   const first = replay.find((r) => r.decision === "deny");
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
+  const own = sessionLimits(session, options);
   const row: AuditSession = {
     sessionID: session.info.id,
     source,
@@ -144,9 +146,11 @@ export function auditSession(
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
-    stoppedByGuard: stoppedByGuard(session.messages, timeline, replay, session.info.runner === "v2"),
+    // Another agent's transcript has no continue turn whose absence would show the guard stopped it.
+    stoppedByGuard: session.agent === undefined && stoppedByGuard(session.messages, timeline, replay, session.info.runner === "v2"),
     ...(first ? afterDeny(session.messages, timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
-    usable: usableContext(options.limits, options.reserved),
+    usable: usableContext(own.limits, own.reserved),
+    ...(session.agent === undefined ? {} : { agent: session.agent }),
   };
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
 }

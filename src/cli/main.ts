@@ -34,7 +34,8 @@ import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
-import { replaySession, type ReplayRow } from "../decide/replay.js";
+import { replaySession, sessionLimits, type ReplayRow, type SessionData } from "../decide/replay.js";
+import { agentNote } from "../hosts/read.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -258,8 +259,11 @@ export async function main(
       }));
       out(`${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop })}\n`);
     } else {
-      const usable = usableContext(limits, reserved);
+      const own = sessionLimits(session, { settings, limits, reserved });
+      const usable = usableContext(own.limits, own.reserved);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n`);
+      const agent = (session as SessionData).agent;
+      if (typeof agent === "string") out(`${agentNote(agent)}\n`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
           import("../report/pictures.js"),

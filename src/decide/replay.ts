@@ -15,6 +15,19 @@ import { contextOf, decideWith, type DecideOptions, type Verdict } from "./verdi
 export interface SessionData {
   readonly info: { readonly id: string } & Readonly<Record<string, unknown>>;
   readonly messages: readonly unknown[];
+  /** The timeline already read, for a session from another agent's transcript (src/hosts/; `messages` is then empty). */
+  readonly timeline?: Timeline;
+  /** Which agent wrote it: `claude-code`, `codex`; absent for opencode. */
+  readonly agent?: string;
+  /** The context size (tokens) at which that agent compacts, when its transcript tells. */
+  readonly usable?: number | null;
+}
+
+/** The limits a session is decided with: the flags', else the line its agent's transcript tells (as an input limit, nothing reserved). */
+export function sessionLimits(session: SessionData, options: SessionDecisionOptions): Pick<SessionDecisionOptions, "limits" | "reserved"> {
+  const flagged = options.limits?.context !== undefined || options.limits?.input !== undefined;
+  if (flagged || typeof session.usable !== "number") return { limits: options.limits, reserved: options.reserved };
+  return { limits: { context: session.usable, input: session.usable }, reserved: 0 };
 }
 
 /** What a session's decisions depend on besides its history: the inputs `replay` takes from its flags. */
@@ -99,11 +112,10 @@ export function replaySession(
   options: SessionDecisionOptions,
   walk: { readonly toolLoop?: boolean } = {},
 ): ReplayedSession {
-  const timeline = buildTimeline(session.messages);
+  const timeline = session.timeline ?? buildTimeline(session.messages);
   const directory = session.info.directory;
   const context = contextOf(options.settings, {
-    limits: options.limits,
-    reserved: options.reserved,
+    ...sessionLimits(session, options),
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
     wholeSession: true,

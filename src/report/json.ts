@@ -26,6 +26,7 @@ export function auditJson(result: AuditResult): string {
       parentID: r.parentID,
       created: r.created,
       usable: r.usable,
+      ...(r.agent === undefined ? {} : { agent: r.agent }),
     })),
     totals: {
       sessions: result.totals.sessions,

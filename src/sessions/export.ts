@@ -1,7 +1,8 @@
 /**
  * Reading a session export written by `opencode export <sessionID>`: `{ info, messages }`,
  * `messages` = `Array<{ info, parts }>`, oldest first; or a V2 session saved from opencode's
- * V2 API (`/api/session/{id}/message` or `/history`), mapped to the same shape.
+ * V2 API (`/api/session/{id}/message` or `/history`), mapped to the same shape; or a Claude
+ * Code or Codex transcript (JSONL), read by src/hosts/ into a timeline.
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:buffer";
@@ -11,6 +12,10 @@ import { isRecord } from "../shared/record.js";
 import { lazily, zod } from "../shared/zod.js";
 import { specialKind } from "./file-kind.js";
 import { v2InOrder, v2MessagesFromEvents, v2ToV1Messages } from "../decide/v2-history.js";
+import type { SessionData } from "../decide/replay.js";
+import { readTranscript } from "../hosts/read.js";
+import { TranscriptError } from "../hosts/transcript.js";
+import { basename } from "node:path";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -277,7 +282,7 @@ function readRegularFile(path: string, name: string, limits: ReadLimits): Buffer
  *   most likely went wrong (see {@link notJsonMessage}): an export cut off by a pipe, opencode's
  *   progress line or error output in the file.
  */
-export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionExport> {
+export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionExport | TranscriptData> {
   const name = path === "-" ? "<stdin>" : path;
   let text: string;
   let size: number;
@@ -312,6 +317,8 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
   // `opencode export <id> > file 2>&1` puts opencode's progress line first: skip it.
   const progress = PROGRESS_LINE.exec(text);
   const body = progress ? text.slice(progress[0].length) : text;
+  const transcript = transcriptSession(body, name);
+  if (transcript) return transcript;
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -320,6 +327,27 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
     throw new ExportError(notJsonMessage(name, reason, text, body, size - (progress ? Buffer.byteLength(progress[0]) : 0)));
   }
   return parseExport(json, name);
+}
+
+/** A session read from a Claude Code or Codex transcript: its timeline already built, no opencode messages. */
+export type TranscriptData = SessionData & { readonly info: SessionExport["info"] };
+
+/**
+ * `text` read as a Claude Code or Codex transcript (told by its content, src/hosts/read.ts),
+ * or undefined when it is neither. The agent's name goes to `agent` and `info.agent`.
+ * @throws ExportError when it starts as one but holds no record of that agent.
+ */
+function transcriptSession(text: string, name: string): TranscriptData | undefined {
+  let read;
+  try {
+    read = readTranscript(text, basename(name).replace(/\.jsonl?$/, ""));
+  } catch (error) {
+    if (error instanceof TranscriptError) throw new ExportError(`${name}: ${error.message}`);
+    throw error;
+  }
+  if (!read) return undefined;
+  const info = { ...read.info, agent: read.agent, time: read.info.time } as unknown as SessionExport["info"];
+  return { info, messages: [], timeline: read.timeline, agent: read.agent, usable: read.usable };
 }
 
 /**
