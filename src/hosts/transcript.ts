@@ -3,6 +3,7 @@
  * JSONL transcript, and reading its lines without ever throwing. Pure.
  */
 import type { AssistantEntry, Compaction, Entry, Timeline, ToolCall, UserEntry } from "../decide/history.js";
+import { redactSecrets } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
 
 /** The agents whose transcripts `replay` and `audit` read besides opencode's exports. */
@@ -93,8 +94,11 @@ export function timeOf(value: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** A session title: the first line of what a person asked, at most 80 characters. */
-export const titleOf = (text: string): string => (text.split("\n", 1)[0] ?? "").trim().slice(0, 80);
+/**
+ * A session title: the first line of what a person asked, secrets masked (src/redact/secrets.ts;
+ * unlike opencode's generated titles it is the person's own words), at most 80 characters.
+ */
+export const titleOf = (text: string): string => redactSecrets((text.split("\n", 1)[0] ?? "").trim()).slice(0, 80);
 
 /** `input` with its snake_case keys written in camelCase (`file_path` → `filePath`), the rules' vocabulary. */
 export function camelKeys(input: unknown): unknown {

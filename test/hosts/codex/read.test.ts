@@ -85,6 +85,16 @@ describe("defensive reading", () => {
     expect(step.contextTokens).toBe(1000);
   });
 
+  it("the title is the first thing asked, its secrets masked", () => {
+    const text = [
+      '{"type":"session_meta","payload":{"id":"r2"}}',
+      '{"type":"event_msg","payload":{"type":"user_message","message":"deploy with OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789\\nthen check"}}',
+    ].join("\n");
+    const title = readCodex(text).info.title;
+    expect(title.startsWith("deploy with OPENAI_API_KEY=")).toBe(true);
+    expect(title).not.toContain("sk-proj-abcdefghijklmnopqrstuvwxyz0123456789");
+  });
+
   it("a file with no Codex record is a one-line error", () => {
     expect(() => readCodex('{"type":"user","message":{}}')).toThrow(TranscriptError);
   });
