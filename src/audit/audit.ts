@@ -12,6 +12,7 @@ import { usableContext } from "../decide/opencode-facts.js";
 import {
   parentOf,
   replaySession,
+  sessionLimits,
   type ReplayedSession,
   type ReplayRow,
   type SessionData,
@@ -124,6 +125,7 @@ export function auditSession(
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
   const live = guardStops(timeline)[0];
+  const own = sessionLimits(session, options);
   const row: AuditSession = {
     sessionID: session.info.id,
     source,
@@ -135,7 +137,8 @@ export function auditSession(
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
-    stoppedByGuard: stoppedByGuard(timeline, replay, session.info.runner === "v2"),
+    // Another agent's transcript has no continue turn whose absence would show the guard stopped it.
+    stoppedByGuard: session.agent === undefined && stoppedByGuard(timeline, replay, session.info.runner === "v2"),
     liveStop: live
       ? {
           compaction: liveStopIndex(
@@ -146,7 +149,8 @@ export function auditSession(
         }
       : null,
     ...(first ? afterDeny(timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
-    usable: usableContext(options.limits, options.reserved),
+    usable: usableContext(own.limits, own.reserved),
+    ...(session.agent === undefined ? {} : { agent: session.agent }),
   };
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
 }

@@ -10,6 +10,8 @@ import type { RuleName, Severity } from "../decide/verdict.js";
  */
 export interface AuditSession {
   readonly sessionID: string;
+  /** The agent whose transcript the session was read from (`claude-code`, `codex`); absent for opencode. */
+  readonly agent?: string;
   /** The export file's path as given (`-`: standard input), or `"opencode"` for a session read through opencode. */
   readonly source: string;
   readonly title: string;

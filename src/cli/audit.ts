@@ -25,6 +25,7 @@ import { terminalSafe } from "../redact/terminal-safe.js";
 import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
+import { agentFolder } from "../hosts/read.js";
 import {
   AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
@@ -49,6 +50,7 @@ const KNOWN_FLAGS = [
   ...OUTPUT_FLAGS.map((r) => `--${r.flag}`),
   "--since",
   "--opencode",
+  "--agent",
   "--recursive",
   "--version",
   "--help",
@@ -59,6 +61,10 @@ const AUDIT_FLAGS = [
   ["--since DATE", "only sessions active since DATE (YYYY-MM-DD, midnight UTC, or a full ISO date-time)"],
   ["-r, --recursive", "also read the sub-folders of the folders given"],
   ["--opencode BIN", "with no path: the opencode binary to read sessions through (default: opencode on PATH)"],
+  [
+    "--agent NAME",
+    "with no path: read claude-code's or codex's own transcripts folder instead ($CLAUDE_CONFIG_DIR/projects, $CODEX_HOME/sessions)",
+  ],
   ...LIMIT_FLAGS,
   ["-v, --version", "print the version"],
   ["-h, --help", "show this help"],
@@ -136,6 +142,15 @@ export async function runAudit(
     const bin = values.opencode as string | undefined;
     if (bin !== undefined && paths.length > 0) throw new UsageError("--opencode is for audit with no path (reading through opencode)");
     if (bin !== undefined && bin.trim() === "") throw new UsageError("--opencode needs the opencode binary");
+    const agent = values.agent as string | undefined;
+    if (agent !== undefined) {
+      if (agent !== "claude-code" && agent !== "codex")
+        throw new UsageError(`--agent must be claude-code or codex, got ${JSON.stringify(agent)}`);
+      if (paths.length > 0 || bin !== undefined)
+        throw new UsageError("--agent is for audit with no path (it reads the agent's own folder)");
+      paths.push(agentFolder(agent, env));
+    }
+    const recursive = values.recursive === true || agent !== undefined;
     if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
     const inputs = decisionInputs(values, env, err);
     // With paths the flags are the only source of limits; with no path opencode lists each session's model's own.
@@ -150,9 +165,7 @@ export async function runAudit(
       pathSignals = true;
     }
     source =
-      paths.length > 0
-        ? await exportFiles(paths, values.recursive === true)
-        : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
+      paths.length > 0 ? await exportFiles(paths, recursive) : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
     for (const line of source.notes) err(`${terminalSafe(line)}\n`);
     if (progress.isTTY && source.total > 1) {
       // Loaded only to be drawn: a pipe or a file gets no bar.

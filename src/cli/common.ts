@@ -78,6 +78,7 @@ export const AUDIT_PARSE_OPTIONS = {
   ) as Record<string, { type: "string" } | { type: "boolean"; default: false }>),
   since: { type: "string" },
   opencode: { type: "string" },
+  agent: { type: "string" },
   recursive: { type: "boolean", short: "r", default: false },
   version: { type: "boolean", short: "v", default: false },
   help: { type: "boolean", short: "h", default: false },

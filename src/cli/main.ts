@@ -34,9 +34,10 @@ import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
-import { replaySession, type ReplayRow } from "../decide/replay.js";
+import { replaySession, sessionLimits, type ReplayRow } from "../decide/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import { liveGuardLine } from "../report/live-guard.js";
+import { agentNote } from "../hosts/read.js";
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
@@ -270,9 +271,11 @@ export async function main(
         `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
       );
     } else {
-      const usable = usableContext(limits, reserved);
+      const own = sessionLimits(session, { settings, limits, reserved });
+      const usable = usableContext(own.limits, own.reserved);
       const liveLine = liveGuardLine(live, numbered);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
+      if (session.agent !== undefined) out(`${agentNote(session.agent)}\n`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
           import("../report/pictures.js"),

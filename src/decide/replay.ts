@@ -14,6 +14,13 @@ import { TimelineSteps } from "./view.js";
 
 export type { SessionData } from "../model/session.js";
 
+/** The limits a session is decided with: the flags', else the line its agent's transcript tells (as an input limit, nothing reserved). */
+export function sessionLimits(session: SessionData, options: SessionDecisionOptions): Pick<SessionDecisionOptions, "limits" | "reserved"> {
+  const flagged = options.limits?.context !== undefined || options.limits?.input !== undefined;
+  if (flagged || typeof session.usable !== "number") return { limits: options.limits, reserved: options.reserved };
+  return { limits: { context: session.usable, input: session.usable }, reserved: 0 };
+}
+
 /** What a session's decisions depend on besides its history: the inputs `replay` takes from its flags. */
 export interface SessionDecisionOptions {
   readonly settings: GuardSettings;
@@ -95,8 +102,7 @@ export function replaySession(
   const { timeline } = session;
   const directory = session.info.directory;
   const context = contextOf(options.settings, {
-    limits: options.limits,
-    reserved: options.reserved,
+    ...sessionLimits(session, options),
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
     wholeSession: true,

@@ -16,4 +16,8 @@ export interface SessionData {
   readonly timeline: Timeline;
   /** How many of its messages hold a token count no model could have made: read as missing, and said once. */
   readonly unphysicalTokens: number;
+  /** Which agent wrote it when not opencode: `claude-code`, `codex` (hosts/read.ts); absent for opencode. */
+  readonly agent?: string;
+  /** The context size (tokens) at which that agent compacts, when its transcript tells; absent for opencode. */
+  readonly usable?: number | null;
 }

@@ -28,6 +28,7 @@ export function auditJson(result: AuditResult): string {
       created: r.created,
       usable: r.usable,
       liveStop: r.liveStop,
+      ...(r.agent === undefined ? {} : { agent: r.agent }),
     })),
     totals: {
       sessions: result.totals.sessions,

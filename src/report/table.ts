@@ -64,6 +64,24 @@ function unknownLimitsLine(rows: readonly AuditSession[]): string {
   );
 }
 
+/**
+ * Totals per agent over the listed sessions, when some came from other agents' transcripts:
+ * `by agent (listed): claude-code 3 (1 looping, 12,000 tokens saved); codex 2 (0 looping, …); opencode …`.
+ */
+function agentTotalsLine(rows: readonly AuditSession[]): string {
+  const by = new Map<string, { listed: number; looping: number; tokens: number }>();
+  for (const r of rows) {
+    const name = r.agent ?? "opencode";
+    const t = by.get(name) ?? { listed: 0, looping: 0, tokens: 0 };
+    t.listed += 1;
+    if (r.looped && !r.stoppedByGuard) t.looping += 1;
+    t.tokens += r.firstDeny === null ? 0 : (r.tokensAfterDeny ?? 0);
+    by.set(name, t);
+  }
+  const parts = [...by].sort(([a], [b]) => (a < b ? -1 : 1));
+  return `by agent (listed): ${parts.map(([name, t]) => `${name} ${fmt(t.listed)} (${fmt(t.looping)} looping, ${plural(t.tokens, "token")} saved)`).join("; ")}`;
+}
+
 /** The audit table: one row per listed session, then the totals line. */
 export function auditTable(result: AuditResult): string {
   const header = [
@@ -95,8 +113,14 @@ export function auditTable(result: AuditResult): string {
     r.firstDeny === null ? "-" : fmt(r.tokensAfterDeny),
     r.firstDeny === null ? "-" : formatSeconds(r.secondsAfterDeny),
   ]);
+  // Sessions of other agents' transcripts: an agent column first (opencode's own rows say opencode).
+  const agents = result.rows.some((r) => r.agent !== undefined);
+  if (agents) {
+    header.unshift("agent");
+    result.rows.forEach((r, i) => body[i]!.unshift(r.agent ?? "opencode"));
+  }
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => displayWidth(row[i]!))));
-  const right = new Set([4, 5, 6, 9, 10, 11]);
+  const right = new Set([4, 5, 6, 9, 10, 11].map((i) => (agents ? i + 1 : i)));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => padToWidth(c, widths[i]!, right.has(i) ? "start" : "end"))
@@ -107,6 +131,7 @@ export function auditTable(result: AuditResult): string {
   return [
     ...lines,
     ...(unknown ? [unknown] : []),
+    ...(agents ? [agentTotalsLine(result.rows)] : []),
     totalsLine(result.totals, result.rows.length, result.read, result.duplicates.length),
   ].join("\n");
 }

@@ -2,7 +2,7 @@
  * Reading a session export written by `opencode export <sessionID>`: `{ info, messages }`,
  * `messages` = `Array<{ info, parts }>`, oldest first; or a V2 session saved from opencode's
  * V2 API (`/api/session/{id}/message` or `/history`). Either becomes a {@link SessionData}
- * through hosts/opencode.
+ * through hosts/opencode; a Claude Code or Codex transcript (JSONL) through its host.
  */
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { constants } from "node:buffer";
@@ -13,6 +13,9 @@ import { lazily, zod } from "../shared/zod.js";
 import { specialKind } from "./file-kind.js";
 import type { SessionData } from "../model/session.js";
 import { v1SessionData, v2SessionData } from "../hosts/opencode/session.js";
+import { readTranscript } from "../hosts/read.js";
+import { TranscriptError } from "../hosts/transcript.js";
+import { basename } from "node:path";
 
 /** A problem with an export file; `message` is one line that names the file. */
 export class ExportError extends Error {
@@ -324,6 +327,8 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
   // `opencode export <id> > file 2>&1` puts opencode's progress line first: skip it.
   const progress = PROGRESS_LINE.exec(text);
   const body = progress ? text.slice(progress[0].length) : text;
+  const transcript = transcriptSession(body, name);
+  if (transcript) return transcript;
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -332,6 +337,29 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
     throw new ExportError(notJsonMessage(name, reason, text, body, size - (progress ? Buffer.byteLength(progress[0]) : 0)));
   }
   return parseExport(json, name);
+}
+
+/**
+ * `text` read as a Claude Code or Codex transcript (told by its content, src/hosts/read.ts),
+ * or undefined when it is neither. The agent's name goes to `agent` and `info.agent`.
+ * @throws ExportError when it starts as one but holds no record of that agent.
+ */
+function transcriptSession(text: string, name: string): SessionData | undefined {
+  let read;
+  try {
+    read = readTranscript(text, basename(name).replace(/\.jsonl?$/, ""));
+  } catch (error) {
+    if (error instanceof TranscriptError) throw new ExportError(`${name}: ${error.message}`);
+    throw error;
+  }
+  if (!read) return undefined;
+  return {
+    info: { ...read.info, agent: read.agent },
+    timeline: read.timeline,
+    unphysicalTokens: 0,
+    agent: read.agent,
+    usable: read.usable,
+  };
 }
 
 /**

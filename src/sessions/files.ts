@@ -13,14 +13,14 @@ import { specialKind } from "./file-kind.js";
  */
 export type FoundPath =
   | { readonly kind: "file"; readonly path: string }
-  /** A file in a folder whose name does not end in `.json`: not opened (a picture, a log). */
+  /** A file in a folder whose name ends in neither `.json` nor `.jsonl`: not opened (a picture, a log). */
   | { readonly kind: "passed"; readonly path: string }
   | { readonly kind: "skipped"; readonly line: string }
   | { readonly kind: "empty"; readonly folder: string };
 
 /**
  * The files to audit among `paths`, in order: a file path as given (`-`: standard input,
- * once); a folder's `*.json` files in name order (not hidden ones, not sub-folders unless
+ * once); a folder's `*.json` and `*.jsonl` (agents' transcripts) files in name order (not hidden ones, not sub-folders unless
  * `recursive`, then depth first; its other files are yielded as `passed`, never opened).
  * Symbolic links are followed, but each folder is read once and each file yielded once (by
  * their real path), so a link loop or a file reached twice costs nothing. A folder given
@@ -104,7 +104,7 @@ async function* folderFiles(
       if (recursive) yield* folderFiles(path, target, true, seen);
     } else if (isFile && !seen.files.has(target)) {
       seen.files.add(target);
-      yield { kind: entry.name.toLowerCase().endsWith(".json") ? "file" : "passed", path };
+      yield { kind: /\.jsonl?$/.test(entry.name.toLowerCase()) ? "file" : "passed", path };
     }
   }
 }

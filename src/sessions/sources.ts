@@ -46,7 +46,9 @@ export async function exportFiles(paths: readonly string[], recursive: boolean):
     else skipped.push(found.line);
   }
   if (passed > 0)
-    notes.push(`passed over ${passed === 1 ? "1 file" : `${passed} files`} in the folders given: only *.json files are read there`);
+    notes.push(
+      `passed over ${passed === 1 ? "1 file" : `${passed} files`} in the folders given: only *.json and *.jsonl files are read there`,
+    );
   async function* items(): AsyncGenerator<SessionItem> {
     for (const line of skipped) yield { kind: "skipped", line, counted: false };
     for (const path of files) {

@@ -49,7 +49,8 @@ function exportFiles(recursive: boolean): string[] {
       files.push(...readdirSync(join(FIXTURES, dir.name)).map((name) => join(FIXTURES, dir.name, name)));
     }
   }
-  return files.filter((f) => !NOT_EXPORTS.some((n) => f.endsWith(`/fixtures/${n}`)));
+  // Claude Code and Codex transcripts (fixtures/claude-code, fixtures/codex) are not exports: test/hosts/ tests them.
+  return files.filter((f) => !NOT_EXPORTS.some((n) => f.endsWith(`/fixtures/${n}`)) && !/\/fixtures\/(claude-code|codex)\//.test(f));
 }
 
 /**
@@ -186,15 +187,26 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
       expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
-      await expectAgreesWithReplay(audit, files);
+      // The four transcripts are sessions too, none denied: the exports' rows and totals without them.
+      const exports = audit.sessions.filter((row) => !("agent" in row));
+      expect(audit.sessions.length - exports.length).toBe(3);
+      await expectAgreesWithReplay(
+        { ...audit, sessions: exports, totals: { ...audit.totals, sessions: audit.totals.sessions - 4 } },
+        files,
+      );
       // Every export here is its own session (each review fixture has its own id; the e2e
       // recordings are each a run of their own): 87 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
       expect(keptFiles(files)).toHaveLength(87);
-      expect(audit.totals.sessions).toBe(87);
+      // …and the four Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
+      expect(audit.totals.sessions).toBe(87 + 4);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
-      const skipped = lines.filter((l) => !l.startsWith("duplicate session "));
+      // The README.md of fixtures/claude-code and fixtures/codex are passed over, not read.
+      expect(lines.filter((l) => l.startsWith("passed over "))).toEqual([
+        "passed over 2 files in the folders given: only *.json and *.jsonl files are read there",
+      ]);
+      const skipped = lines.filter((l) => !l.startsWith("duplicate session ") && !l.startsWith("passed over "));
       expect(skipped).toHaveLength(NOT_EXPORTS.length);
       expect(skipped.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(NOT_EXPORTS.map((n) => `skipped ${join(FIXTURES, n)}`));
       const child = audit.sessions.find((s) => s.sessionID === "ses_child")!;
@@ -593,7 +605,7 @@ describe("audit: usage and input errors exit 2 with one line", () => {
     const { code, stdout, stderr } = await cli(["audit", dir]);
     expect([code, stdout]).toEqual([2, ""]);
     expect(stderr.split("\n").filter(Boolean)).toEqual([
-      "passed over 1 file in the folders given: only *.json files are read there",
+      "passed over 1 file in the folders given: only *.json and *.jsonl files are read there",
       `skipped ${join(dir, "notes.json")}: is not valid JSON (Unexpected token 'o', "not an export" is not valid JSON); truncated or not an export?`,
       "opencode-compaction-guard: nothing to audit: no opencode session export in the folder given (each file passed over is named above)",
     ]);
@@ -705,7 +717,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 93/93 files");
+        expect(stream.text).toContain(" 97/97 files"); // 93 exports and 4 transcripts
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }

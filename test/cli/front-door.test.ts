@@ -195,7 +195,7 @@ describe("audit's inputs", () => {
     copyFileSync(HEALTHY, join(dir, "export.txt"));
     const run = await cli(["audit", dir, ...LIMITS, "--json"]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe("passed over 3 files in the folders given: only *.json files are read there\n");
+    expect(run.stderr).toBe("passed over 3 files in the folders given: only *.json and *.jsonl files are read there\n");
     expect(JSON.parse(run.stdout).totals.sessions).toBe(2);
     // A file named on the command line is read whatever its name.
     const named = await cli(["audit", join(dir, "export.txt"), ...LIMITS, "--json"]);

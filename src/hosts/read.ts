@@ -1,0 +1,78 @@
+/**
+ * Which agent wrote a transcript, told by its content (never its name), and reading it as a
+ * session `replay` and `audit` take. Pure.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { isRecord } from "../shared/record.js";
+import { readClaudeCode } from "./claude-code/index.js";
+import { readCodex } from "./codex/index.js";
+import type { TranscriptAgent, TranscriptSession } from "./transcript.js";
+
+/** Lines looked at to tell the agent: the first records of either format say it. */
+const LOOK_LINES = 50;
+
+/**
+ * The agent whose transcript `text` is, from its first records: Codex's `{ type, payload }`
+ * envelope (`session_meta`, `response_item`, `event_msg`, `compacted`, `turn_context`), or
+ * Claude Code's records (`type` user / assistant / system / summary with `sessionId`, `uuid`
+ * or `message`). Null for anything else (an opencode export is one JSON object with `info`).
+ */
+export function transcriptAgent(text: string): TranscriptAgent | null {
+  let start = 0;
+  for (let n = 0; n < LOOK_LINES && start < text.length; n++) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    if (line === "" || line[0] !== "{") continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      // The first line of an opencode export pretty-printed over many lines ("{") lands here too.
+      continue;
+    }
+    if (!isRecord(record) || typeof record.type !== "string" || "info" in record) continue;
+    if (isRecord(record.payload) && ["session_meta", "response_item", "event_msg", "compacted", "turn_context"].includes(record.type))
+      return "codex";
+    if (
+      ["user", "assistant", "system", "summary", "file-history-snapshot"].includes(record.type) &&
+      (typeof record.sessionId === "string" || typeof record.uuid === "string" || isRecord(record.message))
+    )
+      return "claude-code";
+  }
+  return null;
+}
+
+/**
+ * Reads `text` as the transcript of the agent that wrote it.
+ * @param fallbackID the session id when the file names none (its file name).
+ * @returns the session, or null when `text` is no agent's transcript.
+ * @throws TranscriptError when it starts like one but nothing in it is a record of that agent.
+ */
+export function readTranscript(text: string, fallbackID: string): TranscriptSession | null {
+  const agent = transcriptAgent(text);
+  return agent === "codex" ? readCodex(text, fallbackID) : agent === "claude-code" ? readClaudeCode(text, fallbackID) : null;
+}
+
+/**
+ * What a deny means for a session of `agent`, in one line: these agents have no synthetic
+ * continue turn to deny; they go on in the same turn after compacting.
+ */
+export function agentNote(agent: string): string {
+  const name = agent === "codex" ? "Codex" : agent === "claude-code" ? "Claude Code" : agent;
+  return (
+    `${name} transcript: ${name} has no continue turn; it goes on in the same turn after compacting. ` +
+    'Read "continue turn" as that going on: at a deny, the guard would have stopped the turn there (docs/audit.md).'
+  );
+}
+
+/**
+ * The folder where `agent` keeps its transcripts: Claude Code's `$CLAUDE_CONFIG_DIR/projects`
+ * (default `~/.claude/projects`), Codex's `$CODEX_HOME/sessions` (default `~/.codex/sessions`).
+ */
+export function agentFolder(agent: TranscriptAgent, env: Readonly<Record<string, string | undefined>>): string {
+  if (agent === "codex") return join(env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+  return join(env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "projects");
+}
