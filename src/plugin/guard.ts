@@ -21,6 +21,8 @@ import { createStopNotes } from "./stop-note.js";
 import { createToolLoopHooks } from "./tool-loop.js";
 import { createV2Runner } from "./v2-runner.js";
 import { createBackoff, type BackoffDeps } from "./backoff.js";
+import { createGuardCommand } from "./command.js";
+import { switchedOffLogMessage } from "./guard-command.js";
 
 /** The `service` of every log line the guard writes (`client.app.log`). */
 export const SERVICE = "compaction-guard";
@@ -320,6 +322,18 @@ export function createGuard(
   /** A per-step read: the newest `count` messages, or undefined when this step reads nothing (backed off). Never rejects. */
   const readForStep = (sessionID: string, count: number): Promise<unknown[] | undefined> =>
     backoff.step(sessionID, () => readMessages(sessionID, count, stepTimeoutMs));
+  /** `/guard` and the per-session switch (./command.ts). */
+  const command = createGuardCommand({
+    client,
+    resolved,
+    directory,
+    log,
+    limit,
+    timeoutMs: messagesTimeoutMs,
+    reserved: readReserved,
+    backoff,
+    stepTimeoutMs,
+  });
 
   /** The tool-loop check's hooks (plugin/tool-loop.ts): they share this guard's log, timeouts and notes. */
   const toolLoop = createToolLoopHooks({
@@ -359,6 +373,8 @@ export function createGuard(
       const reserved = readReserved();
       const sessionInfo = readSession(sessionID);
       const data = await readMessages(sessionID, limit, messagesTimeoutMs);
+      const switched = await command.modeOf(sessionID, data, data.length < limit);
+      if (switched === "off") return void (await log("info", switchedOffLogMessage(sessionID), { sessionID }));
       const timeline = buildTimeline(data);
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
@@ -387,7 +403,7 @@ export function createGuard(
         if (settings.notify !== "off") await log("info", allowLogMessage(sessionID, verdict, index), extra);
         return;
       }
-      const observe = settings.mode === "observe";
+      const observe = switched ? switched === "observe" : settings.mode === "observe";
       if (!observe) output.enabled = false;
       if (settings.notify === "off") return;
       const session = sessionLabel(sessionID, title);
@@ -463,7 +479,8 @@ export function createGuard(
     await notes.dispose();
   };
 
-  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose };
+  const hooks: Hooks = { "experimental.compaction.autocontinue": autocontinue, event, dispose, config: command.config };
+  hooks["command.execute.before"] = command.before;
   if (settings.prevent) {
     const compacting = prevention["experimental.session.compacting"];
     const transform = prevention["experimental.chat.messages.transform"];
@@ -471,8 +488,8 @@ export function createGuard(
     if (transform) hooks["experimental.chat.messages.transform"] = owned("prevention", transform);
   }
   if (settings.toolLoop !== "off") {
-    hooks["tool.execute.after"] = owned("tool-loop", toolLoop.after);
-    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned("tool-loop", toolLoop.before);
+    hooks["tool.execute.after"] = owned("tool-loop", command.unlessOff(toolLoop.after));
+    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned("tool-loop", command.unlessOff(toolLoop.before));
   }
   return hooks;
 }
