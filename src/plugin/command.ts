@@ -64,8 +64,8 @@ export interface GuardCommand {
   /**
    * The session's switch, or undefined when none was set (the settings apply). Read from
    * `newest` (the caller's bounded read, oldest first; `whole`: it is the whole session) when
-   * it holds one, else from the session (first its newest `limit` messages, then all of them),
-   * once per session; cached. Never rejects: a failed read counts as no switch, with one warn line.
+   * it holds one, else from the whole session (one more read, unless `whole`), once per session;
+   * cached. Never rejects: a failed read counts as no switch (cached too), with one warn line.
    */
   readonly modeOf: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
   /**
