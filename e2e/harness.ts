@@ -151,7 +151,7 @@ interface Finished {
  * Run opencode in its own process group; on timeout, kill the whole group. After a normal
  * exit, stragglers left in the group (tool subprocesses) are killed too.
  */
-function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number, stdoutFd?: number): Promise<Finished> {
+export function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number, stdoutFd?: number): Promise<Finished> {
   const started = performance.now();
   const child = spawn(sandbox.opencodeBin, args, {
     cwd: sandbox.project,
@@ -243,7 +243,7 @@ function classifyEnding(f: Finished, errors: string[], decisions: LiveDecision[]
  * Standard output goes to a file: opencode 1.18.33 can cut `export` short at 64–128 KiB
  * when it writes to a pipe (../shared/opencode-notes.md).
  */
-async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: number): Promise<SessionExport> {
+export async function exportSession(sessionID: string, sandbox: Sandbox, timeoutMs: number): Promise<SessionExport> {
   const file = join(sandbox.root, `export-${sessionID}.json`);
   const handle = await open(file, "w");
   let f: Finished;
@@ -362,7 +362,7 @@ function subagentSessions(exp: SessionExport | null): string[] {
 }
 
 /** `opencode run` arguments for one prompt, optionally in an existing session. */
-function runArgs(prompt: string, session?: string): string[] {
+export function runArgs(prompt: string, session?: string): string[] {
   return ["run", "--print-logs", "--format", "json", "--model", "fake/fakemodel", ...(session ? ["--session", session] : []), prompt];
 }
 

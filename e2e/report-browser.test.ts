@@ -8,16 +8,15 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditSession, auditTotals, isListed } from "../src/audit/audit.js";
-import type { SessionData } from "../src/decide/replay.js";
 import type { AuditReport } from "../src/audit/types.js";
-import { buildTimeline } from "../src/hosts/opencode/v1.js";
+import { readExport } from "../src/sessions/export.js";
 import { usableContext, type ModelLimits } from "../src/decide/opencode-facts.js";
 import { renderHtmlReport } from "../src/report/html.js";
 import { sessionSeries } from "../src/audit/series.js";
@@ -54,9 +53,9 @@ const AS_RECORDED = { ...DEFAULT_SETTINGS, predict: false };
 async function buildReport(): Promise<AuditReport> {
   const sessions = [];
   for (const { file, limits } of SESSIONS) {
-    const session = JSON.parse(await readFile(join(ROOT, file), "utf8")) as SessionData;
-    const { row, replay } = auditSession(session, file, { settings: AS_RECORDED, limits });
-    const series = sessionSeries(buildTimeline(session.messages), replay, usableContext(limits), { id: row.sessionID, title: row.title });
+    const session = await readExport(join(ROOT, file));
+    const { row, replay, timeline } = auditSession(session, file, { settings: AS_RECORDED, limits });
+    const series = sessionSeries(timeline, replay, usableContext(limits), { id: row.sessionID, title: row.title });
     sessions.push({ row, series });
   }
   return {

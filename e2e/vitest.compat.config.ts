@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   root: fileURLToPath(new URL("..", import.meta.url)),
   test: {
-    include: ["e2e/compat.spec.ts"],
+    include: ["e2e/compat.spec.ts", "e2e/guard-command.compat.spec.ts"],
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 900_000,

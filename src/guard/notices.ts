@@ -97,7 +97,7 @@ function repeatSummary(e: Evidence["repeated-tool-call"]): string {
 }
 
 /** What an allowed verdict saw, in a few words: the longest repeat and the previous compaction's cut. */
-function allowedBecause(verdict: Verdict): string {
+export function allowedBecause(verdict: Verdict): string {
   const noProgress = verdict.evidence["no-progress"];
   const progress =
     noProgress.status === "measured"

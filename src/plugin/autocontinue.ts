@@ -13,6 +13,7 @@ import type { GuardSettings } from "../decide/settings.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { elapsedSince, reason } from "../guard/host.js";
 import { respond } from "../guard/respond.js";
+import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
 import type { DecisionRegistry } from "./registry.js";
 import type { StopNotes } from "./stop-note.js";
 import { v1Timeline } from "./timelines.js";
@@ -32,6 +33,11 @@ export interface AutocontinueDeps {
   readonly messagesTimeoutMs: number;
   /** Shared by every copy of the guard in the process: each compaction is decided once. */
   readonly registry: DecisionRegistry | undefined;
+  /**
+   * The session's `/guard` switch (./command.ts), found in `newest` (the messages just read)
+   * or else in the whole session when `whole` is false; undefined when never switched.
+   */
+  readonly modeOf?: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
 }
 
 /** Builds the hook. It never throws; any failure is one warn line and opencode's own behaviour. */
@@ -48,6 +54,8 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
       const reserved = host.readReserved();
       const sessionInfo = host.readSession(sessionID);
       const data = await host.readMessages(sessionID, limit, deps.messagesTimeoutMs);
+      const switched = await deps.modeOf?.(sessionID, data, data.length < limit);
+      if (switched === "off") return void (await host.log("info", switchedOffLogMessage(sessionID), { sessionID }));
       const timeline = v1Timeline(data);
       const point = findDecisionPoint(timeline, hookInput?.message?.id);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
@@ -104,7 +112,8 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
               variant: typeof model?.variant === "string" ? model.variant : undefined,
             }),
         },
-        settings,
+        // `/guard on` or `/guard observe` in this session overrides the mode setting.
+        switched === undefined ? settings : { ...settings, mode: switched === "observe" ? "observe" : "enforce" },
         { sessionID, index, title, extra },
       );
     } catch (error) {

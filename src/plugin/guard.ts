@@ -21,6 +21,7 @@ import { createStopNotes } from "./stop-note.js";
 import { createToolLoopHooks } from "./tool-loop.js";
 import { createV1Host } from "./v1-host.js";
 import { createV2Runner } from "./v2-runner.js";
+import { createGuardCommand } from "./command.js";
 
 export { SERVICE } from "./v1-host.js";
 export { DecisionRegistry, HookOwners } from "./registry.js";
@@ -115,6 +116,19 @@ export function createGuard(
     mirror.newest(sessionID, count) ??
     mirror.seed(sessionID, count, () => backoff.step(sessionID, () => host.readMessages(sessionID, count, stepTimeoutMs)));
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
+  /** `/guard` and the per-session switch (./command.ts). */
+  const command = createGuardCommand({
+    client: input.client,
+    resolved,
+    directory,
+    log,
+    limit,
+    timeoutMs: messagesTimeoutMs,
+    reserved: host.readReserved,
+    backoff,
+    stepTimeoutMs,
+    readRecent: (sessionID) => readForStep(sessionID, limit),
+  });
   const toolLoop = createToolLoopHooks({
     settings,
     directory,
@@ -154,20 +168,30 @@ export function createGuard(
   });
 
   const hooks: Hooks = {
-    "experimental.compaction.autocontinue": createAutocontinueHandler({ settings, host, notes, directory, messagesTimeoutMs, registry }),
+    "experimental.compaction.autocontinue": createAutocontinueHandler({
+      settings,
+      host,
+      notes,
+      directory,
+      messagesTimeoutMs,
+      registry,
+      modeOf: command.modeOf,
+    }),
     event: createEventHandler({ notes, toolLoop, v2, mirror }),
     dispose: async () => {
       owners?.leave(self);
       await notes.dispose();
     },
+    config: command.config,
+    "command.execute.before": command.before,
   };
   if (settings.prevent) {
     hooks["experimental.session.compacting"] = owned(owners, self, "prevention", prevention.compacting);
     hooks["experimental.chat.messages.transform"] = owned(owners, self, "prevention", prevention.transform);
   }
   if (settings.toolLoop !== "off") {
-    hooks["tool.execute.after"] = owned(owners, self, "tool-loop", toolLoop.after);
-    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned(owners, self, "tool-loop", toolLoop.before);
+    hooks["tool.execute.after"] = owned(owners, self, "tool-loop", command.unlessOff(toolLoop.after));
+    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned(owners, self, "tool-loop", command.unlessOff(toolLoop.before));
   }
   return hooks;
 }

@@ -50,7 +50,7 @@ describe("two copies on one client", () => {
     expect(warnLines(fake.logs)).toEqual([
       "compaction-guard: tool loop in session ses_twice: the same bash call (echo hi) returned the same result 3 times with nothing else done in between; the model was told to change approach or stop",
     ]);
-    // The second copy read nothing; the first read once, then followed the session's events.
+    // The second copy read nothing; the first read once, then followed the session's events (the /guard switch too).
     expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
   });
 

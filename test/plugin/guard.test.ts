@@ -48,6 +48,8 @@ describe("the plugin module", () => {
       "experimental.compaction.autocontinue",
       "event",
       "dispose",
+      "config",
+      "command.execute.before",
       "experimental.session.compacting",
       "experimental.chat.messages.transform",
       "tool.execute.after",
@@ -57,15 +59,17 @@ describe("the plugin module", () => {
       "experimental.compaction.autocontinue",
       "event",
       "dispose",
+      "config",
+      "command.execute.before",
       "tool.execute.after",
       "tool.execute.before",
     ]);
   });
 
-  it("with prevent: false and toolLoop: off, has only the compaction hooks", async () => {
+  it("with prevent: false and toolLoop: off, has only the compaction hooks and /guard", async () => {
     const fake = fakeClient(() => ({ data: [] }));
     const hooks = await plugin.server({ client: fake.client } as never, { prevent: false, toolLoop: "off" });
-    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose"]);
+    expect(Object.keys(hooks)).toEqual(["experimental.compaction.autocontinue", "event", "dispose", "config", "command.execute.before"]);
   });
 });
 
