@@ -36,6 +36,10 @@ const CHECK_ONLY = /^(?:--check\S*|-c|--diff|-l|--list-different|-d)$/;
 /** Words that run the command after them: `env X=1 cmd`, `time cmd`, `xargs cmd`. */
 const PREFIXES = new Set(["env", "command", "time", "nice", "nohup", "sudo", "xargs", "exec"]);
 
+/** `table[key]` when `key` is the table's own (a program named `valueOf` or `__proto__` is not in it). */
+const ownValue = <T>(table: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
+
 /**
  * Reading verbs of programs that also change things, as paths of words after the program
  * (flags and their values skipped): `git log`, `gh pr view`, `kubectl rollout status`.
@@ -214,7 +218,7 @@ function commandKind(words: readonly string[]): CommandKind {
   const program = words[at]!.replace(/^.*\//, "");
   const rest = words.slice(at + 1);
   const writing = OWN_MEANING.has(program) ? WRITING_EVERYWHERE : WRITING_FLAG;
-  const own = PROGRAM_WRITING_FLAG[program];
+  const own = ownValue(PROGRAM_WRITING_FLAG, program);
   if (rest.some((word) => writing.test(word) || own?.test(word))) return "effect";
   if (program === "git" && operands(rest, 0)[0] === "branch") return operands(rest, 0).length === 1 ? "read" : "effect";
   if (READING_PROGRAMS.has(program)) return "read";
@@ -226,12 +230,12 @@ function commandKind(words: readonly string[]): CommandKind {
     const query = rest.find((word, i) => i > 0 && /^(?:-c|--command|-e|--execute)$/.test(rest[i - 1]!)) ?? rest.at(-1);
     return query !== undefined && READ_QUERY.test(query) && !/;\s*\S/.test(query.trim().replace(/;\s*$/, "")) ? "read" : "effect";
   }
-  const verbs = READING_VERBS[program];
+  const verbs = ownValue(READING_VERBS, program);
   const path = operands(rest, 0);
   if (verbs?.some((verb) => verb.split(" ").every((part, i) => (part.startsWith("-") ? rest.includes(part) : path[i] === part)))) {
     return CHECK_WORD.test(path[0] ?? "") && path[0] !== "status" ? "check" : "read";
   }
-  for (const verb of PASSTHROUGH[program] ?? []) {
+  for (const verb of ownValue(PASSTHROUGH, program) ?? []) {
     const parts = verb === "" ? [] : verb.split(" ");
     const from = parts.length === 0 ? rest.findIndex((word) => !word.startsWith("-")) : rest.indexOf(parts[0]!);
     if (from === -1 || !parts.every((part, i) => rest[from + i] === part)) continue;

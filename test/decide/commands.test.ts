@@ -51,6 +51,11 @@ describe("commandRole: the verb decides, not the noun", () => {
     ["psql -c 'select count(*) from jobs'", "read"],
     ["psql -c 'delete from jobs'", "effect"],
     ["wget https://example.com/file.tar.gz", "effect"],
+    // Programs named like Object.prototype's members are programs like any other.
+    ["valueOf x", "effect"],
+    ["__proto__ status", "effect"],
+    ["constructor log --oneline", "effect"],
+    ["toString", "effect"],
   ])("%s: %s", (command, kind) => {
     expect(commandRole(command)).toBe(kind);
   });
