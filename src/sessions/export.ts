@@ -327,13 +327,21 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
   // `opencode export <id> > file 2>&1` puts opencode's progress line first: skip it.
   const progress = PROGRESS_LINE.exec(text);
   const body = progress ? text.slice(progress[0].length) : text;
-  const transcript = transcriptSession(body, name);
-  if (transcript) return transcript;
+  // One JSON document (an export, a V2 session) is parsed once; a transcript (JSONL, one
+  // record a line) fails to parse as one document at its second line.
   let json: unknown;
+  let notJson: Error | undefined;
   try {
     json = JSON.parse(body);
   } catch (error) {
-    const reason = (error as Error).message.split("\n")[0]!;
+    notJson = error as Error;
+  }
+  if (notJson !== undefined || (isRecord(json) && typeof json.type === "string" && !("info" in json))) {
+    const transcript = transcriptSession(body, name);
+    if (transcript) return transcript;
+  }
+  if (notJson !== undefined) {
+    const reason = notJson.message.split("\n")[0]!;
     throw new ExportError(notJsonMessage(name, reason, text, body, size - (progress ? Buffer.byteLength(progress[0]) : 0)));
   }
   return parseExport(json, name);

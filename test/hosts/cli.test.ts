@@ -43,6 +43,15 @@ describe("replay", () => {
     }
   });
 
+  it("a transcript of one line (which parses as one JSON document) is still read as the agent's", async () => {
+    const dir = tempDir("hosts-cli-");
+    const first = readFileSync(join(FIXTURES, "codex/codex-0.144.1-context-compacted.jsonl"), "utf8").split("\n")[0]!;
+    writeFileSync(join(dir, "one.jsonl"), `${first}\n`);
+    const { code, out } = await run(["replay", join(dir, "one.jsonl"), "--json"]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ sessionID: "root-session", compactions: [] });
+  });
+
   it("a .jsonl that is no agent's transcript is one line, exit 2", async () => {
     const dir = tempDir("hosts-cli-");
     writeFileSync(join(dir, "x.jsonl"), '{"a":1}\n{"b":2}\n');
