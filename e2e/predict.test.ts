@@ -62,7 +62,7 @@ describe("the fixed point with counted tokens (AGENTS.md over the usable context
       // The whole run: a title, the one step, the one summary.
       expect(r.requests.map((q) => q.kind).sort()).toEqual(["chat", "compaction", "title"]);
       expect(r.decisions[0]!.message).toMatch(
-        /cannot-make-room: compaction cannot get this session under the usable context: the system prompt and tools alone are ~\d{2},\d{3} tokens, the summary \d+ tokens, the kept tail nothing, against a usable context of 14,000 tokens/,
+        /cannot-make-room: compaction cannot get this session under the usable context: the system prompt and tools alone are ~\d{2},\d{3} tokens, the summary \d+ tokens, no recent messages kept, against a usable context of 14,000 tokens/,
       );
     },
   );

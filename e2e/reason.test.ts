@@ -89,7 +89,7 @@ describe("after the deny (the first `opencode run`)", () => {
       compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: denied.messageID },
     });
     const [first, session, why, next, whose] = part.text!.split("\n");
-    expect(first).toBe(`${NOTE_START} 2: opencode's continue turn was skipped.`);
+    expect(first).toBe(`${NOTE_START} 2: opencode did not send its automatic continue message, so the model stopped.`);
     // Named by its title once opencode has one (the scripted title answer comes first).
     expect([`Session: "Fake title" (${run.sessionID})`, `Session: ${run.sessionID}`]).toContain(session);
     // The evidence sentence and the next step are the warn line's own.

@@ -126,7 +126,9 @@ describe("the hook", () => {
     const preview = "curl …";
     expect(preview.length).toBeLessThanOrEqual(PREVIEW_MAX);
     expect(logs[0]!.message).toContain(`repeated-tool-call: the same bash call (${preview}) ran 3 times with the same result`);
-    expect(toasts[0]!.message).toBe("ses_secret stopped: the same bash call ran 3 times. Reply to go on; the log has the details.");
+    expect(toasts[0]!.message).toBe(
+      "ses_secret stopped: the same bash call ran 3 times. Reply to go on; the note in the session says why.",
+    );
     expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["compaction", "decision", "elapsedMs", "messageID", "rule", "sessionID"]);
   });
 

@@ -109,7 +109,7 @@ describe("the session is named", () => {
       /^compaction-guard stopped auto-continue in session "Fix the flaky deploy" \(ses_trust\) after compaction 2/,
     );
     expect(toasts[0]!.message).toBe(
-      '"Fix the flaky deploy" stopped: it redid the work from before the compaction. Reply to go on; the log has the details.',
+      '"Fix the flaky deploy" stopped: it redid the work from before the compaction. Reply to go on; the note in the session says why.',
     );
   });
 

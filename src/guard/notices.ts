@@ -56,7 +56,8 @@ const WORDS: Readonly<Record<StopKind, StopWords>> = {
     where: (session) => `in session ${session} after`,
     observed: "the continue turn was added",
     allowed: (sessionID) => `allowed auto-continue in session ${sessionID} after`,
-    headline: (compaction) => `Compaction loop stopped by compaction-guard after ${compaction}: opencode's continue turn was skipped.`,
+    headline: (compaction) =>
+      `Compaction loop stopped by compaction-guard after ${compaction}: opencode did not send its automatic continue message, so the model stopped.`,
     footer: "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
   },
   interrupt: {
@@ -119,13 +120,22 @@ const toastName = (sessionID: string, title: string | undefined): string => {
 
 /**
  * The TUI toast for a stopped loop: a title and two short sentences (what happened, what
- * to do), which wrap cleanly at 54–60 columns. The full evidence is in the warn line.
+ * to do, where the details are), which wrap cleanly at 54–60 columns.
+ *
+ * @param details where the full evidence is: `note` (the stop note the guard leaves in the
+ *   session) or `log` (only the warn line, where the host takes no note).
  */
-export function denialToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "warning" } {
+export function denialToast(
+  verdict: Verdict,
+  sessionID: string,
+  title?: string,
+  details: "note" | "log" = "note",
+): { title: string; message: string; variant: "warning" } {
   const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  const where = details === "note" ? "the note in the session says why" : "opencode's log says why";
   return {
     title: "Compaction loop stopped",
-    message: `${toastName(sessionID, title)} stopped: ${short}. Reply to go on; the log has the details.`,
+    message: `${toastName(sessionID, title)} stopped: ${short}. Reply to go on; ${where}.`,
     variant: "warning",
   };
 }

@@ -64,7 +64,9 @@ export async function respond(
   const title = await Promise.resolve(context.title).catch(() => undefined);
   const session = sessionLabel(sessionID, title);
   if (loop && settings.notify === "toast" && host.toast) {
-    await host.toast(observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title));
+    await host.toast(
+      observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log"),
+    );
   }
   await host.log(
     loop ? "warn" : "info",

@@ -38,7 +38,7 @@ function note(sessionID: string, after: number, ms: number, kind: string = GUARD
         sessionID,
         messageID: "msg_note",
         type: "text",
-        text: "Compaction loop stopped by compaction-guard after compaction 2: opencode's continue turn was skipped.",
+        text: "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
         ignored: true,
         metadata: { compaction_guard: { note: kind, rule: "no-progress" } },
       },

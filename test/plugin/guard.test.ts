@@ -99,7 +99,7 @@ describe("experimental.compaction.autocontinue", () => {
     expect(toasts).toHaveLength(1);
     expect(toasts[0]).toMatchObject({ title: "Compaction loop stopped", variant: "warning" });
     expect(toasts[0]!.message).toBe(
-      "ses_dd48353bdffeeLNjPk1FftaDqf stopped: compaction no longer frees context. Reply to go on; the log has the details.",
+      "ses_dd48353bdffeeLNjPk1FftaDqf stopped: compaction no longer frees context. Reply to go on; the note in the session says why.",
     );
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("warn");

@@ -102,11 +102,11 @@ describe("what the user is told", () => {
     );
     expect(denialToast(verdict, "ses_n", "Fix the build")).toEqual({
       title: "Compaction loop stopped",
-      message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the log has the details.',
+      message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the note in the session says why.',
       variant: "warning",
     });
     expect(denialToast(verdict, "ses_n").message).toBe(
-      "ses_n stopped: compaction no longer frees context. Reply to go on; the log has the details.",
+      "ses_n stopped: compaction no longer frees context. Reply to go on; the note in the session says why.",
     );
   });
 

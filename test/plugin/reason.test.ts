@@ -63,7 +63,7 @@ describe("the note's text (stopRecord)", () => {
     expect(verdict).toMatchObject({ decision: "deny", rule: "no-progress", severity: "warning" });
     const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2);
     expect(text.split("\n")).toEqual([
-      "Compaction loop stopped by compaction-guard after compaction 2: opencode's continue turn was skipped.",
+      "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
       `Session: "Fix the build" (${SESSION})`,
       `Why (no-progress): ${describeEvidence(verdict)}.`,
       `Next: ${nextSteps(verdict)}`,
@@ -77,7 +77,7 @@ describe("the note's text (stopRecord)", () => {
   it("names the compaction by id alone when its index is unknown, and the session by id without a title", () => {
     const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null);
     expect(text.split("\n").slice(0, 2)).toEqual([
-      "Compaction loop stopped by compaction-guard after compaction msg_22b7cb90b001Oacj8ldTaTA4T8: opencode's continue turn was skipped.",
+      "Compaction loop stopped by compaction-guard after compaction msg_22b7cb90b001Oacj8ldTaTA4T8: opencode did not send its automatic continue message, so the model stopped.",
       `Session: ${SESSION}`,
     ]);
   });
@@ -130,7 +130,9 @@ describe("when the guard stops a loop, it leaves the note once the session is id
     expect(part.time!.end).toBe(part.time!.start);
     // The same session label, evidence and next step as the warn line.
     const [first, named, why, next] = part.text!.split("\n");
-    expect(first).toBe("Compaction loop stopped by compaction-guard after compaction 2: opencode's continue turn was skipped.");
+    expect(first).toBe(
+      "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
+    );
     expect(named).toBe(`Session: "Fix the build" (${SESSION})`);
     const warn = logs[0]!.message;
     expect(warn).toContain(`no-progress: ${why!.replace(/^Why \(no-progress\): /, "")}`);

@@ -77,7 +77,10 @@ describe("respond: one path for every runtime", () => {
   });
 
   it.each<[StopKind, string]>([
-    ["continue-turn", "Compaction loop stopped by compaction-guard after compaction 2: opencode's continue turn was skipped."],
+    [
+      "continue-turn",
+      "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
+    ],
     ["interrupt", "Compaction loop stopped by compaction-guard at compaction 2: the session was interrupted."],
   ])("%s, a loop in enforce mode: halt, toast, warn line, note, in that order", async (stop, headline) => {
     expect(await run(stop, loop)).toEqual([

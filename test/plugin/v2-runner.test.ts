@@ -79,7 +79,7 @@ describe("V2 sessions in opencode 1.18.x, watched by the V1 plugin", () => {
     expect(fake.toasts).toEqual([
       {
         title: "Compaction loop stopped",
-        message: '"Fix the build" stopped: the same bash call ran 3 times. Reply to go on; the log has the details.',
+        message: `"Fix the build" stopped: the same bash call ran 3 times. Reply to go on; opencode's log says why.`,
         variant: "warning",
       },
     ]);

@@ -89,7 +89,7 @@ export const cannotMakeRoom = defineRule({
       if (e.status !== "predicted") return `cannot-make-room abstained (${e.reason})`;
       const pieces =
         `the system prompt and tools alone are ~${tokens(e.baseTokens)}, the summary ${tokens(e.summaryTokens)}, ` +
-        `the kept tail ${e.tailStartID === null ? "nothing" : `at least ${tokens(e.tailTokens)}`}`;
+        (e.tailStartID === null ? "no recent messages kept" : `the recent messages kept at least ${tokens(e.tailTokens)}`);
       return e.stalled === "reduction-below-minimum"
         ? `compaction cannot free enough context in this session: ${pieces}, at least ${tokens(e.predictedTokens - e.marginTokens)} ` +
             `against the ${tokens(e.triggerTokens)} it started from, less than the ${percent(e.minReduction)} cut needed to make progress`

@@ -39,7 +39,7 @@ describe("cannot-make-room", () => {
   it("says why in the user's terms", () => {
     expect(describeEvidence(at1(firstStepOver(7_000)))).toBe(
       "compaction cannot get this session under the usable context: the system prompt and tools alone are ~6,989 tokens, " +
-        "the summary 30 tokens, the kept tail nothing, against a usable context of 6,000 tokens, so every step would compact again",
+        "the summary 30 tokens, no recent messages kept, against a usable context of 6,000 tokens, so every step would compact again",
     );
   });
 
