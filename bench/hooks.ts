@@ -14,14 +14,18 @@
  *    with the guard and without it (the same loop, no hook called): with minus without is what
  *    the guard adds;
  * 2. the same with three sessions, one step of each in turn, one guard;
- * 3. `experimental.compaction.autocontinue` at compactions after the steps, each after
- *    {@link STEPS_BETWEEN_COMPACTIONS} more steps (it reads the newest 200 messages).
+ * 3. the `session.messages` calls the per-step hooks made (with a limit, for the whole
+ *    session) and the time the fake client took to answer them;
+ * 4. `experimental.compaction.autocontinue` (median, max; how many denied) at
+ *    {@link COMPACTIONS} compactions after the steps, each after
+ *    {@link STEPS_BETWEEN_COMPACTIONS} more steps (it reads the newest 200 messages), and of
+ *    it the time `session.messages` took to answer.
  *
  * Sessions: 400 steps of a different 45,000-byte bash output each, one automatic compaction
  * after the second; and 20,000 messages of history (cycles of 17 steps of 2,000-byte outputs
  * and a compaction) followed by the same 400 steps with 2,000-byte outputs.
  *
- * `tsx bench/hooks.ts` prints the tables; bench/index.ts calls {@link hooksBench}.
+ * `tsx bench/hooks.ts` prints the tables (about 15 s); bench/index.ts calls {@link hooksBench}.
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import { loadavg } from "node:os";
@@ -124,8 +128,10 @@ interface Times {
   decision: number[];
   /** Of each decision, the time `session.messages` took to answer. */
   decisionRead: number[];
+  /** Decisions that denied the continue turn. */
+  denied: number;
 }
-const noTimes = (): Times => ({ after: [], transform: [], events: [], step: [], decision: [], decisionRead: [] });
+const noTimes = (): Times => ({ after: [], transform: [], events: [], step: [], decision: [], decisionRead: [], denied: 0 });
 
 /** One run of a case: its guard's hooks (undefined: without the guard), its reads, its times. */
 interface Run {
@@ -175,8 +181,10 @@ async function compact(session: Session, { hooks, reads, times }: Run): Promise<
     await publish(hooks, [compaction, summary]);
     const input = { sessionID: session.id, agent: "build", model: { id: "m", providerID: "p", limit: LIMITS }, message: compaction.info };
     const readBefore = reads.ms;
-    times.decision.push(await timed(() => hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true })));
+    const output = { enabled: true };
+    times.decision.push(await timed(() => hooks["experimental.compaction.autocontinue"]!(input as never, output)));
     times.decisionRead.push(reads.ms - readBefore);
+    if (!output.enabled) times.denied += 1;
     await publish(hooks, [continueTurn]);
   }
   session.stored = session.messages.length;
@@ -204,7 +212,12 @@ async function runCase(c: Case, guard: boolean): Promise<{ times: Times; stepRea
   const all = [...sessions.values()];
   for (let s = 0; s < c.steps; s++) {
     // One automatic compaction early: every later request carries its continue turn.
-    if (s === 2) for (const session of all) await compact(session, { ...run, times: noTimes() });
+    if (s === 2) {
+      // Its decision's read is not a step's: taken out of the reads counted.
+      const before = { ...reads };
+      for (const session of all) await compact(session, { ...run, times: noTimes() });
+      Object.assign(reads, before);
+    }
     for (const session of all) await step(session, run);
   }
   const stepReads = { ...reads };
@@ -255,6 +268,7 @@ export async function hooksBench(): Promise<string> {
       c.label,
       formatInt(messages),
       formatInt(times.decision.length),
+      formatInt(times.denied),
       formatMs(median(times.decision)),
       formatMs(quantile(times.decision, 1)),
       formatMs(median(times.decisionRead)),
@@ -267,11 +281,11 @@ export async function hooksBench(): Promise<string> {
     `Hooks per step in one process (Node ${process.version}, load average ${load}; fake client: a structured clone of the newest query.limit messages):`,
     formatTable(["case", "hook", "calls", "median", "p99", "max"], steps),
     "",
-    "session.messages calls made by the per-step hooks (the rest came from the guard's mirror):",
+    "session.messages calls made by the per-step hooks in the 400 steps (the rest came from the guard's mirror):",
     formatTable(["case", "with a limit", "whole session", "time answering"], reads),
     "",
     `Compaction decisions (experimental.compaction.autocontinue; reads the newest 200 messages), ${COMPACTIONS} per session, ${STEPS_BETWEEN_COMPACTIONS} steps apart:`,
-    formatTable(["case", "messages at the end", "decisions", "median", "max", "read median"], decisions),
+    formatTable(["case", "messages at the end", "decisions", "denied", "median", "max", "read median"], decisions),
   ].join("\n");
 }
 
