@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: the end-to-end table (bench/e2e.ts), what the guard adds to a step in the
- * real opencode (bench/step-cost.ts), the speed tables against 0.4.0
- * (bench/speed.ts), then the scale tables (bench/scale.ts) and the audit of 1,000 sessions
- * (bench/audit.ts).
+ * real opencode (bench/step-cost.ts) and in one process, hooks alone (bench/hooks.ts), the
+ * speed tables against 0.4.0 (bench/speed.ts), then the scale tables (bench/scale.ts) and the
+ * audit of 1,000 sessions (bench/audit.ts).
  */
 import { auditBench } from "./audit.js";
 import { main as e2e } from "./e2e.js";
+import { hooksBench } from "./hooks.js";
 import { scaleBench } from "./scale.js";
 import { speedBench } from "./speed.js";
 import { stepCostBench, stepCostTable } from "./step-cost.js";
@@ -14,6 +15,7 @@ await e2e();
 console.log(
   `\nStep cost in the real opencode (400 steps, a different 45,000-byte tool output each):\n${stepCostTable(await stepCostBench(400))}`,
 );
+console.log(`\n${await hooksBench()}`);
 console.log(`\n${await speedBench()}`);
 console.log(`\n${await scaleBench()}`);
 console.log(`\n${await auditBench()}`);

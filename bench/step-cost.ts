@@ -11,7 +11,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { runScenario } from "../e2e/harness.js";
-import { formatMs, formatTable, median } from "../e2e/table.js";
+import { formatMs, formatTable, median, quantile } from "../e2e/table.js";
 
 /** Steps left out at the start: the session's first steps and the compaction. */
 const WARM_UP = 6;
@@ -26,12 +26,6 @@ export interface StepCostRow {
   p99Ms: number | null;
   maxMs: number | null;
 }
-
-const quantile = (values: readonly number[], q: number): number | null => {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-};
 
 /**
  * Runs step-cost without the guard, with this build's guard, and with each build in `others`.
