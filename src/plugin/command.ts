@@ -242,15 +242,29 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     }
   };
 
-  /** The switch for a tool-time hook: cached, else found in the per-step read (undefined while backed off). */
+  /** Sessions whose whole history is being read for the switch, off the steps' time. */
+  const reading = new Set<string>();
+  /**
+   * The switch for a tool-time hook: cached, else found in the per-step read (undefined while
+   * backed off). In a session longer than that read and without a switch in it, the whole
+   * history is read once in the background (the switch may be older); until it is, the
+   * settings apply.
+   */
   const stepMode = async (sessionID: string): Promise<SessionMode | null | undefined> => {
     const cached = modes.get(sessionID);
     if (cached !== undefined || deps.backoff.backedOff()) return cached;
     const recent = await deps.readRecent(sessionID);
     if (recent === undefined) return undefined;
-    const mode = await deps.backoff.step(sessionID, () => lookUp(sessionID, recent, recent.length < deps.limit, deps.stepTimeoutMs));
-    if (mode !== undefined) remember(sessionID, mode);
-    return mode;
+    const found = findSwitch(recent)?.mode ?? null;
+    if (found !== null || recent.length < deps.limit) {
+      remember(sessionID, found);
+      return found;
+    }
+    if (!reading.has(sessionID)) {
+      reading.add(sessionID);
+      void modeOf(sessionID, recent, false).finally(() => reading.delete(sessionID));
+    }
+    return undefined;
   };
 
   const unlessOff: GuardCommand["unlessOff"] = (hook) => async (input, output) => {

@@ -172,6 +172,39 @@ describe("the per-session switch", () => {
     ]);
   });
 
+  it("at tool time, a switch older than the per-step read is read in the background: the step does not wait for the whole session", async () => {
+    const messages: Message[] = [...new SessionBuilder(SESSION).user().messages];
+    const first = await guardOver(messages);
+    await guard(first.hooks, "off");
+    const more = new SessionBuilder(SESSION);
+    for (let i = 0; i < 210; i++) more.step(bash(`echo ${i}`, `${i}\n`));
+    for (let i = 0; i < 3; i++) more.step(bash("make", "error 1"));
+    messages.push(...more.messages);
+    const restarted = await guardOver(messages);
+    // The whole-session read answers only when told to.
+    let answerWhole: () => void = () => {};
+    const answered = newestMessages(messages);
+    restarted.client.session.messages.mockImplementation(async (call: { path: { id: string }; query?: { limit?: number } }) => {
+      if (call.query?.limit === undefined) await new Promise<void>((resolve) => (answerWhole = resolve));
+      return answered(call.query ?? {});
+    });
+    const call = async () => {
+      const output = { title: "", output: "error 1", metadata: {} };
+      await restarted.hooks["tool.execute.after"]!({ tool: "bash", sessionID: SESSION, callID: "c", args: { command: "make" } }, output);
+      return output.output;
+    };
+    // The first step is checked with the settings while the whole session is read.
+    expect(await call()).toBe(`error 1${toolLoopNotice(4, false)}`);
+    expect(await call()).toContain("error 1");
+    const limits = () => restarted.client.session.messages.mock.calls.map((c) => (c[0] as { query?: { limit?: number } }).query?.limit);
+    expect(limits().filter((limit) => limit === undefined)).toHaveLength(1);
+    answerWhole();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Read: the switch (off) holds from now on.
+    expect(await call()).toBe("error 1");
+    expect(limits().filter((limit) => limit === undefined)).toHaveLength(1);
+  });
+
   it("/guard observe: the loop goes on, with the observe line", async () => {
     const messages = upToSummary(loop.messages, 2);
     const { hooks, logs } = await guardOver(messages, { predict: false });
