@@ -6,13 +6,13 @@
  * 1,200 px wide: the totals, the table and the first two charts.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PROJECT_ROOT } from "./sandbox.js";
 import { ensureE2eTools } from "./tools.js";
+import { ensureChromium } from "./chromium.js";
 
 /** The command docs/audit.md shows, after `node dist/cli/bin.js`; `audit.html` is written in a scratch folder. */
 export const PICTURE_ARGS = [
@@ -31,14 +31,12 @@ export const PICTURE_ARGS = [
 // playwright-core is one of the suite's own packages (e2e/package.json), installed when missing.
 ensureE2eTools();
 const { chromium } = await import("playwright-core");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(CHROMIUM)) execFileSync(join(PROJECT_ROOT, "e2e/install-chromium.sh"), { stdio: "inherit" });
 const dir = await mkdtemp(join(tmpdir(), "ocg-picture-"));
 try {
   // From the project root, as the command is shown: the page names the files as typed.
   const args = PICTURE_ARGS.map((a) => (a === "audit.html" ? join(dir, a) : a));
   execFileSync(process.execPath, ["dist/cli/bin.js", ...args], { cwd: PROJECT_ROOT, stdio: "inherit" });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  const browser = await chromium.launch({ executablePath: ensureChromium(), headless: true, args: ["--no-sandbox"] });
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 1 });
     await page.goto(pathToFileURL(join(dir, "audit.html")).href);

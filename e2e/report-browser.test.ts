@@ -6,14 +6,13 @@
  *
  * docs/audit-report.png is made by e2e/audit-picture.ts, from the command docs/audit.md shows.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_ARGS, ensureChromium } from "./chromium.js";
 import { auditSession, auditTotals, isListed } from "../src/audit/audit.js";
 import type { AuditReport } from "../src/audit/types.js";
 import { readExport } from "../src/sessions/export.js";
@@ -23,18 +22,6 @@ import { sessionSeries } from "../src/audit/series.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-/** This machine's network is closed: without these flags Chromium waits on connections it cannot make. */
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** The sessions of the report: real opencode runs (limits 8,000 / 2,000) and longer review sessions. */
 const E2E_LIMITS = { context: 8_000, output: 2_000 };
@@ -77,11 +64,10 @@ let context: BrowserContext;
 let dir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) execFileSync(join(ROOT, "e2e/install-chromium.sh"), { stdio: "inherit" });
   dir = await mkdtemp(join(tmpdir(), "cg-report-"));
   // A fresh profile in the temporary folder (playwright passes it as --user-data-dir).
   context = await chromium.launchPersistentContext(join(dir, "profile"), {
-    executablePath: CHROMIUM,
+    executablePath: ensureChromium(),
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1200, height: 900 },

