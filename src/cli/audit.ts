@@ -25,7 +25,7 @@ import { terminalSafe } from "../redact/terminal-safe.js";
 import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
 import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
-import { agentFolder } from "../hosts/read.js";
+import { agentFolder, agentName } from "../hosts/read.js";
 import {
   AUDIT_PARSE_OPTIONS,
   DECISION_FLAGS,
@@ -72,7 +72,7 @@ const AUDIT_FLAGS = [
 
 /** `audit --help`. */
 export const AUDIT_USAGE = [
-  "Usage: opencode-compaction-guard audit [<export.json | folder>...] [options]",
+  "Usage: opencode-compaction-guard audit [<export.json | transcript.jsonl | folder>...] [options]",
   "",
   "Decides every session exactly as `replay` does, and shows how often your sessions looped",
   "and what the guard would have saved: one row per session with at least one automatic",
@@ -83,15 +83,16 @@ export const AUDIT_USAGE = [
   "housekeeping, not a loop; what it saves is still counted). A session found in two files is",
   "counted once.",
   "",
-  "With paths: every `opencode export` file given or found in the folders (files that are not",
-  "exports are listed as skipped). With no path: every session of your own opencode (all",
-  "projects, subagents' sessions too), read through `opencode serve` on 127.0.0.1 with your",
-  "environment (XDG_DATA_HOME …), stopped afterwards. Each session is decided with what your",
-  "opencode knows outside any project: the limits it lists for the model that set off the",
-  "session's compactions, and compaction.reserved of your global config (a provider or setting",
-  "only in a project's opencode.json is not seen; a model opencode does not list leaves the",
-  "limits unknown). The limit flags and --reserved, when given, override these for every",
-  "session (with paths, they are the only source of limits).",
+  "With paths: every `opencode export` file and every Claude Code or Codex transcript (`.jsonl`)",
+  "given or found in the folders (files that are neither are listed as skipped). With no path:",
+  "every session of your own opencode (all projects, subagents' sessions too), read through",
+  "`opencode serve` on 127.0.0.1 with your environment (XDG_DATA_HOME …), stopped afterwards.",
+  "Each session is decided with what your opencode knows outside any project: the limits it",
+  "lists for the model that set off the session's compactions, and compaction.reserved of your",
+  "global config (a provider or setting only in a project's opencode.json is not seen; a model",
+  "opencode does not list leaves the limits unknown). The limit flags and --reserved, when",
+  "given, override these for every session (with paths, they are the only source of limits).",
+  "With --agent: every transcript in that agent's own folder.",
   "",
   "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
@@ -165,7 +166,9 @@ export async function runAudit(
       pathSignals = true;
     }
     source =
-      paths.length > 0 ? await exportFiles(paths, recursive) : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
+      paths.length > 0
+        ? await exportFiles(paths, recursive, agent !== undefined)
+        : await opencodeSessions(bin ?? "opencode", env, since, inputs, stopBar);
     for (const line of source.notes) err(`${terminalSafe(line)}\n`);
     if (progress.isTTY && source.total > 1) {
       // Loaded only to be drawn: a pipe or a file gets no bar.
@@ -198,7 +201,7 @@ export async function runAudit(
       );
     }
     if (paths.length > 0 && result.read === 0) {
-      throw new UsageError(await nothingToAudit(paths));
+      throw new UsageError(await nothingToAudit(paths, agent, result.skipped.length));
     }
     const printed = OUTPUT_FLAGS.find((r) => r.to === "stdout" && values[r.flag] === true) ?? REPORTS.find((r) => r.flag === null)!;
     out(`${await printed.render(result)}\n`);
@@ -245,9 +248,11 @@ function targetError(file: string, output: AuditOutput, error: unknown): UsageEr
 /**
  * The one line when none of the paths given held an export (each file passed over was
  * named on its own `skipped` line already): `nothing to audit: /x does not exist`, or `… the
- * folder given holds no opencode session export`.
+ * folder given holds no opencode session export`; with `agent` (`--agent`, `paths` is its
+ * folder): `nothing to audit: no Claude Code transcript in <folder>`.
+ * @param skipped how many files were passed over.
  */
-async function nothingToAudit(paths: readonly string[]): Promise<string> {
+async function nothingToAudit(paths: readonly string[], agent: string | undefined, skipped: number): Promise<string> {
   const kinds = await Promise.all(
     paths.map((p) =>
       stat(p).then(
@@ -258,6 +263,10 @@ async function nothingToAudit(paths: readonly string[]): Promise<string> {
   );
   if (kinds.every((k) => k === "missing"))
     return paths.length === 1 ? `nothing to audit: ${paths[0]!} does not exist` : "nothing to audit: none of the paths given exists";
+  if (agent !== undefined) {
+    const none = `nothing to audit: no ${agentName(agent)} transcript in ${paths[0]!}`;
+    return skipped > 0 ? `${none} could be read (each file passed over is named above)` : none;
+  }
   const folders = kinds.filter((k) => k === "folder").length;
   const files = kinds.length - folders;
   const given = [

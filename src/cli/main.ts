@@ -1,7 +1,8 @@
 /**
- * `opencode-compaction-guard replay <export.json | -> [flags]`: where would the guard have
- * stopped this session? Runs the same decision as the plugin at every automatic compaction
- * of an `opencode export` file (`--chart`: its context size per step under the table).
+ * `opencode-compaction-guard replay <export.json | transcript.jsonl | -> [flags]`: where would
+ * the guard have stopped this session? Runs the same decision as the plugin at every automatic
+ * compaction of an `opencode export` file or a Claude Code / Codex transcript (`--chart`: its
+ * context size per step under the table).
  * `opencode-compaction-guard audit …` (cli/audit.ts): the same decision over many sessions.
  *
  * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
@@ -31,6 +32,7 @@ import { fmt } from "../report/format.js";
 import { displayWidth } from "../report/terminal.js";
 import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
+import { shownToolName } from "../decide/ledger.js";
 import { readExport } from "../sessions/export.js";
 import { usableContext } from "../decide/opencode-facts.js";
 import { describeEvidence } from "../decide/explain.js";
@@ -56,12 +58,12 @@ const COMMANDS_USAGE = [
   helpLines(
     "replay <file | ->",
     "where would the guard have stopped this session? Decides every automatic compaction of an " +
-      "`opencode export` file as the plugin does (replay --help)",
+      "`opencode export` file, or of a Claude Code or Codex transcript (`.jsonl`), as the plugin does (replay --help)",
   ),
   helpLines(
     "audit [<path>...]",
     "how often did your sessions loop, and what did it cost? Every session of your own opencode, " +
-      "or every export among the files and folders given (audit --help)",
+      "or every export and Claude Code / Codex transcript among the files and folders given (audit --help)",
   ),
   helpLines("help [command]", "this help, or a command's"),
   helpLines("version", "print the version (also -v, --version)"),
@@ -73,11 +75,13 @@ const COMMANDS_USAGE = [
 
 /** `replay --help`. */
 const USAGE = [
-  "Usage: opencode-compaction-guard replay <export.json | -> [options]",
+  "Usage: opencode-compaction-guard replay <export.json | transcript.jsonl | -> [options]",
   "",
   "Replays a session exported with `opencode export <sessionID> > session.json` through the",
   "guard and shows, for every automatic compaction, whether the guard would have allowed the",
-  "synthetic continue turn.",
+  "synthetic continue turn. A Claude Code or Codex transcript (`.jsonl`, as the agent writes it",
+  "under ~/.claude/projects or ~/.codex/sessions) is read too: its compactions are decided the",
+  "same way (these agents have no continue turn; see docs/audit.md).",
   "",
   "With - it reads the export from standard input; but `opencode export` writes at most",
   "64–128 KiB into a pipe (1.18.33), so a real session arrives cut short: redirect it to a file.",
@@ -106,7 +110,7 @@ function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
   if (entries.length === 0) return "";
   const named = entries
     .slice(0, TOOL_LOOP_NAMED)
-    .map((e) => `step ${e.step} ${e.action} (${terminalSafe(e.tool)} ${terminalSafe(e.preview)}, run ${e.runs})`);
+    .map((e) => `step ${e.step} ${e.action} (${shownToolName(e.tool)} ${terminalSafe(e.preview)}, run ${e.runs})`);
   const more = entries.length > TOOL_LOOP_NAMED ? `, … and ${entries.length - TOOL_LOOP_NAMED} more` : "";
   return `tool loop: the guard would have acted at ${entries.length} call${entries.length === 1 ? "" : "s"}: ${named.join(", ")}${more}`;
 }
@@ -228,7 +232,7 @@ export async function main(
     const [command, file, ...extra] = positionals;
     if (command !== "replay")
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
-    if (file === undefined) throw new UsageError("replay needs an export file (or - for standard input)");
+    if (file === undefined) throw new UsageError("replay needs an export file or a transcript (or - for standard input)");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
     if (values.chart && values.json) throw new UsageError("--chart draws under the table; it does not go with --json");
 
@@ -239,6 +243,7 @@ export async function main(
     if (file !== "-" && (await stat(file).catch(() => null))?.isDirectory())
       throw new UsageError(`${file}: is a folder; replay reads one export file (audit ${file} reads every export in it)`);
     const session = await readExport(file);
+    if (session.passedOver !== undefined) err(`${terminalSafe(`warning: ${file === "-" ? "<stdin>" : file}: ${session.passedOver}`)}\n`);
     const unphysical = session.unphysicalTokens;
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
     const replayed = replaySession(session, { settings, limits, reserved });

@@ -14,7 +14,7 @@
  * the timeline before a given position, so the same history gives the same bytes.
  */
 import { previewCall } from "../redact/preview.js";
-import { redactSecrets } from "../redact/secrets.js";
+import { redactedStart } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
@@ -36,6 +36,9 @@ export const NOTE_NAMED_CALLS = 3;
 export const LOOKBACK_MESSAGES = 40;
 /** Longest tool name shown, characters (MCP names can be long). */
 const MAX_TOOL_NAME = 40;
+
+/** A tool's name as it is shown: secrets masked, terminal-safe, at most 40 characters; "?" when empty. */
+export const shownToolName = (tool: string): string => terminalSafe(redactedStart(tool, MAX_TOOL_NAME)).slice(0, MAX_TOOL_NAME) || "?";
 
 /** The first words of the continue note: how a reader (and the e2e model server) knows it. */
 export const NOTE_HEADER = "[compaction-guard note]";
@@ -142,7 +145,7 @@ export function completedCallsBefore(
         const shown = kind === "effect" ? "effect" : call.tool === "bash" ? "command" : "read";
         const file = shown === "read" ? targetFile(call) : null;
         found.set(key, {
-          tool: terminalSafe(redactSecrets(call.tool)).slice(0, MAX_TOOL_NAME) || "?",
+          tool: shownToolName(call.tool),
           preview: previewCall(call.tool, call.input, options.directory),
           outcome,
           kind: shown,

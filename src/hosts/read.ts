@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isRecord } from "../shared/record.js";
-import { readClaudeCode } from "./claude-code/index.js";
+import { isClaudeCodeMeta, readClaudeCode } from "./claude-code/index.js";
 import { readCodex } from "./codex/index.js";
 import type { TranscriptAgent, TranscriptSession } from "./transcript.js";
 
@@ -20,6 +20,7 @@ const LOOK_LINES = 50;
  */
 export function transcriptAgent(text: string): TranscriptAgent | null {
   let start = 0;
+  let claudeMeta = false;
   for (let n = 0; n < LOOK_LINES && start < text.length; n++) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
@@ -34,6 +35,12 @@ export function transcriptAgent(text: string): TranscriptAgent | null {
       continue;
     }
     if (!isRecord(record) || typeof record.type !== "string" || "info" in record) continue;
+    if (isClaudeCodeMeta(record)) {
+      // Not counted: a long session's file may start with many of these.
+      claudeMeta = true;
+      n -= 1;
+      continue;
+    }
     if (isRecord(record.payload) && ["session_meta", "response_item", "event_msg", "compacted", "turn_context"].includes(record.type))
       return "codex";
     if (
@@ -42,7 +49,7 @@ export function transcriptAgent(text: string): TranscriptAgent | null {
     )
       return "claude-code";
   }
-  return null;
+  return claudeMeta ? "claude-code" : null;
 }
 
 /**
@@ -56,12 +63,15 @@ export function readTranscript(text: string, fallbackID: string): TranscriptSess
   return agent === "codex" ? readCodex(text, fallbackID) : agent === "claude-code" ? readClaudeCode(text, fallbackID) : null;
 }
 
+/** An agent's name in words: `Claude Code`, `Codex`; any other name as it is. */
+export const agentName = (agent: string): string => (agent === "codex" ? "Codex" : agent === "claude-code" ? "Claude Code" : agent);
+
 /**
  * What a deny means for a session of `agent`, in one line: these agents have no synthetic
  * continue turn to deny; they go on in the same turn after compacting.
  */
 export function agentNote(agent: string): string {
-  const name = agent === "codex" ? "Codex" : agent === "claude-code" ? "Claude Code" : agent;
+  const name = agentName(agent);
   return (
     `${name} transcript: ${name} has no continue turn; it goes on in the same turn after compacting. ` +
     'Read "continue turn" as that going on: at a deny, the guard would have stopped the turn there (docs/audit.md).'

@@ -4,7 +4,7 @@
  */
 import type { AssistantEntry, Entry, ToolCall, UserEntry } from "../model/entry.js";
 import { timelineOf, type Timeline } from "../model/timeline.js";
-import { redactSecrets } from "../redact/secrets.js";
+import { redactedStart } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
 
 /** The agents whose transcripts `replay` and `audit` read besides opencode's exports. */
@@ -99,7 +99,7 @@ export function timeOf(value: unknown): number | undefined {
  * A session title: the first line of what a person asked, secrets masked (src/redact/secrets.ts;
  * unlike opencode's generated titles it is the person's own words), at most 80 characters.
  */
-export const titleOf = (text: string): string => redactSecrets((text.split("\n", 1)[0] ?? "").trim()).slice(0, 80);
+export const titleOf = (text: string): string => redactedStart((text.split("\n", 1)[0] ?? "").trim(), 80);
 
 /** `input` with its snake_case keys written in camelCase (`file_path` → `filePath`), the rules' vocabulary. */
 export function camelKeys(input: unknown): unknown {

@@ -20,4 +20,10 @@ export interface SessionData {
   readonly agent?: string;
   /** The context size (tokens) at which that agent compacts, when its transcript tells; absent for opencode. */
   readonly usable?: number | null;
+  /**
+   * What of the file was passed over, in words, when something was (a transcript's lines that
+   * are not JSON, its record kinds not read): `1 line is not JSON (torn or damaged; passed
+   * over); record kinds not read: x`. Absent when all of it was read.
+   */
+  readonly passedOver?: string;
 }

@@ -40,13 +40,57 @@ const LONG_TOKEN = /[A-Za-z0-9_+=-]{32,}/g;
 const ANY_SECRET = new RegExp([...SECRET_PATTERNS.map(([pattern]) => pattern.source), LONG_TOKEN.source].join("|"), "i");
 
 /**
+ * Longest run of non-whitespace characters the patterns are run over, characters: their
+ * repetitions (`{32,}`) overflow V8's backtracking stack on runs of a few million characters
+ * ("Maximum call stack size exceeded").
+ */
+const MAX_RUN = 1 << 20;
+
+/**
+ * `text` with every run of more than {@link MAX_RUN} non-whitespace characters replaced by
+ * `[redacted]` whole: nothing in such a run is shown, nothing around it changes.
+ */
+function maskLongRuns(text: string): string {
+  const pieces: string[] = [];
+  const space = /\s+/g;
+  let run = 0;
+  let kept = 0;
+  for (;;) {
+    const found = space.exec(text);
+    const end = found ? found.index : text.length;
+    if (end - run > MAX_RUN) {
+      pieces.push(text.slice(kept, run), "[redacted]");
+      kept = end;
+    }
+    if (!found) break;
+    run = found.index + found[0].length;
+  }
+  if (pieces.length === 0) return text;
+  pieces.push(text.slice(kept));
+  return pieces.join("");
+}
+
+/**
  * Masks secret-shaped substrings: `sk-…`, `ghp_…`, `Bearer …`, `api_key=…`, `--password …`,
  * credentials in URLs, `curl -u user:pass`, `mysql -p…`, JWTs, private keys, AWS key ids,
- * and any 32+ character run that mixes letters and digits.
+ * and any 32+ character run that mixes letters and digits; a run of more than 2^20
+ * (1,048,576) characters without whitespace is masked whole. Never throws, whatever the
+ * text's length.
  */
 export function redactSecrets(text: string): string {
-  if (!ANY_SECRET.test(text)) return text;
-  let out = text;
+  const bounded = text.length > MAX_RUN ? maskLongRuns(text) : text;
+  if (!ANY_SECRET.test(bounded)) return bounded;
+  let out = bounded;
   for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
   return out.replace(LONG_TOKEN, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? "[redacted]" : run));
 }
+
+/** Characters of a text {@link redactedStart} reads. */
+const START_READ = 1000;
+
+/**
+ * The first `max` characters (at most a few hundred) of `text` as {@link redactSecrets}
+ * would show them, reading only its first 1,000 characters: a secret that starts in the part
+ * shown and runs on past `max` is still masked.
+ */
+export const redactedStart = (text: string, max: number): string => redactSecrets(text.slice(0, START_READ)).slice(0, max);

@@ -290,9 +290,19 @@ function readRegularFile(path: string, name: string, limits: ReadLimits): Buffer
  *   not a regular file, unreadable, empty, too large for a JSON text or for the memory Node.js may use, not JSON
  *   (truncated, binary), or JSON of another shape. For a file that is not JSON it says what
  *   most likely went wrong (see {@link notJsonMessage}): an export cut off by a pipe, opencode's
- *   progress line or error output in the file.
+ *   progress line or error output in the file. Anything it did not expect (a bug) becomes an
+ *   ExportError too, naming the file ({@link unexpectedReadError}).
  */
 export async function readExport(path: string, limits: ReadLimits = {}): Promise<SessionData> {
+  try {
+    return await readAny(path, limits);
+  } catch (error) {
+    throw error instanceof ExportError ? error : unexpectedReadError(path === "-" ? "<stdin>" : path, error);
+  }
+}
+
+/** {@link readExport}, which may also throw what it did not expect. */
+async function readAny(path: string, limits: ReadLimits): Promise<SessionData> {
   const name = path === "-" ? "<stdin>" : path;
   let text: string;
   let size: number;
@@ -323,7 +333,7 @@ export async function readExport(path: string, limits: ReadLimits = {}): Promise
     if (code === "EACCES") throw new ExportError(`${name}: permission denied`);
     throw new ExportError(`${name}: cannot be read (${code ?? (error as Error).message})`);
   }
-  if (text.trim() === "") throw new ExportError(`${name}: is empty, expected an opencode export`);
+  if (text.trim() === "") throw new ExportError(`${name}: is empty, expected ${expectedOf(name)}`);
   // `opencode export <id> > file 2>&1` puts opencode's progress line first: skip it.
   const progress = PROGRESS_LINE.exec(text);
   const body = progress ? text.slice(progress[0].length) : text;
@@ -361,13 +371,42 @@ function transcriptSession(text: string, name: string): SessionData | undefined 
     throw error;
   }
   if (!read) return undefined;
+  const passedOver = passedOverOf(read.badLines, read.unknownRecords);
   return {
     info: { ...read.info, agent: read.agent },
     timeline: read.timeline,
     unphysicalTokens: 0,
     agent: read.agent,
     usable: read.usable,
+    ...(passedOver === undefined ? {} : { passedOver }),
   };
+}
+
+/** Record kinds named in {@link passedOverOf} before "and N more". */
+const KINDS_NAMED = 5;
+
+/**
+ * What a transcript reader passed over, in words (see `SessionData.passedOver`), or undefined
+ * when it read every line. Kinds are cut to 40 characters each; the caller makes it terminal-safe.
+ */
+function passedOverOf(badLines: number, kinds: readonly string[]): string | undefined {
+  const said: string[] = [];
+  if (badLines > 0) said.push(`${badLines === 1 ? "1 line is" : `${badLines} lines are`} not JSON (torn or damaged; passed over)`);
+  if (kinds.length > 0) {
+    const named = kinds.slice(0, KINDS_NAMED).map((kind) => kind.slice(0, 40));
+    const more = kinds.length > KINDS_NAMED ? ` and ${kinds.length - KINDS_NAMED} more` : "";
+    said.push(`record kinds not read: ${named.join(", ")}${more}`);
+  }
+  return said.length === 0 ? undefined : said.join("; ");
+}
+
+/**
+ * The ExportError for an error {@link readExport} did not expect (a bug) while reading
+ * `name`: one line that names the file, so that a caller reading many files can pass it over.
+ */
+export function unexpectedReadError(name: string, error: unknown): ExportError {
+  const said = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
+  return new ExportError(`${name}: internal error while reading it (${said}); please report it (see the README's "Report a bug")`);
 }
 
 /**
@@ -391,7 +430,7 @@ const visible = (text: string): string =>
  * - opencode's error output instead of an export (`Error: Session not found: …`);
  * - an export cut off (it starts like one and is 64 or 128 KiB long, or stops inside a
  *   string, object or array): opencode export truncates its output when written to a pipe.
- * Otherwise: "truncated or not an export?".
+ * Otherwise: "truncated or not an export?" (for a `*.jsonl` file: neither an export nor a transcript).
  * @param reason JSON.parse's message for `body`.
  * @param text the whole file; `body` is what was parsed (without opencode's progress line).
  * @param bytes the size of `body` in bytes, as read.
@@ -416,8 +455,17 @@ function notJsonMessage(name: string, reason: string, text: string, body: string
     return `${problem}; ${line}${cut ? ` and ${pipe}` : ""}; export with: ${command}`;
   }
   if (cut) return `${problem}; it ${pipe}; write it to a file: ${command}`;
-  return `${problem}; truncated or not an export?`;
+  return JSONL_NAME.test(name)
+    ? `${problem}; neither an opencode export nor a Claude Code or Codex transcript, or cut short?`
+    : `${problem}; truncated or not an export?`;
 }
+
+/** A file name that says JSONL: such a file may be meant as a transcript. */
+const JSONL_NAME = /\.jsonl$/i;
+
+/** What a file was expected to be, by its name: `an opencode export`, or for `*.jsonl` `an opencode export or a Claude Code or Codex transcript`. */
+const expectedOf = (name: string): string =>
+  JSONL_NAME.test(name) ? "an opencode export or a Claude Code or Codex transcript" : "an opencode export";
 
 /** Whether JSON text stops inside a string, object or array (a cut-off file). */
 function endsInside(json: string): boolean {

@@ -4,7 +4,7 @@
  */
 import { setImmediate } from "node:timers/promises";
 import type { SessionData, SessionDecisionOptions } from "../decide/replay.js";
-import { ExportError, readExport } from "./export.js";
+import { ExportError, readExport, unexpectedReadError } from "./export.js";
 import { findExports } from "./files.js";
 import type { KnownLimits } from "../hosts/opencode/limits.js";
 
@@ -33,17 +33,21 @@ export interface SessionSource {
 /**
  * The export files among `paths` (folders listed first, so the total is known); `-` is
  * standard input. A folder's files that are not `*.json` are counted in one note, not read.
+ * @param agentFolder `paths` is that agent's own folder (`audit --agent`): an empty folder gets
+ *   no note, the caller says it in the agent's words.
  */
-export async function exportFiles(paths: readonly string[], recursive: boolean): Promise<SessionSource> {
+export async function exportFiles(paths: readonly string[], recursive: boolean, agentFolder = false): Promise<SessionSource> {
   const files: string[] = [];
   const skipped: string[] = [];
   const notes: string[] = [];
+  const warnings: string[] = [];
   let passed = 0;
   for await (const found of findExports(paths, { recursive })) {
     if (found.kind === "file") files.push(found.path);
     else if (found.kind === "passed") passed += 1;
-    else if (found.kind === "empty") notes.push(`no export files found in ${found.folder}`);
-    else skipped.push(found.line);
+    else if (found.kind === "empty") {
+      if (!agentFolder) notes.push(`no export files found in ${found.folder}`);
+    } else skipped.push(found.line);
   }
   if (passed > 0)
     notes.push(
@@ -55,15 +59,20 @@ export async function exportFiles(paths: readonly string[], recursive: boolean):
       // readExport reads a file with synchronous calls: a turn of the event loop before each
       // lets a signal's handler (Ctrl-C) and the progress bar's redraw run between files.
       await setImmediate();
+      let session: SessionData;
       try {
-        yield { kind: "session", session: await readExport(path), source: path };
+        session = await readExport(path);
       } catch (error) {
-        if (!(error instanceof ExportError)) throw error;
-        yield { kind: "skipped", line: error.message, counted: true };
+        // Whatever goes wrong with one file passes that file over, named; the others are read.
+        const problem = error instanceof ExportError ? error : unexpectedReadError(path === "-" ? "<stdin>" : path, error);
+        yield { kind: "skipped", line: problem.message, counted: true };
+        continue;
       }
+      if (session.passedOver !== undefined) warnings.push(`warning: ${path === "-" ? "<stdin>" : path}: ${session.passedOver}`);
+      yield { kind: "session", session, source: path };
     }
   }
-  return { total: files.length, unit: "files", items, warnings: () => [], notes, close: async () => undefined };
+  return { total: files.length, unit: "files", items, warnings: () => warnings, notes, close: async () => undefined };
 }
 
 /**

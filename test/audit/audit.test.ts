@@ -626,7 +626,7 @@ describe("audit: usage and input errors exit 2 with one line", () => {
   it("--help shows audit's usage; replay is untouched", async () => {
     const { code, stdout } = await cli(["audit", "--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("Usage: opencode-compaction-guard audit [<export.json | folder>...] [options]");
+    expect(stdout).toContain("Usage: opencode-compaction-guard audit [<export.json | transcript.jsonl | folder>...] [options]");
     expect(stdout).toContain("--since DATE");
     expect((await cli(["replay", join(FIXTURES, "e2e-healthy.json"), "--since", "2026-01-01"])).stderr).toMatch(/unknown option --since/);
   });

@@ -238,14 +238,14 @@ describe("usage and input errors: exit 2, one line naming the problem", () => {
     expect(await cli(["play", LOOP])).toMatchObject({ code: 2, stderr: 'opencode-compaction-guard: unknown command "play"; try --help\n' });
     expect(await cli(["replay"])).toMatchObject({
       code: 2,
-      stderr: "opencode-compaction-guard: replay needs an export file (or - for standard input)\n",
+      stderr: "opencode-compaction-guard: replay needs an export file or a transcript (or - for standard input)\n",
     });
   });
 
   it("replay --help prints replay's usage and exits 0", async () => {
     const { code, stdout } = await cli(["replay", "--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("Usage: opencode-compaction-guard replay <export.json | -> [options]");
+    expect(stdout).toContain("Usage: opencode-compaction-guard replay <export.json | transcript.jsonl | -> [options]");
   });
 });
 

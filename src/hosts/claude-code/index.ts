@@ -64,6 +64,15 @@ const TOOL_NAMES: Record<string, string> = {
   TodoWrite: "todowrite",
 };
 
+/**
+ * Is this one of Claude Code's records about a session rather than in its conversation: a
+ * `summary` (`{ type, summary, leafUuid }`) or a `file-history-snapshot` (`{ type,
+ * messageId, snapshot, isSnapshotUpdate }`)? A file may start with many of them, or hold nothing else.
+ */
+export const isClaudeCodeMeta = (r: Record<string, unknown>): boolean =>
+  (r.type === "summary" && typeof r.leafUuid === "string") ||
+  (r.type === "file-history-snapshot" && (typeof r.messageId === "string" || isRecord(r.snapshot)));
+
 /** Claude Code's default context window (tokens), and the one of a 1M-context session. */
 const WINDOW = 200_000;
 const LARGE_WINDOW = 1_000_000;
@@ -258,11 +267,16 @@ function subagentChains(records: readonly Record<string, unknown>[]): Map<string
  * @returns the main conversation's session (subagents' sessions under `subagents`; a file
  *   holding only one subagent's records, as Claude Code writes them under `subagents/`, is
  *   that subagent's session).
- * @throws TranscriptError when no line is a Claude Code record.
+ * @throws TranscriptError when no line is a Claude Code record of the conversation (one line
+ *   that says whether the file holds only Claude Code's records about a session).
  */
 export function readClaudeCode(text: string, fallbackID = "claude-code"): TranscriptSession {
   const { records, badLines } = jsonLines(text);
-  if (!looksLikeClaudeCode(records)) throw new TranscriptError("not a Claude Code transcript: no user, assistant or system record in it");
+  if (!looksLikeClaudeCode(records)) {
+    if (records.some(isClaudeCodeMeta))
+      throw new TranscriptError("is a Claude Code transcript with no conversation (only summary or file-history-snapshot records)");
+    throw new TranscriptError("not a Claude Code transcript: no user, assistant or system record in it");
+  }
   const unknown = new UnknownKinds();
   const results = new Map<string, { content: unknown; error: boolean }>();
   const main: Record<string, unknown>[] = [];
