@@ -268,7 +268,8 @@ export async function main(
         action,
         runs,
         messageID,
-        tool,
+        // As the table shows it: secrets masked, at most 40 characters.
+        tool: shownToolName(tool),
         preview,
       }));
       const liveGuard = live.map((stop) => ({ ...stop, compaction: liveStopIndex(stop, numbered) }));

@@ -30,6 +30,18 @@ describe("replay's tool-loop line", () => {
     expect(line.length).toBeLessThan(400);
   });
 
+  it("--json's toolLoop names it the same way", async () => {
+    const session = JSON.parse(readFileSync(LOOP, "utf8")) as { messages: { parts: { type: string; tool?: string }[] }[] };
+    for (const message of session.messages)
+      for (const part of message.parts)
+        if (part.type === "tool" && part.tool === "read") part.tool = "mcp_ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const file = join(mkdtempSync(join(tmpdir(), "tool-names-")), "renamed.json");
+    writeFileSync(file, JSON.stringify(session));
+    const { code, stdout } = await cli(["replay", file, "--json"]);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { toolLoop: { tool: string }[] }).toolLoop.map((e) => e.tool)).toEqual(["bash", "[redacted]", "bash"]);
+  });
+
   it("masks a secret in the name", async () => {
     const line = await toolLoopLine("mcp_ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
     expect(line).toContain("step 10 warn ([redacted] {filePath=…/vite.config.ts}, run 3)");
