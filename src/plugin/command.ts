@@ -42,6 +42,8 @@ const MAX_SESSIONS = 1_000;
 /** What the command takes from the guard (plugin/guard.ts). */
 export interface CommandDeps {
   readonly client: Client;
+  /** The guard's read of a session's messages (./v1-host.ts `readMessages`): the newest `count`, or all when undefined. */
+  readonly readMessages: (sessionID: string, count: number | undefined, timeoutMs: number) => Promise<unknown[]>;
   readonly resolved: Pick<ResolvedSettings, "settings" | "sources">;
   readonly directory: string | undefined;
   readonly log: Log;
@@ -130,16 +132,7 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     if (modes.size > MAX_SESSIONS) modes.delete(modes.keys().next().value!);
   };
 
-  const read = async (sessionID: string, limit?: number, ms = timeoutMs): Promise<unknown[]> => {
-    const response = await withTimeout(
-      Promise.resolve(client.session.messages({ path: { id: sessionID }, ...(limit !== undefined ? { query: { limit } } : {}) })),
-      ms,
-      "session.messages",
-    );
-    const data: unknown = (response as { data?: unknown } | undefined)?.data;
-    if (!Array.isArray(data)) throw new Error("session.messages returned no message list");
-    return data;
-  };
+  const read = (sessionID: string, limit?: number, ms = timeoutMs): Promise<unknown[]> => deps.readMessages(sessionID, limit, ms);
 
   /** The switch in `newest`, else in the whole session (read when `newest` is not all of it); rejects when a read fails. */
   const lookUp = async (sessionID: string, newest: readonly unknown[], whole: boolean, ms: number): Promise<SessionMode | null> => {

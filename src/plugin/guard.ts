@@ -119,6 +119,7 @@ export function createGuard(
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({
     client: input.client,
+    readMessages: host.readMessages,
     resolved,
     directory,
     log,

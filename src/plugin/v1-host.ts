@@ -30,11 +30,11 @@ export interface V1Host {
    */
   readonly readReserved: () => Promise<number | undefined>;
   /**
-   * The newest `count` messages of a session, oldest first (`client.session.messages` with
-   * `query.limit`), within `timeoutMs`. Throws one line when the call fails, times out or
-   * returns no message list.
+   * The newest `count` messages of a session (all of them when `count` is undefined), oldest
+   * first (`client.session.messages` with `query.limit`), within `timeoutMs`. Throws one line
+   * when the call fails, times out or returns no message list.
    */
-  readonly readMessages: (sessionID: string, count: number, timeoutMs: number) => Promise<unknown[]>;
+  readonly readMessages: (sessionID: string, count: number | undefined, timeoutMs: number) => Promise<unknown[]>;
   /** `client.session.abort`; rejects on failure or after the notify time-out. */
   readonly abort: (sessionID: string) => Promise<void>;
 }
@@ -91,7 +91,7 @@ export function createV1Host(client: Client, notifyTimeoutMs: number): V1Host {
 
   const readMessages: V1Host["readMessages"] = async (sessionID, count, timeoutMs) => {
     const response = await withTimeout(
-      Promise.resolve(client.session.messages({ path: { id: sessionID }, query: { limit: count } })),
+      Promise.resolve(client.session.messages({ path: { id: sessionID }, ...(count === undefined ? {} : { query: { limit: count } }) })),
       timeoutMs,
       "session.messages",
     );
