@@ -38,13 +38,22 @@ export function opencodeBinary(): string {
 }
 
 /**
+ * The npm "OpenCode 2.0 preview" CLI (`@opencode-ai/cli-<platform>`, binary `lildax`) as
+ * {@link installedOpencode} and e2e/install-opencode.sh name it: `cli-<version>`.
+ */
+export const OPENCODE_PREVIEW = "cli-1.18.18";
+
+/**
  * The binary of one opencode release: `.cache/opencode/<version>/bin/opencode`, installed by
  * e2e/install-opencode.sh when missing (only the platform package: 60 MB to download, 185 MB on disk;
- * `OPENCODE_CACHE_DIR` moves the cache, and the script then decides what is there).
+ * `OPENCODE_CACHE_DIR` moves the cache, and the script then decides what is there). A version
+ * written `cli-<version>` ({@link OPENCODE_PREVIEW}) is the 2.0 preview's CLI:
+ * `.cache/opencode/cli-<version>/bin/lildax` (46 MB to download, 132 MB on disk).
  * @returns an absolute path; throws when the install fails.
  */
 export function installedOpencode(version: string): string {
-  const cached = join(PROJECT_ROOT, ".cache", "opencode", version, "bin", "opencode");
+  const name = version.startsWith("cli-") ? "lildax" : "opencode";
+  const cached = join(PROJECT_ROOT, ".cache", "opencode", version, "bin", name);
   if (!process.env.OPENCODE_CACHE_DIR && existsSync(cached)) return cached;
   const out = execFileSync(join(PROJECT_ROOT, "e2e", "install-opencode.sh"), [version], {
     encoding: "utf8",

@@ -3,9 +3,10 @@
  * 2.x loads.
  *
  * Written from the published 2.x plugin interfaces (`packages/plugin/src/promise/*.ts`:
- * `plugin.ts`, `event.ts`, `session.ts`, `tool.ts`); no 2.x host could be installed here, so it
- * has run only in a fake host built from them (test/plugin/v2-entry.test.ts), never in a 2.x
- * release. What it uses of the context:
+ * `plugin.ts`, `event.ts`, `session.ts`, `tool.ts`). No 2.x host that has `session` and `event`
+ * could be installed here: what it does with them has run only in a fake host built from those
+ * interfaces (test/plugin/v2-entry.test.ts); the npm 2.0 preview, whose context has neither,
+ * loads it (e2e/preview-2x.test.ts). What it uses of the context:
  *
  * - `ctx.event.subscribe()`: every event, as `{ type, data }` (or `properties`), under the
  *   names `session.next.*` and `session.*`. It keeps, per session, the events that make up its
