@@ -22,7 +22,7 @@
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
 import type { ToolCall } from "../model/entry.js";
-import { commandRole, pathSegments, shownFile } from "./commands.js";
+import { commandRole, pathSegments, shownFile, type CommandKind } from "./commands.js";
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 
@@ -83,9 +83,14 @@ function shellCommand(call: ToolCall): string | undefined {
 
 /** Is the call a question or an effect (see the module's comment)? A tool not known to read is an effect. */
 export function callRole(call: ToolCall): CallRole {
-  if (isEffect(call.tool)) return "effect";
   const command = shellCommand(call);
-  if (command !== undefined) return commandRole(command) === "effect" ? "effect" : "question";
+  return roleOf(call, command === undefined ? undefined : commandRole(command));
+}
+
+/** {@link callRole}, given what its shell command does (commands.ts `commandRole`) when it runs one. */
+function roleOf(call: ToolCall, commandKind: CommandKind | undefined): CallRole {
+  if (isEffect(call.tool)) return "effect";
+  if (commandKind !== undefined) return commandKind === "effect" ? "effect" : "question";
   if (call.tool === "task") return delegatesReadOnly(call) ? "question" : "effect";
   return READING_TOOLS.has(call.tool) || namedForReading(call.tool) ? "question" : "effect";
 }
@@ -158,8 +163,9 @@ const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
  * comma (a search result moved to the end of a JSON list), empty lines left out; a search
  * hit as its file's name and its text, however the search tool wrote it. Two answers
  * showing the same lines of a file, or the same hits, give the same lines, however asked.
+ * Stops when `visit` returns true.
  */
-function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n: number) => void): void {
+function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n: number) => boolean | void): void {
   const raw = typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
   let file = "";
   let start = 0;
@@ -184,20 +190,24 @@ function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n
     }
     const headed = colon && line.startsWith("Line ") ? HEADED_HIT.exec(line) : null;
     const n = number ? Number.parseInt(number[0], 10) : -1;
-    if (headed) visit(`${file}\u0000${headed[1]!.trim()}`, n);
+    let text = line;
+    if (headed) text = `${file}\u0000${headed[1]!.trim()}`;
     else if (colon && HIT.test(line)) {
       // A hit's file is all before its first colon, its text all after the second (the line number has none).
       const fileEnd = line.indexOf(":");
       const name = line.slice(line.lastIndexOf("/", fileEnd) + 1, fileEnd);
-      visit(`${name}\u0000${line.slice(line.indexOf(":", fileEnd + 1) + 1).trim()}`, n);
-    } else visit(line, n);
+      text = `${name}\u0000${line.slice(line.indexOf(":", fileEnd + 1) + 1).trim()}`;
+    }
+    if (visit(text, n) === true) return;
   }
 }
 
 /** The content lines of an answer as texts (see {@link forEachLine}): the same lines of a file, or the same hits, however asked. */
 export function contentLines(output: unknown): string[] {
   const lines: string[] = [];
-  forEachLine(output, false, (text) => lines.push(text));
+  forEachLine(output, false, (text) => {
+    lines.push(text);
+  });
   return lines;
 }
 
@@ -330,53 +340,102 @@ class Files {
   }
 }
 
-/** What was shown of one file: its numbered lines (line number → text) and the texts shown without a number, and all its texts. */
+/** What was shown of one file: its numbered lines (line number → text), and every text shown for it, with whether it was ever shown without a number. */
 interface FileSeen {
   readonly numbered: Map<number, string>;
-  readonly unnumbered: Set<string>;
-  readonly texts: Set<string>;
+  readonly texts: Map<string, boolean>;
+}
+
+/** An answer whose lines count as seen, not yet entered in the maps (see {@link Seen}). */
+interface Shown {
+  readonly file: string | undefined;
+  readonly output: unknown;
+  readonly numbered: boolean;
 }
 
 /**
  * The content lines seen since the last new effect. A line is seen when the same line of the
  * same file was shown (by number, when the read tool numbered it), when its text was shown
  * for that file without a number, or, for an answer about no one file, anywhere.
+ *
+ * Answers are entered in the maps, in the order shown, only when a later question is checked
+ * against them ({@link unseenIn}): the answers of the last questions before a new effect are
+ * never read line by line.
  */
 class Seen {
   private readonly files = new Map<string, FileSeen>();
   /** Texts of lines from answers about no one file (searches, listings, reports). */
   private readonly anonymous = new Set<string>();
-  /** Every text shown. */
-  private readonly anywhere = new Set<string>();
+  /** Answers shown, oldest first, not yet entered in the maps. */
+  private pending: Shown[] = [];
 
-  /** Marks the content lines of `output` (about `file`; undefined: no one file) seen; true when one of them was not seen before. */
-  add(file: string | undefined, output: unknown, numbered: boolean): boolean {
+  /** Counts the content lines of `output` (about `file`; undefined: no one file) as seen. */
+  show(file: string | undefined, output: unknown, numbered: boolean): void {
+    this.pending.push({ file, output, numbered });
+  }
+
+  /**
+   * Does `output` (about `file`; undefined: no one file) hold a content line not seen before?
+   * As if its lines were counted as seen one by one, each checked before it is counted; they
+   * are not counted (call {@link show}).
+   */
+  unseenIn(file: string | undefined, output: unknown, numbered: boolean): boolean {
+    for (const shown of this.pending) this.enter(shown);
+    this.pending = [];
+    const byFile = file === undefined ? undefined : this.files.get(file);
+    // Checked against the maps as they stand: the same answer unless two of its lines bear
+    // one number (the later may be unseen once the earlier replaced that number's text).
     let unseen = false;
-    let shown: FileSeen | undefined;
-    if (file !== undefined) {
-      shown = this.files.get(file);
-      if (!shown) this.files.set(file, (shown = { numbered: new Map(), unnumbered: new Set(), texts: new Set() }));
-    }
-    const { anonymous, anywhere } = this;
+    let numbers: Set<number> | undefined;
+    let repeatedNumber = false;
     forEachLine(output, numbered, (text, n) => {
-      let seen: boolean;
-      if (shown === undefined) {
-        anonymous.add(text);
-        if (anywhere.has(text)) return;
-        anywhere.add(text);
-        unseen = true;
-        return;
-      } else if (n !== -1) {
-        seen = shown.numbered.get(n) === text || shown.unnumbered.has(text) || anonymous.has(text);
-        shown.numbered.set(n, text);
-        shown.texts.add(text);
-      } else {
-        seen = shown.texts.has(text) || anonymous.has(text);
-        shown.unnumbered.add(text);
-        shown.texts.add(text);
+      if (n !== -1 && !repeatedNumber) {
+        numbers ??= new Set();
+        if (numbers.has(n)) repeatedNumber = true;
+        numbers.add(n);
       }
-      anywhere.add(text);
-      if (!seen) unseen = true;
+      unseen = !this.seenBefore(byFile, file !== undefined, text, n);
+      return unseen;
+    });
+    if (unseen || !repeatedNumber) return unseen;
+    const copy = new Seen();
+    for (const [name, shown] of this.files) copy.files.set(name, { numbered: new Map(shown.numbered), texts: new Map(shown.texts) });
+    for (const text of this.anonymous) copy.anonymous.add(text);
+    return copy.enter({ file, output, numbered });
+  }
+
+  /** Is a line (`text`, read-tool line number `n` or −1) seen, for an answer about `byFile` (`aboutFile`) or about no one file? */
+  private seenBefore(byFile: FileSeen | undefined, aboutFile: boolean, text: string, n: number): boolean {
+    if (this.anonymous.has(text)) return true;
+    if (!aboutFile) {
+      for (const shown of this.files.values()) if (shown.texts.has(text)) return true;
+      return false;
+    }
+    if (byFile === undefined) return false;
+    const unnumbered = byFile.texts.get(text);
+    return n !== -1 ? byFile.numbered.get(n) === text || unnumbered === true : unnumbered !== undefined;
+  }
+
+  /** Enters an answer's lines in the maps, one by one; true when one of them was not seen before it was entered. */
+  private enter({ file, output, numbered }: Shown): boolean {
+    let unseen = false;
+    const { anonymous } = this;
+    if (file === undefined) {
+      forEachLine(output, numbered, (text) => {
+        if (!unseen && !this.seenBefore(undefined, false, text, -1)) unseen = true;
+        anonymous.add(text);
+      });
+      return unseen;
+    }
+    let shown = this.files.get(file);
+    if (!shown) this.files.set(file, (shown = { numbered: new Map(), texts: new Map() }));
+    const { texts, numbered: byNumber } = shown;
+    forEachLine(output, numbered, (text, n) => {
+      if (!unseen && !this.seenBefore(shown, true, text, n)) unseen = true;
+      if (n !== -1) {
+        byNumber.set(n, text);
+        if (!texts.has(text)) texts.set(text, false);
+      } else if (texts.get(text) !== true) texts.set(text, true);
     });
     return unseen;
   }
@@ -452,13 +511,14 @@ export class InformationState {
       return TEXT;
     }
     if (toolKind(call) === "waiting") return WAIT;
-    const role = call.status === "error" ? "question" : callRole(call);
+    const command = shellCommand(call);
+    const commandKind = command === undefined ? undefined : commandRole(command);
+    const role = call.status === "error" ? "question" : roleOf(call, commandKind);
     const { input } = action;
     if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
     const ask = call.status === "error" && isEffect(call.tool) ? `${call.tool}\u0000${targetFile(call)}` : questionOf(call, input);
-    const brought = this.question(call, ask);
-    const command = shellCommand(call);
-    if (command === undefined || commandRole(command) !== "check") return { brought };
+    const brought = this.question(call, ask, command);
+    if (commandKind !== "check") return { brought };
     // A check whose answer moved starts a new run; so does one after a new effect (runs are cleared).
     const before = brought === "nothing" ? this.runs.get(ask) : undefined;
     const run: CheckRun = before
@@ -509,8 +569,7 @@ export class InformationState {
   }
 
   /** The file a question's answer shows, when it shows one: the read tool's, or a reading command's. */
-  private fileOf(call: ToolCall): string | undefined {
-    const command = shellCommand(call);
+  private fileOf(call: ToolCall, command: string | undefined): string | undefined {
     const path =
       command !== undefined
         ? shownFile(command)
@@ -520,7 +579,17 @@ export class InformationState {
     return typeof path === "string" ? this.files.key(path) : undefined;
   }
 
-  private question(call: ToolCall, ask: string): Brought {
+  /** Counts the call's answer as seen; when `check`, tells first whether it holds a line not seen before (else false). */
+  private shown(call: ToolCall, command: string | undefined, check: boolean): boolean {
+    const file = this.fileOf(call, command);
+    const numbered = call.tool === "read";
+    const unseen = check && this.seen.unseenIn(file, call.output, numbered);
+    this.seen.show(file, call.output, numbered);
+    return unseen;
+  }
+
+  /** What a question brought (see the module's comment); `command`: the shell command it runs, if any. */
+  private question(call: ToolCall, ask: string, command: string | undefined): Brought {
     let asked = this.asked.get(ask);
     if (asked !== undefined && asked.epoch !== this.epoch) {
       // New effects came since it was last asked: its last answer is the one before them.
@@ -535,7 +604,7 @@ export class InformationState {
     }
     // The same answer as its last since the last effect: its lines are seen already.
     const again = asked !== undefined && asked.current.length > 0 && asked.current[asked.current.length - 1]!.output === call.output;
-    const unseen = !again && this.seen.add(this.fileOf(call), call.output, call.tool === "read");
+    const unseen = !again && this.shown(call, command, asked === undefined);
     const answer = new Answer(call.output);
     if (asked === undefined) {
       this.asked.set(ask, (asked = { current: [answer], before: undefined, epoch: this.epoch }));

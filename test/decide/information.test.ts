@@ -232,3 +232,34 @@ describe("InformationState: what each action brought", () => {
     expect(at(lint, 4).run).toEqual({ count: 1, firstPosition: 4, messageIDs: ["m4"] });
   });
 });
+
+describe("InformationState: lines counted as seen in the order shown", () => {
+  const x = "export const alpha = computeTheFirstValue(input, options); // the line as it stands now";
+  const y = "export const alpha = computeTheOtherValue(input, options); // the line as it stood before";
+
+  it("an answer whose two lines bear one number: the later is checked after the earlier replaced that number's text", () => {
+    // Line 5 was shown as y (numbered) and x was shown without a number; a read showing
+    // line 5 as x and then as y shows y anew: x took line 5's place first.
+    expect(
+      judged([read("/p/src/a.ts", `5: ${y}`), bash("cat /p/src/a.ts", `${x}\n`), read("/p/src/a.ts", `5: ${x}\n5: ${y}`, { offset: 5 })]),
+    ).toEqual(["information", "information", "information"]);
+  });
+
+  it("the same read with its lines in the other order brings nothing: each was seen as it stands", () => {
+    expect(
+      judged([read("/p/src/a.ts", `5: ${y}`), bash("cat /p/src/a.ts", `${x}\n`), read("/p/src/a.ts", `5: ${y}\n5: ${x}`, { offset: 5 })]),
+    ).toEqual(["information", "information", "nothing"]);
+  });
+
+  it("a question asked after others sees every earlier answer's lines, whichever were checked", () => {
+    // The grep for beta asked again shows a new hit: its lines are not checked (a repeated
+    // question is judged by its facts, here new ones), yet they count as seen for the search after it.
+    expect(
+      judged([
+        bash("grep -rn beta src", `src/b.ts:9:${y}\n`),
+        bash("grep -rn beta src", `src/b.ts:9:${y}\nsrc/b.ts:12:${x}\n`),
+        bash("rg -n alpha src/b.ts", `src/b.ts:12:${x}\n`),
+      ]),
+    ).toEqual(["information", "information", "nothing"]);
+  });
+});
