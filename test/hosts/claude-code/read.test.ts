@@ -22,7 +22,7 @@ describe("Claude Code 2.1.0: compact_boundary and isCompactSummary (claude-code-
     });
     expect(session.agent).toBe("claude-code");
     expect(session.unknownRecords).toEqual([]);
-    expect(session.usable).toBe(167_000);
+    expect(session.usable).toBe(155_000);
   });
 
   it("the boundary is an automatic compaction, the summary record finishes it, and the prompt after a finished turn set it off", () => {
@@ -68,13 +68,15 @@ describe("Claude Code 2.1.0: compact_boundary and isCompactSummary (claude-code-
 describe("Claude Code 2.1.14: two automatic compactions in one turn (entireio/cli's checkpoint b8/659b3a4dd4, cut)", () => {
   const session = readClaudeCode(fixture("claude-code-2.1.14-two-compactions.jsonl"));
 
-  it("reads the session's facts from its records", () => {
+  it("reads the session's facts; 2.1.14 compacts at 200,000 − 45,000, not at 167,000", () => {
     expect(session.info).toMatchObject({
       id: "0cf3db51-1c73-43bb-8d05-dc02739514a5",
       version: "2.1.14",
       time: { created: Date.parse("2026-01-21T23:55:21.756Z"), updated: Date.parse("2026-01-22T01:11:33.334Z") },
     });
     expect(session.info.title).toMatch(/^let's go with option 1/);
+    // The two boundaries' compactMetadata.preTokens, 155,277 and 155,475, sit just over this line.
+    expect(session.usable).toBe(155_000);
     // progress records (hook runs) are passed over, not reported as unknown.
     expect(session.unknownRecords).toEqual([]);
   });
@@ -185,6 +187,28 @@ describe("defensive reading", () => {
       '{"type":"user","uuid":"s","isCompactSummary":true,"message":{"content":"This session is being continued"}}',
     ].join("\n");
     expect(readClaudeCode(text).timeline.compactions).toMatchObject([{ auto: true, messageID: "s:compaction", succeeded: true }]);
+  });
+
+  it("the usable line follows the version: 45,000 kept free before 2.1.21, 33,000 from then on or when unknown", () => {
+    const usable = (version: string | undefined, tokens = 1) =>
+      readClaudeCode(
+        [
+          JSON.stringify({
+            type: "user",
+            uuid: "u",
+            sessionId: "x",
+            ...(version === undefined ? {} : { version }),
+            message: { content: "go" },
+          }),
+          JSON.stringify({ type: "assistant", uuid: "a", message: { id: "m", content: [], usage: { input_tokens: tokens } } }),
+        ].join("\n"),
+      ).usable;
+    expect([usable("1.0.128"), usable("2.0.76"), usable("2.1.20"), usable("2.1.21"), usable("2.1.42"), usable("10.0.0")]).toEqual([
+      155_000, 155_000, 155_000, 167_000, 167_000, 167_000,
+    ]);
+    expect([usable(undefined), usable("converted"), usable("2.1.20", 250_000), usable("2.1.42", 250_000)]).toEqual([
+      167_000, 167_000, 955_000, 967_000,
+    ]);
   });
 
   it("a file with no Claude Code record is a one-line error", () => {
