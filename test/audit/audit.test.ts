@@ -187,19 +187,19 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
       expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
-      // The four transcripts are sessions too, none denied: the exports' rows and totals without them.
+      // The five transcripts are sessions too, none denied: the exports' rows and totals without them.
       const exports = audit.sessions.filter((row) => !("agent" in row));
-      expect(audit.sessions.length - exports.length).toBe(3);
+      expect(audit.sessions.length - exports.length).toBe(4);
       await expectAgreesWithReplay(
-        { ...audit, sessions: exports, totals: { ...audit.totals, sessions: audit.totals.sessions - 4 } },
+        { ...audit, sessions: exports, totals: { ...audit.totals, sessions: audit.totals.sessions - 5 } },
         files,
       );
       // Every export here is its own session (each review fixture has its own id; the e2e
       // recordings are each a run of their own): 87 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
       expect(keptFiles(files)).toHaveLength(87);
-      // …and the four Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
-      expect(audit.totals.sessions).toBe(87 + 4);
+      // …and the five Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
+      expect(audit.totals.sessions).toBe(87 + 5);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
       // The README.md of fixtures/claude-code and fixtures/codex are passed over, not read.
@@ -717,7 +717,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 97/97 files"); // 93 exports and 4 transcripts
+        expect(stream.text).toContain(" 98/98 files"); // 93 exports and 5 transcripts
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }

@@ -72,7 +72,7 @@ describe("audit", () => {
     expect(claude.code).toBe(0);
     expect(
       JSON.parse(claude.out).sessions.map((s: { agent: string; sessionID: string; usable: number }) => [s.agent, s.sessionID, s.usable]),
-    ).toEqual([["claude-code", "s1", 167_000]]);
+    ).toEqual([["claude-code", "s1", 155_000]]);
     const codex = await run(["audit", "--agent", "codex"], { CODEX_HOME: join(home, "codex") });
     expect(codex.code).toBe(0);
     expect(codex.out).toMatch(/^agent  session/);

@@ -77,10 +77,29 @@ export const isClaudeCodeMeta = (r: Record<string, unknown>): boolean =>
 const WINDOW = 200_000;
 const LARGE_WINDOW = 1_000_000;
 /**
- * What Claude Code keeps free below the window: min(max output, 20,000) + 13,000 tokens
+ * What Claude Code keeps free below the window, tokens: min(max output, 20,000) + 13,000
  * (anthropics/claude-code#31806: `effectiveWindow − 13000`, effectiveWindow = window − 20,000).
  */
 const KEPT_FREE = 33_000;
+/** What versions before {@link FIRST_33K} keep free, tokens (their `/context` calls it the autocompact buffer). */
+const OLD_KEPT_FREE = 45_000;
+/** The first version read with {@link KEPT_FREE}: [major, minor, patch]. */
+const FIRST_33K = [2, 1, 21] as const;
+
+/**
+ * What a Claude Code version keeps free below the window, tokens: 45,000 before 2.1.21, 33,000
+ * from 2.1.21 on, and for a version that is missing or not `major.minor.patch` (docs/audit.md
+ * says where each version compacted).
+ */
+function keptFree(version: string | undefined): number {
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version ?? "");
+  if (!parts) return KEPT_FREE;
+  for (let i = 0; i < 3; i++) {
+    const part = Number(parts[i + 1]);
+    if (part !== FIRST_33K[i]) return part < FIRST_33K[i]! ? OLD_KEPT_FREE : KEPT_FREE;
+  }
+  return KEPT_FREE;
+}
 
 /** Is this parsed JSONL a Claude Code transcript? Some record has a Claude Code type and a `sessionId` or `message`. */
 export function looksLikeClaudeCode(records: readonly Record<string, unknown>[]): boolean {
@@ -324,7 +343,7 @@ export function readClaudeCode(text: string, fallbackID = "claude-code"): Transc
       },
       timeline: transcriptTimeline(built.entries),
       agent: "claude-code" as const,
-      usable: window - KEPT_FREE,
+      usable: window - keptFree(version),
       unknownRecords: unknown.list(),
       badLines,
       subagents: [] as TranscriptSession[],

@@ -22,7 +22,7 @@ describe("Claude Code 2.1.0: compact_boundary and isCompactSummary (claude-code-
     });
     expect(session.agent).toBe("claude-code");
     expect(session.unknownRecords).toEqual([]);
-    expect(session.usable).toBe(167_000);
+    expect(session.usable).toBe(155_000);
   });
 
   it("the boundary is an automatic compaction, the summary record finishes it, and the prompt after a finished turn set it off", () => {
@@ -62,6 +62,72 @@ describe("Claude Code 2.1.0: compact_boundary and isCompactSummary (claude-code-
   it("replays to one row for the compaction; the user spoke after it, so the guard allows", () => {
     const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
     expect(rows.map((r) => [r.compaction.index, r.decision, r.triggerTokens, r.afterTokens])).toEqual([[1, "allow", 15, 10]]);
+  });
+});
+
+describe("Claude Code 2.1.14: two automatic compactions in one turn (entireio/cli's checkpoint b8/659b3a4dd4, cut)", () => {
+  const session = readClaudeCode(fixture("claude-code-2.1.14-two-compactions.jsonl"));
+
+  it("reads the session's facts; 2.1.14 compacts at 200,000 − 45,000, not at 167,000", () => {
+    expect(session.info).toMatchObject({
+      id: "0cf3db51-1c73-43bb-8d05-dc02739514a5",
+      version: "2.1.14",
+      time: { created: Date.parse("2026-01-21T23:55:21.756Z"), updated: Date.parse("2026-01-22T01:11:33.334Z") },
+    });
+    expect(session.info.title).toMatch(/^let's go with option 1/);
+    // The two boundaries' compactMetadata.preTokens, 155,277 and 155,475, sit just over this line.
+    expect(session.usable).toBe(155_000);
+    // progress records (hook runs) are passed over, not reported as unknown.
+    expect(session.unknownRecords).toEqual([]);
+  });
+
+  it("each boundary is an automatic compaction at its line, its summary on the next line", () => {
+    // Timeline positions: the person's message (line 1), 2 steps, the boundary (line 8) and its
+    // summary (line 9), 1 step; then 2 steps, the boundary (line 22), its summary (line 23), 1 step.
+    expect(session.timeline.compactions).toEqual([
+      {
+        index: 1,
+        auto: true,
+        overflow: false,
+        messageID: "c8385e22-389f-485c-884f-ba2a560a2c90",
+        position: 3,
+        summaryPosition: 4,
+        succeeded: true,
+      },
+      {
+        index: 2,
+        auto: true,
+        overflow: false,
+        messageID: "186335ae-2d30-47d8-98b1-5c29a1d7a8a7",
+        position: 8,
+        summaryPosition: 9,
+        succeeded: true,
+      },
+    ]);
+    expect(session.timeline.entries.map((e) => (e.kind === "user" ? `user:${e.role}` : e.kind))).toEqual([
+      "user:real",
+      "assistant",
+      "assistant",
+      "user:compaction",
+      "assistant",
+      "assistant",
+      "assistant",
+      "assistant",
+      "user:compaction",
+      "assistant",
+      "assistant",
+    ]);
+  });
+
+  // Each figure is a step's usage in the file: before compaction 1, line 6 (8 + 395 + 154,644 in,
+  // 2 out); after it, line 12 (10 + 21,877 + 27,992 in); before compaction 2, line 20 (8 + 1,414 +
+  // 151,447 in, 1 out); after it, line 26 (10 + 29,759 + 27,992 in).
+  it("replays to one row per compaction, the sizes of the steps either side of it", () => {
+    const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
+    expect(rows.map((r) => [r.compaction.index, r.decision, r.triggerTokens, r.afterTokens])).toEqual([
+      [1, "allow", 155_049, 49_879],
+      [2, "allow", 152_870, 57_761],
+    ]);
   });
 });
 
@@ -121,6 +187,28 @@ describe("defensive reading", () => {
       '{"type":"user","uuid":"s","isCompactSummary":true,"message":{"content":"This session is being continued"}}',
     ].join("\n");
     expect(readClaudeCode(text).timeline.compactions).toMatchObject([{ auto: true, messageID: "s:compaction", succeeded: true }]);
+  });
+
+  it("the usable line follows the version: 45,000 kept free before 2.1.21, 33,000 from then on or when unknown", () => {
+    const usable = (version: string | undefined, tokens = 1) =>
+      readClaudeCode(
+        [
+          JSON.stringify({
+            type: "user",
+            uuid: "u",
+            sessionId: "x",
+            ...(version === undefined ? {} : { version }),
+            message: { content: "go" },
+          }),
+          JSON.stringify({ type: "assistant", uuid: "a", message: { id: "m", content: [], usage: { input_tokens: tokens } } }),
+        ].join("\n"),
+      ).usable;
+    expect([usable("1.0.128"), usable("2.0.76"), usable("2.1.20"), usable("2.1.21"), usable("2.1.42"), usable("10.0.0")]).toEqual([
+      155_000, 155_000, 155_000, 167_000, 167_000, 167_000,
+    ]);
+    expect([usable(undefined), usable("converted"), usable("2.1.20", 250_000), usable("2.1.42", 250_000)]).toEqual([
+      167_000, 167_000, 955_000, 967_000,
+    ]);
   });
 
   it("a file with no Claude Code record is a one-line error", () => {
