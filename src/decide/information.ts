@@ -155,6 +155,10 @@ const HEADED_HIT = /^Line \d+:(.*)$/;
 
 const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
+/** An answer as text: a string as it is, anything else as indented JSON, nothing as "". */
+const answerText = (output: unknown): string =>
+  typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
+
 /**
  * Calls `visit` with each content line of an answer: trimmed, as shown (run-to-run noise is
  * left in: reading every answer's noise out would cost a replay several times its parse; a
@@ -166,7 +170,7 @@ const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
  * Stops when `visit` returns true.
  */
 function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n: number) => boolean | void): void {
-  const raw = typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
+  const raw = answerText(output);
   let file = "";
   let start = 0;
   while (start <= raw.length) {
@@ -346,10 +350,10 @@ interface FileSeen {
   readonly texts: Map<string, boolean>;
 }
 
-/** An answer whose lines count as seen, not yet entered in the maps (see {@link Seen}). */
+/** An answer whose lines count as seen, not yet entered in the maps (see {@link Seen}): its text as {@link forEachLine} reads it. */
 interface Shown {
   readonly file: string | undefined;
-  readonly output: unknown;
+  readonly text: string;
   readonly numbered: boolean;
 }
 
@@ -358,11 +362,11 @@ interface Shown {
  * same file was shown (by number, when the read tool numbered it), when its text was shown
  * for that file without a number, or, for an answer about no one file, anywhere.
  *
- * Answers are entered in the maps, in the order shown, only when a later question is checked
- * against them ({@link unseenIn}): the answers of the last questions before a new effect are
- * never read line by line.
+ * Answers are kept as shown and entered in the maps, in the order shown, only when a line
+ * checked later may be among theirs ({@link unseenIn}): most answers are never read line by
+ * line. docs/how-it-decides.md shows why every check reads as if all were entered.
  */
-class Seen {
+export class Seen {
   private readonly files = new Map<string, FileSeen>();
   /** Texts of lines from answers about no one file (searches, listings, reports). */
   private readonly anonymous = new Set<string>();
@@ -371,7 +375,7 @@ class Seen {
 
   /** Counts the content lines of `output` (about `file`; undefined: no one file) as seen. */
   show(file: string | undefined, output: unknown, numbered: boolean): void {
-    this.pending.push({ file, output, numbered });
+    this.pending.push({ file, text: answerText(output), numbered });
   }
 
   /**
@@ -380,9 +384,8 @@ class Seen {
    * are not counted (call {@link show}).
    */
   unseenIn(file: string | undefined, output: unknown, numbered: boolean): boolean {
-    for (const shown of this.pending) this.enter(shown);
-    this.pending = [];
-    const byFile = file === undefined ? undefined : this.files.get(file);
+    // An answer kept about the same file may have shown one of its line numbers with another text.
+    if (file !== undefined && this.pending.some((shown) => shown.numbered && shown.file === file)) this.enterPending();
     // Checked against the maps as they stand: the same answer unless two of its lines bear
     // one number (the later may be unseen once the earlier replaced that number's text).
     let unseen = false;
@@ -394,14 +397,32 @@ class Seen {
         if (numbers.has(n)) repeatedNumber = true;
         numbers.add(n);
       }
-      unseen = !this.seenBefore(byFile, file !== undefined, text, n);
+      if (this.mayHaveShown(text)) this.enterPending();
+      unseen = !this.seenBefore(file === undefined ? undefined : this.files.get(file), file !== undefined, text, n);
       return unseen;
     });
     if (unseen || !repeatedNumber) return unseen;
+    this.enterPending();
     const copy = new Seen();
     for (const [name, shown] of this.files) copy.files.set(name, { numbered: new Map(shown.numbered), texts: new Map(shown.texts) });
     for (const text of this.anonymous) copy.anonymous.add(text);
-    return copy.enter({ file, output, numbered });
+    return copy.enter({ file, text: answerText(output), numbered });
+  }
+
+  /**
+   * May a kept answer hold a line whose text (as {@link forEachLine} gives it) is `text`?
+   * Such a line's text after its last NUL (a search hit's own text) is part of its answer's.
+   */
+  private mayHaveShown(text: string): boolean {
+    if (this.pending.length === 0) return false;
+    const own = text.slice(text.lastIndexOf("\u0000") + 1);
+    return this.pending.some((shown) => shown.text.includes(own));
+  }
+
+  /** Enters every kept answer in the maps, oldest first. */
+  private enterPending(): void {
+    for (const shown of this.pending) this.enter(shown);
+    this.pending = [];
   }
 
   /** Is a line (`text`, read-tool line number `n` or −1) seen, for an answer about `byFile` (`aboutFile`) or about no one file? */
@@ -417,11 +438,11 @@ class Seen {
   }
 
   /** Enters an answer's lines in the maps, one by one; true when one of them was not seen before it was entered. */
-  private enter({ file, output, numbered }: Shown): boolean {
+  private enter({ file, text: answer, numbered }: Shown): boolean {
     let unseen = false;
     const { anonymous } = this;
     if (file === undefined) {
-      forEachLine(output, numbered, (text) => {
+      forEachLine(answer, numbered, (text) => {
         if (!unseen && !this.seenBefore(undefined, false, text, -1)) unseen = true;
         anonymous.add(text);
       });
@@ -430,7 +451,7 @@ class Seen {
     let shown = this.files.get(file);
     if (!shown) this.files.set(file, (shown = { numbered: new Map(), texts: new Map() }));
     const { texts, numbered: byNumber } = shown;
-    forEachLine(output, numbered, (text, n) => {
+    forEachLine(answer, numbered, (text, n) => {
       if (!unseen && !this.seenBefore(shown, true, text, n)) unseen = true;
       if (n !== -1) {
         byNumber.set(n, text);
@@ -446,6 +467,12 @@ interface Asked {
   current: Answer[];
   before: Answer | undefined;
   epoch: number;
+}
+
+/** What a shell command does (commands.ts `commandRole`) and the file it shows (commands.ts `shownFile`). */
+interface ShellCommand {
+  readonly kind: CommandKind;
+  readonly shows: string | undefined;
 }
 
 /** One effect as done: its answer, when, and the file it changed (undefined: not known). */
@@ -482,6 +509,8 @@ export class InformationState {
   private said = new Set<string>();
   /** Per check, its run since the last new effect (or since its answer last moved). */
   private runs = new Map<string, CheckRun>();
+  /** Each shell command read so far (see {@link commandOf}). */
+  private readonly commands = new Map<string, ShellCommand>();
 
   constructor(
     /** Whether answers enter the judgement (`matchOutput`); off, a call is new exactly when its input is. */
@@ -512,7 +541,7 @@ export class InformationState {
     }
     if (toolKind(call) === "waiting") return WAIT;
     const command = shellCommand(call);
-    const commandKind = command === undefined ? undefined : commandRole(command);
+    const commandKind = command === undefined ? undefined : this.commandOf(command).kind;
     const role = call.status === "error" ? "question" : roleOf(call, commandKind);
     const { input } = action;
     if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
@@ -568,11 +597,18 @@ export class InformationState {
     this.runs = new Map();
   }
 
+  /** What a shell command does and the file it shows (commands.ts), read once a session: a session runs a few commands again and again. */
+  private commandOf(command: string): ShellCommand {
+    let read = this.commands.get(command);
+    if (read === undefined) this.commands.set(command, (read = { kind: commandRole(command), shows: shownFile(command) }));
+    return read;
+  }
+
   /** The file a question's answer shows, when it shows one: the read tool's, or a reading command's. */
   private fileOf(call: ToolCall, command: string | undefined): string | undefined {
     const path =
       command !== undefined
-        ? shownFile(command)
+        ? this.commandOf(command).shows
         : call.tool === "read"
           ? (call.input as { filePath?: unknown } | null)?.filePath
           : undefined;

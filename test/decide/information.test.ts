@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { commandRole } from "../../src/decide/commands.js";
-import { callRole, contentLines, factsOf, InformationState, type Brought } from "../../src/decide/information.js";
+import fc from "fast-check";
+import { callRole, contentLines, factsOf, InformationState, Seen, type Brought } from "../../src/decide/information.js";
 import type { ToolCall } from "../../src/model/entry.js";
 
 const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall => ({
@@ -251,6 +252,19 @@ describe("InformationState: lines counted as seen in the order shown", () => {
     ).toEqual(["information", "information", "nothing"]);
   });
 
+  it("a line number shown with another text since counts as that text only", () => {
+    // Line 5 read as y, then as x: reading it as y again shows y anew. (The search between
+    // them names the start of y's text, so line 5 as y is already entered when x is read.)
+    expect(
+      judged([
+        read("/p/src/a.ts", `5: ${y}`),
+        bash("grep -rn alpha tests", "tests/z.ts:1:export const alpha\n"),
+        read("/p/src/a.ts", `5: ${x}`, { offset: 5 }),
+        read("/p/src/a.ts", `5: ${y}`, { offset: 4 }),
+      ]),
+    ).toEqual(["information", "information", "information", "information"]);
+  });
+
   it("a question asked after others sees every earlier answer's lines, whichever were checked", () => {
     // The grep for beta asked again shows a new hit: its lines are not checked (a repeated
     // question is judged by its facts, here new ones), yet they count as seen for the search after it.
@@ -261,5 +275,78 @@ describe("InformationState: lines counted as seen in the order shown", () => {
         bash("rg -n alpha src/b.ts", `src/b.ts:12:${x}\n`),
       ]),
     ).toEqual(["information", "information", "nothing"]);
+  });
+});
+
+/**
+ * The seen lines as the module's comment defines them, every answer entered as it is shown:
+ * the oracle for {@link Seen}, which keeps answers and enters them only when needed.
+ */
+class EveryAnswerEntered {
+  private readonly files = new Map<string, { numbered: Map<number, string>; unnumbered: Set<string>; texts: Set<string> }>();
+  private readonly anonymous = new Set<string>();
+  private readonly anywhere = new Set<string>();
+
+  add(file: string | undefined, output: string, numbered: boolean): boolean {
+    let unseen = false;
+    let shown = file === undefined ? undefined : this.files.get(file);
+    if (file !== undefined && !shown) this.files.set(file, (shown = { numbered: new Map(), unnumbered: new Set(), texts: new Set() }));
+    for (const { text, n } of numberedLines(output, numbered)) {
+      let seen: boolean;
+      if (shown === undefined) {
+        seen = this.anywhere.has(text);
+        this.anonymous.add(text);
+      } else if (n !== -1) {
+        seen = shown.numbered.get(n) === text || shown.unnumbered.has(text) || this.anonymous.has(text);
+        shown.numbered.set(n, text);
+        shown.texts.add(text);
+      } else {
+        seen = shown.texts.has(text) || this.anonymous.has(text);
+        shown.unnumbered.add(text);
+        shown.texts.add(text);
+      }
+      this.anywhere.add(text);
+      if (!seen) unseen = true;
+    }
+    return unseen;
+  }
+}
+
+/** The content lines of an answer with the read tool's line numbers (−1 without), as Seen reads them. */
+function numberedLines(output: string, numbered: boolean): { text: string; n: number }[] {
+  // contentLines reads no numbers: a numbered answer's lines are "<n>: <text>", and a line number is all digits.
+  return contentLines(output).map((text, i) => {
+    const raw = output.split("\n").filter((line) => line.trim() !== "")[i]!;
+    const match = numbered ? /^\s*(\d+): /.exec(raw) : null;
+    return { text, n: match ? Number(match[1]) : -1 };
+  });
+}
+
+describe("Seen: answers kept until needed read as every answer entered when shown", () => {
+  // Few files, texts and numbers, so that lines meet, repeat and replace each other often.
+  const texts = ["alpha()", "beta = 1", "src/a.ts:3:alpha()", "Line 3: beta = 1", "export const alpha", "export const alpha = 1", ""];
+  const answer = fc.record({
+    file: fc.constantFrom(undefined, "src/a.ts", "src/b.ts"),
+    numbered: fc.boolean(),
+    lines: fc.array(fc.record({ n: fc.integer({ min: 1, max: 2 }), text: fc.constantFrom(...texts) }), { maxLength: 5 }),
+    checked: fc.boolean(),
+  });
+
+  it("tells the same of every checked answer", () => {
+    fc.assert(
+      fc.property(fc.array(answer, { maxLength: 12 }), (answers) => {
+        const seen = new Seen();
+        const oracle = new EveryAnswerEntered();
+        for (const { file, numbered, lines, checked } of answers) {
+          const output = lines.map(({ n, text }) => (numbered ? `${n}: ${text}` : text)).join("\n");
+          // Without text a numbered line is not a content line: such answers are left out.
+          if (numbered && lines.some(({ text }) => text === "")) continue;
+          const expected = oracle.add(file, output, numbered);
+          if (checked) expect(seen.unseenIn(file, output, numbered)).toBe(expected);
+          seen.show(file, output, numbered);
+        }
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
