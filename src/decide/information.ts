@@ -358,6 +358,35 @@ interface Shown {
 }
 
 /**
+ * May `answer` (an answer's text) hold a line that {@link forEachLine} gives as `text`? Such a
+ * line holds `text` after its last NUL (a search hit's own text; all of it for a line without
+ * one), followed by nothing but white space and commas to the line's end, and, for a whole
+ * line, preceded by nothing but white space and a line number from the line's start. A
+ * character this counts as white space may be none (anything from U+1680 on): the answer may
+ * only err towards "may".
+ */
+export function mayHold(answer: string, text: string): boolean {
+  const cut = text.lastIndexOf("\u0000");
+  const own = text.slice(cut + 1);
+  if (own === "") return true;
+  for (let at = answer.indexOf(own); at !== -1; at = answer.indexOf(own, at + 1)) {
+    let end = at + own.length;
+    while (end < answer.length && answer.charCodeAt(end) !== 10 && mayTrail(answer.charCodeAt(end))) end++;
+    if (end < answer.length && answer.charCodeAt(end) !== 10) continue;
+    if (cut !== -1) return true;
+    let start = answer.lastIndexOf("\n", at - 1) + 1;
+    while (start < at && mayLead(answer.charCodeAt(start))) start++;
+    if (start === at) return true;
+  }
+  return false;
+}
+
+/** White space as `trim` and `\s` read it, or a comma (from U+1680 on, any character). */
+const mayTrail = (code: number): boolean => code <= 32 || code === 44 || code === 0xa0 || code >= 0x1680;
+/** White space (from U+1680 on, any character), a digit, or what ends a line number (`12: `, `12| `). */
+const mayLead = (code: number): boolean => code <= 32 || (code >= 48 && code <= 58) || code === 124 || code === 0xa0 || code >= 0x1680;
+
+/**
  * The content lines seen since the last new effect. A line is seen when the same line of the
  * same file was shown (by number, when the read tool numbered it), when its text was shown
  * for that file without a number, or, for an answer about no one file, anywhere.
@@ -409,14 +438,9 @@ export class Seen {
     return copy.enter({ file, text: answerText(output), numbered });
   }
 
-  /**
-   * May a kept answer hold a line whose text (as {@link forEachLine} gives it) is `text`?
-   * Such a line's text after its last NUL (a search hit's own text) is part of its answer's.
-   */
+  /** May a kept answer hold a line whose text (as {@link forEachLine} gives it) is `text` (see {@link mayHold})? */
   private mayHaveShown(text: string): boolean {
-    if (this.pending.length === 0) return false;
-    const own = text.slice(text.lastIndexOf("\u0000") + 1);
-    return this.pending.some((shown) => shown.text.includes(own));
+    return this.pending.length > 0 && this.pending.some((shown) => mayHold(shown.text, text));
   }
 
   /** Enters every kept answer in the maps, oldest first. */

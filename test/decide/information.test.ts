@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { commandRole } from "../../src/decide/commands.js";
 import fc from "fast-check";
-import { callRole, contentLines, factsOf, InformationState, Seen, type Brought } from "../../src/decide/information.js";
+import { callRole, contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/decide/information.js";
 import type { ToolCall } from "../../src/model/entry.js";
 
 const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall => ({
@@ -322,9 +322,57 @@ function numberedLines(output: string, numbered: boolean): { text: string; n: nu
   });
 }
 
+describe("mayHold: could an answer hold a line given as this text", () => {
+  it.each<[string, string, boolean]>([
+    ["x\nalpha()\ny", "alpha()", true],
+    ["  alpha() ,  \n", "alpha()", true],
+    ["12: alpha()\n", "alpha()", true],
+    ["00012| alpha()", "alpha()", true],
+    ["src/a.ts:3:  alpha()", "a.ts\u0000alpha()", true],
+    ["Line 3: alpha()", "\u0000alpha()", true],
+    ["anything", "a.ts\u0000", true],
+    ["const x = alpha()\n", "alpha()", false],
+    ["alpha() + 1\n", "alpha()", false],
+    ["src/a.ts:3:alpha() + 1", "a.ts\u0000alpha()", false],
+    ["// TODO check\n", "check", false],
+  ])("%j holds %j: %s", (answer, text, expected) => {
+    expect(mayHold(answer, text)).toBe(expected);
+  });
+
+  it("holds every line forEachLine gives of it", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({
+            unit: fc.constantFrom("a", "b", " ", ",", ":", "1", "|", "\t", "\u00a0", "\u0000", "/", ".", "Line 1:", "a.ts:", "x.ts:2:"),
+          }),
+          {
+            maxLength: 6,
+          },
+        ),
+        (lines) => {
+          const answer = lines.join("\n");
+          for (const text of contentLines(answer)) expect(mayHold(answer, text)).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe("Seen: answers kept until needed read as every answer entered when shown", () => {
   // Few files, texts and numbers, so that lines meet, repeat and replace each other often.
-  const texts = ["alpha()", "beta = 1", "src/a.ts:3:alpha()", "Line 3: beta = 1", "export const alpha", "export const alpha = 1", ""];
+  const texts = [
+    "alpha()",
+    "beta = 1",
+    "src/a.ts:3:alpha()",
+    "Line 3: beta = 1",
+    "export const alpha",
+    "export const alpha = 1",
+    "alpha(),",
+    "\t12| beta = 1 ",
+    "",
+  ];
   const answer = fc.record({
     file: fc.constantFrom(undefined, "src/a.ts", "src/b.ts"),
     numbered: fc.boolean(),
