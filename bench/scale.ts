@@ -26,7 +26,7 @@ import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
 import { readExport } from "../src/sessions/export.js";
 import { createGuard } from "../src/plugin/guard.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { replayTimeline } from "../src/decide/replay.js";
+import { replayTimeline } from "../src/core.js";
 import { checkToolCall, toolLoopHistoryLimit } from "../src/decide/tool-loop.js";
 import { timelineWithCall, type FinishedCall } from "../src/hosts/opencode/tool-call.js";
 import { SessionBuilder } from "../test/support/session.js";

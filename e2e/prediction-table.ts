@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { predictNextPrompt } from "../src/decide/predict.js";
+import { predictNextPrompt } from "../src/core.js";
 import { compactionSizes } from "../src/model/timeline.js";
 import { runScenario } from "./harness.js";
 import { PROJECT_ROOT } from "./sandbox.js";

@@ -17,10 +17,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
+import { predictionMargin, predictNextPrompt } from "../src/core.js";
 import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { usableContext } from "../src/decide/opencode-facts.js";
+import { usableContext } from "../src/hosts/opencode/facts.js";
 import { runScenario } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
 import { predictionPoints } from "./prediction-table.js";

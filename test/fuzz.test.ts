@@ -9,11 +9,10 @@ import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { type AssistantEntry, type Entry, type UserEntry } from "../src/model/entry.js";
 import { type Compaction, type Timeline } from "../src/model/timeline.js";
 import { createGuard } from "../src/plugin/guard.js";
-import type { ModelLimits } from "../src/decide/opencode-facts.js";
+import type { ModelLimits } from "../src/hosts/opencode/facts.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { replayMessages } from "../src/core.js";
+import { decide, historyLimit, replayMessages } from "../src/core.js";
 import { RULES } from "../src/decide/rules/index.js";
-import { decide, historyLimit } from "../src/decide/verdict.js";
 import {
   guardSettings,
   history,

@@ -4,20 +4,11 @@
  * listed rows, their chart series and the totals. Where sessions come from is in sessions/;
  * the outputs in report/; the command line in `cli/audit.ts`.
  */
-import { sessionDecision, type SessionItem } from "../sessions/sources.js";
+import { sessionDecision, sessionInputs, type SessionDecisionOptions, type SessionItem } from "../sessions/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
 import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
-import { usableContext } from "../decide/opencode-facts.js";
-import {
-  parentOf,
-  replaySession,
-  sessionLimits,
-  type ReplayedSession,
-  type ReplayRow,
-  type SessionData,
-  type SessionDecisionOptions,
-} from "../decide/replay.js";
+import { parentOf, replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../decide/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { isRecord } from "../shared/record.js";
@@ -118,14 +109,13 @@ export function auditSession(
   session: SessionData,
   source: string,
   options: SessionDecisionOptions,
-  replayed: ReplayedSession = replaySession(session, options),
+  replayed: ReplayedSession = replaySession(session, sessionInputs(session, options)),
 ): AuditedSession {
   const { timeline, rows: replay } = replayed;
   const first = replay.find((r) => r.decision === "deny");
   const time = isRecord(session.info.time) ? session.info.time : {};
   const title = typeof session.info.title === "string" ? session.info.title : "";
   const live = guardStops(timeline)[0];
-  const own = sessionLimits(session, options);
   const row: AuditSession = {
     sessionID: session.info.id,
     source,
@@ -149,7 +139,7 @@ export function auditSession(
         }
       : null,
     ...(first ? afterDeny(timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
-    usable: usableContext(own.limits, own.reserved),
+    usable: sessionInputs(session, options).usable,
     ...(session.agent === undefined ? {} : { agent: session.agent }),
   };
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
@@ -271,7 +261,12 @@ export async function auditSessions(
     if (item.session.unphysicalTokens > 0) unphysicalTokens += 1;
     const decision = item.known ? sessionDecision(options, item.known) : options;
     // The series alone show the tool-loop walk: without them it is not made.
-    const audited = auditSession(item.session, item.source, decision, replaySession(item.session, decision, { toolLoop: withSeries }));
+    const audited = auditSession(
+      item.session,
+      item.source,
+      decision,
+      replaySession(item.session, sessionInputs(item.session, decision), { toolLoop: withSeries }),
+    );
     const { row } = audited;
     const messages = item.session.timeline.entries.length;
     const before = kept.get(row.sessionID);

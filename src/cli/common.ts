@@ -5,7 +5,7 @@
  */
 import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../sessions/export.js";
-import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../decide/opencode-facts.js";
+import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../hosts/opencode/facts.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../decide/settings.js";
 import { BUGS_URL, VERSION } from "../shared/version.js";
 import { MAX_PHYSICAL_TOKENS } from "../model/entry.js";

@@ -34,9 +34,9 @@ import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
 import { shownToolName } from "../decide/ledger.js";
 import { readExport } from "../sessions/export.js";
-import { usableContext } from "../decide/opencode-facts.js";
+import { sessionInputs } from "../sessions/sources.js";
 import { describeEvidence } from "../decide/explain.js";
-import { replaySession, sessionLimits, type ReplayRow } from "../decide/replay.js";
+import { replaySession, type ReplayRow } from "../decide/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import { liveGuardLine } from "../report/live-guard.js";
 import { agentNote } from "../hosts/read.js";
@@ -246,7 +246,8 @@ export async function main(
     if (session.passedOver !== undefined) err(`${terminalSafe(`warning: ${file === "-" ? "<stdin>" : file}: ${session.passedOver}`)}\n`);
     const unphysical = session.unphysicalTokens;
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
-    const replayed = replaySession(session, { settings, limits, reserved });
+    const judged = sessionInputs(session, { settings, limits, reserved });
+    const replayed = replaySession(session, judged);
     const rows = replayed.rows;
     const firstDeny = rows.find((r) => r.decision === "deny");
     const numbered = rows.map((r) => r.compaction);
@@ -277,8 +278,7 @@ export async function main(
         `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
       );
     } else {
-      const own = sessionLimits(session, { settings, limits, reserved });
-      const usable = usableContext(own.limits, own.reserved);
+      const usable = judged.usable;
       const liveLine = liveGuardLine(live, numbered);
       out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
       if (session.agent !== undefined) out(`${agentNote(session.agent)}\n`);

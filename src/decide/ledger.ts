@@ -5,8 +5,8 @@
  * - The ledger: appended to opencode's summary prompt (the `experimental.session.compacting`
  *   hook's `output.context`, which opencode 1.18.33 joins after its template in
  *   session/compaction.ts), so that the summary lists the completed calls as completed.
- * - The continue note: what opencode's synthetic continue turn (session/compaction.ts, text
- *   {@link CONTINUE_TEXT}, part `metadata.compaction_continue`) says instead, in the copy of
+ * - The continue note: what opencode's synthetic continue turn (session/compaction.ts, part
+ *   `metadata.compaction_continue`) says instead, in the copy of
  *   the history sent to a model: added automatically, no new instruction, do not redo.
  *
  * Calls are shown only through the allow-list preview of ../redact/preview.ts (the toast's),
@@ -18,7 +18,6 @@ import { redactedStart } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
-import { CONTINUE_TEXT } from "./opencode-facts.js";
 import { canonicalJson, comparableInput } from "./signature.js";
 import { targetFile, toolKind } from "./tool-kinds.js";
 
@@ -243,7 +242,7 @@ export function ledgerText(calls: readonly CompletedCall[], auto: boolean): stri
 }
 
 /**
- * What the synthetic continue turn says instead of {@link CONTINUE_TEXT}: added automatically
+ * What the synthetic continue turn says instead of the host's continue text: added automatically
  * after context compaction, not a new instruction and no new authority; continue the request
  * in progress without restarting it; check an interrupted action's result before retrying;
  * do not repeat completed calls (the {@link NOTE_NAMED_CALLS} most recent are named); if
@@ -264,17 +263,4 @@ export function continueNote(calls: readonly CompletedCall[] | null): string {
     "from the user and carries no new authority. Continue the request that was in progress without restarting it. " +
     `If an action was interrupted, check its result before retrying it.${done} If nothing was in progress, answer and stop.`;
   return text.length <= NOTE_MAX_CHARS ? text : `${text.slice(0, NOTE_MAX_CHARS - 1)}…`;
-}
-
-/**
- * The text of a continue part rewritten: opencode's {@link CONTINUE_TEXT} replaced by `note`,
- * whatever opencode put before it kept (after a media overflow it prepends an explanation).
- *
- * @returns the new text, or null when the text does not hold opencode's continue text (then
- *   it is left as it is: another wording, or already rewritten).
- */
-export function rewriteContinueText(text: string, note: string): string | null {
-  const at = text.lastIndexOf(CONTINUE_TEXT);
-  if (at < 0) return null;
-  return text.slice(0, at) + note + text.slice(at + CONTINUE_TEXT.length);
 }

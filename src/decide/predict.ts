@@ -6,12 +6,13 @@
  * "What the first request after a compaction carries"):
  * - the system prompt and the tool definitions, unchanged (session/llm.ts; the compaction
  *   cannot shrink them);
- * - the compaction message, sent as the user text "What did we do so far?"
+ * - the compaction message, sent as a fixed user text, the compaction question
  *   (message-v2.ts `toModelMessages`), then the summary as an assistant message;
  * - the kept tail: the messages from the compaction part's `tail_start_id` up to the
  *   compaction message, verbatim (compaction.ts `select`, message-v2.ts `filterCompacted`);
  *   no `tail_start_id` means the summary replaced everything;
- * - the synthetic continue turn ("Continue if you have next steps, …").
+ * - the synthetic continue turn, a fixed text.
+ * The compaction question and the continue text come from the host (`HostFacts.afterCompaction`).
  *
  * From what the hook can read, each piece is bounded from below:
  * - system prompt + tools (`baseTokens`): the prompt of the session's first step (system
@@ -29,7 +30,7 @@
  *   context grew by since the tail began; plus the last step's tool results, which no
  *   step measured, at one token per whitespace-separated chunk of their text
  *   ({@link tokensAtLeast});
- * - the two fixed texts at {@link FIXED_CHARS_PER_TOKEN} characters a token: fewer tokens
+ * - the host's fixed texts at {@link FIXED_CHARS_PER_TOKEN} characters a token: fewer tokens
  *   than any of six real tokenizers makes of them (e2e/tokenizers.ts; opencode's own 4
  *   characters a token, util/token.ts, is 4 tokens over what they make of the continue text).
  *
@@ -40,7 +41,7 @@
  */
 import { isStep, type AssistantEntry } from "../model/entry.js";
 import { type Compaction, type Timeline } from "../model/timeline.js";
-import { COMPACTION_QUESTION, CONTINUE_TEXT } from "./opencode-facts.js";
+import type { HostFacts } from "../model/host-facts.js";
 import { compactionBetween } from "./view.js";
 
 /**
@@ -130,6 +131,7 @@ export function isFirstCompaction(timeline: Timeline, compaction: Compaction, st
  * whose kept tail no earlier compaction cuts through (the rule uses it at the first only;
  * the error table of e2e/prediction-table.ts at every one).
  *
+ * @param facts the host's facts: its fixed texts after a compaction are counted in `fixedTokens`.
  * @param start first position in view (the hook reads the newest messages only); must be 0,
  *   and `timeline` must begin with the session's first message (its first step is the base):
  *   the caller checks that (cannot-make-room abstains unless DecideOptions.wholeSession).
@@ -138,7 +140,7 @@ export function isFirstCompaction(timeline: Timeline, compaction: Compaction, st
  *   user's, missing token data, or a tail start the history does not hold or that lies
  *   before an earlier compaction.
  */
-export function predictNextPrompt(timeline: Timeline, compaction: Compaction, start = 0): Prediction {
+export function predictNextPrompt(timeline: Timeline, compaction: Compaction, facts: HostFacts, start = 0): Prediction {
   const abstain = (reason: string): Prediction => ({ status: "abstain", reason });
   const { entries } = timeline;
   if (start !== 0) return abstain("the session's first step is out of view");
@@ -194,7 +196,8 @@ export function predictNextPrompt(timeline: Timeline, compaction: Compaction, st
     }
   }
 
-  const fixedTokens = estimate(COMPACTION_QUESTION) + estimate(CONTINUE_TEXT);
+  let fixedTokens = 0;
+  for (const text of facts.afterCompaction) fixedTokens += estimate(text);
   return {
     status: "predicted",
     firstStepTokens,

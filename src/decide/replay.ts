@@ -5,7 +5,7 @@
  */
 import type { SessionData } from "../model/session.js";
 import { compactionSizes, type Timeline } from "../model/timeline.js";
-import type { ModelLimits } from "./opencode-facts.js";
+import type { HostInputs } from "../model/host-facts.js";
 import type { GuardSettings } from "./settings.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import type { RuleContext } from "./rules/index.js";
@@ -14,20 +14,9 @@ import { TimelineSteps } from "./view.js";
 
 export type { SessionData } from "../model/session.js";
 
-/** The limits a session is decided with: the flags', else the line its agent's transcript tells (as an input limit, nothing reserved). */
-export function sessionLimits(session: SessionData, options: SessionDecisionOptions): Pick<SessionDecisionOptions, "limits" | "reserved"> {
-  const flagged = options.limits?.context !== undefined || options.limits?.input !== undefined;
-  if (flagged || typeof session.usable !== "number") return { limits: options.limits, reserved: options.reserved };
-  return { limits: { context: session.usable, input: session.usable }, reserved: 0 };
-}
-
-/** What a session's decisions depend on besides its history: the inputs `replay` takes from its flags. */
-export interface SessionDecisionOptions {
+/** What a session's decisions depend on besides its history: the guard's settings and the host's inputs. */
+export interface SessionInputs extends HostInputs {
   readonly settings: GuardSettings;
-  /** The model's limits (tokens), when known. */
-  readonly limits?: Partial<ModelLimits> | undefined;
-  /** opencode's `compaction.reserved` (tokens), when set. */
-  readonly reserved?: number | undefined;
 }
 
 /** The session's parent (a subagent's session, started by the task tool), or null. */
@@ -50,7 +39,7 @@ export interface ReplayRow extends Verdict {
  * @param timeline the whole session, as a host built it (`wholeSession` is true unless
  *   `options` says otherwise).
  */
-export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions = {}): ReplayRow[] {
+export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions): ReplayRow[] {
   return rowsOf(new TimelineSteps(timeline), contextOf(settings, { wholeSession: true, ...options }));
 }
 
@@ -94,15 +83,12 @@ export interface ReplayedSession {
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
  *   oldest first, and where the tool-loop check would have acted (empty without the walk).
  */
-export function replaySession(
-  session: SessionData,
-  options: SessionDecisionOptions,
-  walk: { readonly toolLoop?: boolean } = {},
-): ReplayedSession {
+export function replaySession(session: SessionData, options: SessionInputs, walk: { readonly toolLoop?: boolean } = {}): ReplayedSession {
   const { timeline } = session;
   const directory = session.info.directory;
   const context = contextOf(options.settings, {
-    ...sessionLimits(session, options),
+    usable: options.usable,
+    facts: options.facts,
     directory: typeof directory === "string" ? directory : undefined,
     subagent: parentOf(session.info) !== null,
     wholeSession: true,
@@ -122,7 +108,7 @@ export function replaySession(
  * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
  *   successful summary.
  * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
- *   asked for), and no `limits` for opencode's V2 runner: it draws its compaction line
+ *   asked for), and a null `usable` for opencode's V2 runner: it draws its compaction line
  *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
  * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
  *   in the timeline.
@@ -131,7 +117,7 @@ export function decideCompaction(
   timeline: Timeline,
   compactionID: string | undefined,
   settings: GuardSettings,
-  options: DecideOptions = {},
+  options: DecideOptions,
 ): Verdict | undefined {
   const point = findDecisionPoint(timeline, compactionID);
   if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;

@@ -3,7 +3,7 @@
  * history in, verdict out, nothing else.
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
-import type { ModelLimits } from "./opencode-facts.js";
+import type { HostInputs } from "../model/host-facts.js";
 import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import type { GuardSettings } from "./settings.js";
 import { buildView, TimelineSteps } from "./view.js";
@@ -37,11 +37,12 @@ export function historyLimit(settings: Pick<GuardSettings, "window">): number {
   return Math.max(200, 4 * settings.window);
 }
 
-export interface DecideOptions {
-  /** The model's limits, when known: no-progress then also compares with opencode's usable context. */
-  readonly limits?: Partial<ModelLimits> | undefined;
-  /** opencode's `compaction.reserved` (tokens) when the user set it; it moves the usable line. */
-  readonly reserved?: number | undefined;
+/**
+ * What a decision depends on besides the history and the settings: the host's inputs (its
+ * facts, and its usable context in tokens: when known, no-progress also compares with it and
+ * cannot-make-room can predict), and what the host knows of the session.
+ */
+export interface DecideOptions extends HostInputs {
   /** The project directory: file paths in previews are shown relative to it. */
   readonly directory?: string | undefined;
   /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
@@ -62,7 +63,7 @@ export interface DecideOptions {
  * slice the hook fetches. Checks every rule in RULES order; the first that fires denies, and
  * the verdict holds every rule's evidence. Pure; never throws on a timeline from buildTimeline.
  */
-export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions = {}): Verdict {
+export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions): Verdict {
   return decideWith(new TimelineSteps(timeline), compaction, contextOf(settings, options));
 }
 
@@ -70,8 +71,8 @@ export function decide(timeline: Timeline, compaction: Compaction, settings: Gua
 export function contextOf(settings: GuardSettings, options: DecideOptions): RuleContext {
   return {
     settings,
-    limits: options.limits,
-    reserved: options.reserved,
+    usable: options.usable,
+    facts: options.facts,
     directory: options.directory,
     subagent: options.subagent,
     wholeSession: options.wholeSession,

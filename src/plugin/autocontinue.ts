@@ -12,6 +12,7 @@ import type { Hooks } from "@opencode-ai/plugin";
 import type { GuardSettings } from "../decide/settings.js";
 import { decide, findDecisionPoint, historyLimit } from "../decide/verdict.js";
 import { elapsedSince, reason } from "../guard/host.js";
+import { opencodeInputs } from "../hosts/opencode/facts.js";
 import { respond } from "../guard/respond.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
 import type { DecisionRegistry } from "./registry.js";
@@ -62,8 +63,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
 
       const { title, subagent } = await sessionInfo;
       const verdict = decide(timeline, point, settings, {
-        limits: hookInput?.model?.limit,
-        reserved: await reserved,
+        ...opencodeInputs(hookInput?.model?.limit, await reserved),
         directory,
         subagent,
         // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).

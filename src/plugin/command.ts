@@ -14,6 +14,7 @@
  * session; the autocontinue and tool-time hooks ask {@link GuardCommand.modeOf} before acting.
  */
 import type { Hooks } from "@opencode-ai/plugin";
+import { opencodeInputs } from "../hosts/opencode/facts.js";
 import { buildTimeline } from "../hosts/opencode/v1.js";
 import { replayTimeline } from "../decide/replay.js";
 import type { ResolvedSettings } from "../decide/settings.js";
@@ -192,7 +193,7 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
       } else {
         const timeline = buildTimeline(messages);
         const [limits, reserved] = await Promise.all([modelLimits(client, messages, timeoutMs), deps.reserved()]);
-        const rows = replayTimeline(timeline, deps.resolved.settings, { limits, reserved, directory: deps.directory });
+        const rows = replayTimeline(timeline, deps.resolved.settings, { ...opencodeInputs(limits, reserved), directory: deps.directory });
         const text = guardReport({
           sessionID,
           timeline,

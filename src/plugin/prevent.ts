@@ -23,9 +23,9 @@
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import type { Timeline } from "../model/timeline.js";
-import { continueNote, LEDGER_HEADER, rewriteContinueText } from "../decide/ledger.js";
+import { continueNote, LEDGER_HEADER } from "../decide/ledger.js";
 import { continueNoteBefore, summaryLedger } from "../guard/prevention.js";
-import { continueParts } from "../hosts/opencode/continue-turn.js";
+import { continueParts, rewriteContinueText } from "../hosts/opencode/continue-turn.js";
 import { v1Timeline } from "./timelines.js";
 
 type CompactingHook = NonNullable<Hooks["experimental.session.compacting"]>;

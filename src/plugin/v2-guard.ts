@@ -15,6 +15,7 @@ import { historyLimit } from "../decide/verdict.js";
 import type { GuardSettings } from "../decide/settings.js";
 import { elapsedSince, reason, type GuardHost } from "../guard/host.js";
 import { respond } from "../guard/respond.js";
+import { opencodeInputs } from "../hosts/opencode/facts.js";
 import { v2Timeline } from "./timelines.js";
 
 /** What the V2 guard takes from its host; every function may throw or reject (the guard catches). */
@@ -51,7 +52,12 @@ export function createV2Guard(deps: V2GuardDeps): { compacted(sessionID: string,
   const limit = historyLimit(settings);
   /** The verdict at compaction `messageID` of `messages`, or undefined when it is not among them. */
   const decideAt = (messages: readonly unknown[], messageID: string) =>
-    decideCompaction(v2Timeline(messages), messageID, settings, { wholeSession: messages.length < limit, directory: deps.directory });
+    decideCompaction(v2Timeline(messages), messageID, settings, {
+      // The V2 runner draws its compaction line otherwise than V1: no usable context.
+      ...opencodeInputs(undefined),
+      wholeSession: messages.length < limit,
+      directory: deps.directory,
+    });
   const compacted = async (sessionID: string, messageID: string): Promise<void> => {
     const started = performance.now();
     try {

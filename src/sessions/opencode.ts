@@ -30,7 +30,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { compactionModel, configReserved, limitsTable, modelKey, type KnownLimits, type LimitsTable } from "../hosts/opencode/limits.js";
 import { v1SessionData, v2SessionData, type SessionInfo } from "../hosts/opencode/session.js";
 import type { SessionData } from "../model/session.js";
-import type { ModelLimits } from "../decide/opencode-facts.js";
+import type { ModelLimits } from "../hosts/opencode/facts.js";
 import { endBySignal } from "../shared/signals.js";
 
 /** opencode could not be started or read; `message` is one line for the user. */

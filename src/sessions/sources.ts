@@ -3,10 +3,34 @@
  * the sessions of the user's own opencode read through `opencode serve`.
  */
 import { setImmediate } from "node:timers/promises";
-import type { SessionData, SessionDecisionOptions } from "../decide/replay.js";
+import type { SessionData, SessionInputs } from "../decide/replay.js";
+import type { GuardSettings } from "../decide/settings.js";
 import { ExportError, readExport, unexpectedReadError } from "./export.js";
 import { findExports } from "./files.js";
+import { opencodeInputs, type ModelLimits } from "../hosts/opencode/facts.js";
 import type { KnownLimits } from "../hosts/opencode/limits.js";
+
+/** What a session's decisions depend on besides its history, as the command line gives it: settings, and opencode's limits and `compaction.reserved`. */
+export interface SessionDecisionOptions {
+  readonly settings: GuardSettings;
+  /** The model's limits (tokens), when known. */
+  readonly limits?: Partial<ModelLimits> | undefined;
+  /** opencode's `compaction.reserved` (tokens), when set. */
+  readonly reserved?: number | undefined;
+}
+
+/**
+ * The judge's inputs for one session: the usable context of the flags' limits, else the
+ * context size (tokens) at which its agent compacts when its transcript tells, else of
+ * `options`' limits; opencode's facts (what opencode sends after a compaction).
+ */
+export function sessionInputs(session: SessionData, options: SessionDecisionOptions): SessionInputs {
+  const flagged = options.limits?.context !== undefined || options.limits?.input !== undefined;
+  if (flagged || typeof session.usable !== "number")
+    return { settings: options.settings, ...opencodeInputs(options.limits, options.reserved) };
+  // The transcript's line, as an input limit with nothing reserved.
+  return { settings: options.settings, ...opencodeInputs({ context: session.usable, input: session.usable }, 0) };
+}
 
 /**
  * A session to audit, or an input that was skipped (one line why; `counted`: it is one of the

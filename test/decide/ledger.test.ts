@@ -7,9 +7,7 @@ import {
   ledgerText,
   LOOKBACK_MESSAGES,
   NOTE_MAX_CHARS,
-  rewriteContinueText,
 } from "../../src/decide/ledger.js";
-import { CONTINUE_TEXT } from "../../src/decide/opencode-facts.js";
 import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const read = (filePath: string) => ({ tool: "read", input: { filePath }, output: "contents" });
@@ -231,17 +229,5 @@ describe("continueNote", () => {
   it(`is at most ${NOTE_MAX_CHARS} characters`, () => {
     const long = calls.map((call) => ({ ...call, tool: "x".repeat(40), preview: "y".repeat(60) }));
     expect(continueNote(long).length).toBeLessThanOrEqual(NOTE_MAX_CHARS);
-  });
-});
-
-describe("rewriteContinueText", () => {
-  it("replaces opencode's continue text and keeps what came before it", () => {
-    expect(rewriteContinueText(CONTINUE_TEXT, "NOTE")).toBe("NOTE");
-    expect(rewriteContinueText(`Media were removed.\n\n${CONTINUE_TEXT}`, "NOTE")).toBe("Media were removed.\n\nNOTE");
-  });
-
-  it("leaves any other text alone (another wording, or already rewritten)", () => {
-    expect(rewriteContinueText("Continue if you have next steps.", "NOTE")).toBeNull();
-    expect(rewriteContinueText("NOTE", "NOTE")).toBeNull();
   });
 });

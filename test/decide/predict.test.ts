@@ -3,6 +3,7 @@ import { createGuard } from "../../src/plugin/guard.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { predictionMargin, predictNextPrompt, tokensAtLeast } from "../../src/decide/predict.js";
 import { replayMessages } from "../../src/core.js";
+import { OPENCODE_FACTS } from "../../src/hosts/opencode/facts.js";
 import { resolveSettings } from "../../src/decide/settings.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { firstStepOver, LIMITS, ON, shape, tokens } from "../support/prediction.js";
@@ -10,7 +11,7 @@ import { bash, SessionBuilder, type Message } from "../support/session.js";
 
 const predictAt = (messages: Message[], index = 0, start = 0) => {
   const timeline = buildTimeline(messages);
-  return predictNextPrompt(timeline, timeline.compactions[index]!, start);
+  return predictNextPrompt(timeline, timeline.compactions[index]!, OPENCODE_FACTS, start);
 };
 
 describe("predictNextPrompt: a lower bound of the first prompt after a compaction", () => {
@@ -29,6 +30,14 @@ describe("predictNextPrompt: a lower bound of the first prompt after a compactio
       tailStartID: null,
       triggerTokens: 7_000,
     });
+  });
+
+  it("counts the host's own fixed texts: none sent, none counted; a 10-character text is 2 tokens", () => {
+    const timeline = buildTimeline(firstStepOver(7_000).messages);
+    const at = (afterCompaction: readonly string[]) =>
+      predictNextPrompt(timeline, timeline.compactions[0]!, { source: "a host", afterCompaction });
+    expect(at([])).toMatchObject({ fixedTokens: 0, predictedTokens: 6_989 + 30 });
+    expect(at(["0123456789", "abcd"])).toMatchObject({ fixedTokens: 2, predictedTokens: 6_989 + 30 + 2 });
   });
 
   it("a kept tail from a step: the context's growth from that step's prompt to the end of the last step", () => {

@@ -14,12 +14,12 @@ import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { replayMessages } from "../../src/core.js";
-import { parentOf, replaySession, replayTimeline, type SessionData } from "../../src/decide/replay.js";
+import { decide, replayMessages, replayTimeline, type DecideOptions } from "../../src/core.js";
+import { parentOf, replaySession, type SessionData } from "../../src/decide/replay.js";
+import { sessionInputs } from "../../src/sessions/sources.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { compactionSizes } from "../../src/model/timeline.js";
 import { toolLoopsOf } from "../../src/decide/tool-loop.js";
-import { decide, type DecideOptions } from "../../src/decide/verdict.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
 
 /** Replay's rows the slow way: each automatic compaction decided on a timeline built for it alone. */
@@ -77,7 +77,7 @@ describe("replay's shared decisions equal decisions made apart", () => {
     const limits = { context: 200_000, output: 32_000 };
     VARIANTS.forEach((variant) => {
       const settings = { ...DEFAULT_SETTINGS, ...variant };
-      const replayed = replaySession(session, { settings, limits });
+      const replayed = replaySession(session, sessionInputs(session, { settings, limits }));
       const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
       const apart = decidedApart(exported.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
       expect(replayed.rows).toEqual(apart);

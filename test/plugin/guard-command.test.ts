@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
-import { replayTimeline } from "../../src/decide/replay.js";
+import { replayTimeline } from "../../src/core.js";
 import { resolveSettings } from "../../src/decide/settings.js";
 import { toolLoopNotice } from "../../src/decide/tool-loop.js";
 import {

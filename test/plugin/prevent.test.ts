@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { continueNote } from "../../src/decide/ledger.js";
-import { CONTINUE_TEXT } from "../../src/decide/opencode-facts.js";
+import { CONTINUE_TEXT } from "../../src/hosts/opencode/facts.js";
 import { createGuard } from "../../src/plugin/guard.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";

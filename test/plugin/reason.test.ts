@@ -11,7 +11,7 @@ import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
 import { sessionLabel, stopRecord } from "../../src/guard/notices.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
-import { decide, findDecisionPoint } from "../../src/decide/verdict.js";
+import { decide, findDecisionPoint } from "../../src/core.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../../src/sessions/export.js";
 import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
-import { replayTimeline } from "../../src/decide/replay.js";
+import { replayTimeline } from "../../src/core.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { syntheticExport, writeSyntheticExport } from "../support/synthetic.js";
 

@@ -19,7 +19,6 @@
  * message (the hook read its newest 200+ messages and got as many as it asked for), when the
  * model's limits are unknown, and whenever a piece of the prediction has no token data.
  */
-import { usableContext } from "../opencode-facts.js";
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { defineRule } from "./rule.js";
 import { percent, tokens } from "../words.js";
@@ -46,7 +45,7 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const cannotMakeRoom = defineRule({
   name: "cannot-make-room",
   severity: "warning",
-  check(view, { settings, limits, reserved, wholeSession }) {
+  check(view, { settings, usable: usableTokens, facts, wholeSession }) {
     if (!settings.predict) return abstain("prediction is off (predict: false)");
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
     // From the second compaction on no-progress measures what the previous one left, unless the
@@ -57,9 +56,8 @@ export const cannotMakeRoom = defineRule({
     // A finished answer over the line is no loop: turn-finished's housekeeping (or, in a
     // subagent's session, the continue turn that lets it report) decides.
     if (endedTheTurn(view)) return abstain("the step before the compaction ended the turn (turn-finished decides)");
-    const usableTokens = usableContext(limits, reserved);
     if (usableTokens === null) return abstain("the model's limits are unknown");
-    const prediction = predictNextPrompt(view.timeline, view.compaction, view.start);
+    const prediction = predictNextPrompt(view.timeline, view.compaction, facts, view.start);
     if (prediction.status === "abstain") return abstain(prediction.reason);
 
     const marginTokens = predictionMargin(prediction.predictedTokens);

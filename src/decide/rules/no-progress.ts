@@ -14,7 +14,6 @@
  */
 import { isStep, type Entry } from "../../model/entry.js";
 import { compactionEnd } from "../../model/timeline.js";
-import { usableContext } from "../opencode-facts.js";
 import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY, tokens } from "../words.js";
@@ -103,12 +102,11 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const noProgress = defineRule({
   name: "no-progress",
   severity: "warning",
-  check(view, { settings, limits, reserved }) {
+  check(view, { settings, usable: usableTokens }) {
     const { previous, compaction, timeline } = view;
     if (!previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
 
-    const usableTokens = usableContext(limits, reserved);
     const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
     if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
       return {

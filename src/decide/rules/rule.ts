@@ -4,7 +4,7 @@
  * folder plus one line in ./index.ts (see CONTRIBUTING.md).
  */
 import type { GuardSettings } from "../settings.js";
-import type { ModelLimits } from "../opencode-facts.js";
+import type { HostFacts } from "../../model/host-facts.js";
 import type { DecisionView } from "../view.js";
 
 /**
@@ -22,13 +22,13 @@ export interface Finding<E> {
   readonly evidence: E;
 }
 
-/** What a rule may know beyond the history: the model's limits and opencode's config. */
+/** What a rule may know beyond the history: the host's facts and where it compacts. */
 export interface RuleContext {
   readonly settings: GuardSettings;
-  /** The model's token limits, when known (the hook's `input.model.limit`, replay flags). */
-  readonly limits: Partial<ModelLimits> | undefined;
-  /** opencode's `compaction.reserved`, tokens, when the user set it; undefined = opencode's default. */
-  readonly reserved: number | undefined;
+  /** The host's usable context in tokens (a step that reaches it compacts), null when unknown. */
+  readonly usable: number | null;
+  /** What the host sends after a compaction besides the summary (model/host-facts.ts). */
+  readonly facts: HostFacts;
   /** The session is a subagent's (it has a parent session): its last answer is its caller's result. */
   readonly subagent?: boolean | undefined;
   /** The project directory, when known: file paths in previews are shown relative to it. */

@@ -4,7 +4,7 @@
  * lists for each model. Pure; the requests are in sessions/opencode.ts, the precedence of the
  * command line's flags in sessions/sources.ts.
  */
-import type { ModelLimits } from "../../decide/opencode-facts.js";
+import type { ModelLimits } from "./facts.js";
 import { isRecord } from "../../shared/record.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */

@@ -30,7 +30,7 @@
  * field read defensively; never throws.
  */
 import { isRecord } from "../../shared/record.js";
-import { CHARS_PER_TOKEN, CONTINUE_TEXT_PREFIX } from "../../decide/opencode-facts.js";
+import { CHARS_PER_TOKEN, CONTINUE_TEXT_PREFIX } from "./facts.js";
 import { withoutToolLoopNotice, type AssistantEntry, type Entry, type ToolCall, type UserEntry } from "../../model/entry.js";
 import { timelineOf, type Timeline } from "../../model/timeline.js";
 import { hasUnphysicalTokens, timeOf, tokenSizes } from "./v1.js";

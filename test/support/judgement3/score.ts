@@ -4,6 +4,7 @@
  * denial compared with the generator's right answers.
  */
 import { replaySession } from "../../../src/decide/replay.js";
+import { sessionInputs } from "../../../src/sessions/sources.js";
 import { exportedSession } from "../../../src/hosts/opencode/session.js";
 
 /** A session export as the generator writes it: `{ info, messages }`. */
@@ -44,7 +45,10 @@ export function limitsOf(flags: readonly string[]): { context?: number; output?:
 
 /** The first denial's compaction index of a session, replayed as the replay command does, or null. */
 export function firstDenyOf(exported: Exported, flags: readonly string[] = []): number | null {
-  const { rows } = replaySession(exportedSession(exported), { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }, { toolLoop: false });
+  const session = exportedSession(exported);
+  const { rows } = replaySession(session, sessionInputs(session, { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }), {
+    toolLoop: false,
+  });
   return rows.find((row) => row.decision === "deny")?.compaction.index ?? null;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { usableContext } from "../../src/decide/opencode-facts.js";
+import { usableContext } from "../../../src/hosts/opencode/facts.js";
 
 describe("usableContext (opencode session/overflow.ts)", () => {
   it.each([

@@ -2,8 +2,10 @@
  * Every fact copied from opencode 1.18.33, in one file so that the next opencode change is a
  * one-file edit: the overflow line recomputed from a model's limits and `compaction.reserved`
  * (session/overflow.ts), the output cap, the continue text, and what is sent after a
- * compaction besides the summary.
+ * compaction besides the summary. The judge reads them only as a host's inputs
+ * ({@link opencodeInputs}).
  */
+import type { HostFacts, HostInputs } from "../../model/host-facts.js";
 
 /** The text opencode 1.18.33 puts in the synthetic continue turn (session/compaction.ts). */
 export const CONTINUE_TEXT_PREFIX = "Continue if you have next steps";
@@ -51,4 +53,18 @@ export function usableContext(limits: Partial<ModelLimits> | undefined, reserved
   const kept = typeof reserved === "number" && Number.isFinite(reserved) && reserved >= 0 ? reserved : Math.min(RESERVED_MAX, maxOut);
   if (input > 0) return Math.max(0, input - kept);
   return Math.max(0, context - maxOut);
+}
+
+/** opencode 1.18.33's facts as the judge reads them. */
+export const OPENCODE_FACTS: HostFacts = Object.freeze({
+  source: "opencode 1.18.33",
+  afterCompaction: Object.freeze([COMPACTION_QUESTION, CONTINUE_TEXT]),
+});
+
+/**
+ * The judge's inputs for a session opencode runs: its facts, and the usable context
+ * ({@link usableContext}) of the model's limits and `compaction.reserved` (tokens).
+ */
+export function opencodeInputs(limits: Partial<ModelLimits> | undefined, reserved?: number): HostInputs {
+  return { usable: usableContext(limits, reserved), facts: OPENCODE_FACTS };
 }
