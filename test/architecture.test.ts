@@ -107,6 +107,14 @@ describe("architecture: the layers of src/", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("above hosts/, a session's record is read by the model's names, not opencode's (`info.time`, `runner`)", () => {
+    const opencodeRecord = /\bsession\.info\b|\.info\.(time|runner|directory|parentID)\b|\.runner\b/;
+    const readers = ["decide", "audit", "report", "cli"];
+    const wrong = FILES.filter((file) => readers.includes(folderOf(file)) && opencodeRecord.test(readFileSync(join(SRC, file), "utf8")));
+    expect(FILES.filter((file) => readers.includes(folderOf(file))).length).toBeGreaterThan(20);
+    expect(wrong).toEqual([]);
+  });
+
   it("no import circle between folders", () => {
     const next = new Map<string, Set<string>>();
     for (const { from, to } of LOCAL) {

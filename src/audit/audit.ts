@@ -8,17 +8,13 @@ import { sessionDecision, sessionInputs, type SessionDecisionOptions, type Sessi
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
 import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
-import { parentOf, replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../decide/replay.js";
+import { replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../decide/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import type { ToolLoopEntry } from "../decide/tool-loop.js";
-import { isRecord } from "../shared/record.js";
 
-const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-
-/** The session's last activity (ms since the epoch): `info.time.updated`, else `info.time.created`; null without one. */
-export function sessionUpdated(info: SessionData["info"]): number | null {
-  const time = isRecord(info.time) ? info.time : {};
-  return finite(time.updated) ?? finite(time.created);
+/** The session's last activity (ms since the epoch): its record's `updated`, else `created`; null without one. */
+export function sessionUpdated(record: SessionData["record"]): number | null {
+  return record.updated ?? record.created;
 }
 
 /**
@@ -113,22 +109,21 @@ export function auditSession(
 ): AuditedSession {
   const { timeline, rows: replay } = replayed;
   const first = replay.find((r) => r.decision === "deny");
-  const time = isRecord(session.info.time) ? session.info.time : {};
-  const title = typeof session.info.title === "string" ? session.info.title : "";
+  const { record } = session;
   const live = guardStops(timeline)[0];
   const row: AuditSession = {
-    sessionID: session.info.id,
+    sessionID: record.id,
     source,
-    title,
-    parentID: parentOf(session.info),
-    created: finite(time.created),
+    title: record.title,
+    parentID: record.parent,
+    created: record.created,
     compactions: replay.length,
     firstDeny: first?.compaction.index ?? null,
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
     // Another agent's transcript has no continue turn whose absence would show the guard stopped it.
-    stoppedByGuard: session.agent === undefined && stoppedByGuard(timeline, replay, session.info.runner === "v2"),
+    stoppedByGuard: session.agent === undefined && stoppedByGuard(timeline, replay, !record.continueTurn),
     liveStop: live
       ? {
           compaction: liveStopIndex(
@@ -253,7 +248,7 @@ export async function auditSessions(
     }
     onSession();
     read += 1;
-    const updated = sessionUpdated(item.session.info);
+    const updated = sessionUpdated(item.session.record);
     if (since !== null) {
       if (updated === null) withoutTime += 1;
       if (updated === null || updated < since) continue;

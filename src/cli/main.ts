@@ -275,12 +275,12 @@ export async function main(
       }));
       const liveGuard = live.map((stop) => ({ ...stop, compaction: liveStopIndex(stop, numbered) }));
       out(
-        `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
+        `${terminalSafeJson({ sessionID: session.record.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
       );
     } else {
       const usable = judged.usable;
       const liveLine = liveGuardLine(live, numbered);
-      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
+      out(`${table(session.record.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
       if (session.agent !== undefined) out(`${agentNote(session.agent)}\n`);
       if (values.chart) {
         const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([

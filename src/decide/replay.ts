@@ -19,11 +19,6 @@ export interface SessionInputs extends HostInputs {
   readonly settings: GuardSettings;
 }
 
-/** The session's parent (a subagent's session, started by the task tool), or null. */
-export function parentOf(info: SessionData["info"]): string | null {
-  return typeof info.parentID === "string" && info.parentID !== "" ? info.parentID : null;
-}
-
 /** One row of a replay: a verdict plus the compaction's own sizes (tokens). */
 export interface ReplayRow extends Verdict {
   /** Context size (tokens) of the step that set the compaction off. */
@@ -77,27 +72,26 @@ export interface ReplayedSession {
 
 /**
  * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
- * directory and whether the session is a subagent's come from `info`.
+ * directory and whether the session is a subagent's come from its record.
  * @param walk.toolLoop whether to walk the session for the tool-loop check (default true). No
  *   row reads the walk: audit's table and `--json` leave it out; its charts show it.
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
  *   oldest first, and where the tool-loop check would have acted (empty without the walk).
  */
 export function replaySession(session: SessionData, options: SessionInputs, walk: { readonly toolLoop?: boolean } = {}): ReplayedSession {
-  const { timeline } = session;
-  const directory = session.info.directory;
+  const { timeline, record } = session;
+  const { directory } = record;
   const context = contextOf(options.settings, {
     usable: options.usable,
     facts: options.facts,
-    directory: typeof directory === "string" ? directory : undefined,
-    subagent: parentOf(session.info) !== null,
+    directory,
+    subagent: record.parent !== null,
     wholeSession: true,
   });
   // One TimelineSteps for the decisions and the tool-loop walk: they share what each call brought.
   const steps = new TimelineSteps(timeline);
   const rows = rowsOf(steps, context);
-  const toolLoop =
-    walk.toolLoop === false ? [] : toolLoopsOf(steps, options.settings, typeof directory === "string" ? directory : undefined);
+  const toolLoop = walk.toolLoop === false ? [] : toolLoopsOf(steps, options.settings, directory);
   return { timeline, rows, toolLoop };
 }
 

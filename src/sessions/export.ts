@@ -14,7 +14,7 @@ import { specialKind } from "./file-kind.js";
 import type { SessionData } from "../model/session.js";
 import { v1SessionData, v2SessionData } from "../hosts/opencode/session.js";
 import { readTranscript } from "../hosts/read.js";
-import { TranscriptError } from "../hosts/transcript.js";
+import { TranscriptError, transcriptRecord } from "../hosts/transcript.js";
 import { basename } from "node:path";
 
 /** A problem with an export file; `message` is one line that names the file. */
@@ -166,7 +166,7 @@ const V2_MESSAGE_TYPES = new Set(["user", "assistant", "compaction", "synthetic"
  * SessionMessage[], cursor }`, either order; `GET /api/session/{id}/history`: `{ data:
  * SessionDurableEvent[], hasMore }`) as a session (hosts/opencode/v2.ts), messages of no role
  * (agent or model switched) left out. The session id is the events' `aggregateID` (or
- * `sessionID`), else `name`; `info.runner` is "v2".
+ * `sessionID`), else `name`; its record has no synthetic continue turn.
  * @returns the session, or undefined when `json` is neither form or holds no message.
  */
 export function fromV2Session(json: unknown, name: string): SessionData | undefined {
@@ -359,7 +359,7 @@ async function readAny(path: string, limits: ReadLimits): Promise<SessionData> {
 
 /**
  * `text` read as a Claude Code or Codex transcript (told by its content, src/hosts/read.ts),
- * or undefined when it is neither. The agent's name goes to `agent` and `info.agent`.
+ * or undefined when it is neither. The agent's name goes to `agent`.
  * @throws ExportError when it starts as one but holds no record of that agent.
  */
 function transcriptSession(text: string, name: string): SessionData | undefined {
@@ -373,7 +373,7 @@ function transcriptSession(text: string, name: string): SessionData | undefined 
   if (!read) return undefined;
   const passedOver = passedOverOf(read.badLines, read.unknownRecords);
   return {
-    info: { ...read.info, agent: read.agent },
+    record: transcriptRecord(read.info),
     timeline: read.timeline,
     unphysicalTokens: 0,
     agent: read.agent,

@@ -15,7 +15,7 @@ import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { decide, replayMessages, replayTimeline, type DecideOptions } from "../../src/core.js";
-import { parentOf, replaySession, type SessionData } from "../../src/decide/replay.js";
+import { replaySession, type SessionData } from "../../src/decide/replay.js";
 import { sessionInputs } from "../../src/sessions/sources.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
 import { compactionSizes } from "../../src/model/timeline.js";
@@ -78,14 +78,14 @@ describe("replay's shared decisions equal decisions made apart", () => {
     VARIANTS.forEach((variant) => {
       const settings = { ...DEFAULT_SETTINGS, ...variant };
       const replayed = replaySession(session, sessionInputs(session, { settings, limits }));
-      const directory = typeof session.info.directory === "string" ? session.info.directory : undefined;
-      const apart = decidedApart(exported.messages, settings, { limits, directory, subagent: parentOf(session.info) !== null });
+      const { directory } = session.record;
+      const apart = decidedApart(exported.messages, settings, { limits, directory, subagent: session.record.parent !== null });
       expect(replayed.rows).toEqual(apart);
       replayed.rows.forEach((row) => expectPlain(row));
       // The tool-loop walk first, then the decisions: they share its actions the other way round.
       const timeline = buildTimeline(exported.messages);
       expect(toolLoopsOf(timeline, settings, directory)).toEqual(replayed.toolLoop);
-      expect(replayTimeline(timeline, settings, { limits, directory, subagent: parentOf(session.info) !== null })).toEqual(apart);
+      expect(replayTimeline(timeline, settings, { limits, directory, subagent: session.record.parent !== null })).toEqual(apart);
     });
   });
 
