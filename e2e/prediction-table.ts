@@ -1,6 +1,6 @@
 /**
  * The prediction-error table: for every automatic compaction with a successful summary and a
- * first step after it, src/decide/predict.ts's lower bound of that step's prompt against the prompt
+ * first step after it, src/judge/predict.ts's lower bound of that step's prompt against the prompt
  * the step really sent (its recorded `input + cache`), per session; median and worst error.
  *
  * `npx tsx e2e/prediction-table.ts` reads every export under fixtures/ and ../shared/fixtures/;

@@ -6,11 +6,11 @@
  * decision and its types, plus `readExport` (the one function here that does I/O) to load an
  * `opencode export` file or a saved V2 session as a {@link SessionData}.
  */
-import { predictNextPrompt as predictWith, type Prediction } from "./decide/predict.js";
-import type { Evidence, RuleName } from "./decide/rules/index.js";
-import { decideCompaction as decideCompactionWith, replayTimeline as replayTimelineWith, type ReplayRow } from "./decide/replay.js";
-import type { GuardSettings } from "./decide/settings.js";
-import { decide as decideWith, type DecideOptions as JudgeOptions, type Verdict } from "./decide/verdict.js";
+import { predictNextPrompt as predictWith, type Prediction } from "./judge/predict.js";
+import type { Evidence, RuleName } from "./judge/rules/index.js";
+import { decideCompaction as decideCompactionWith, replayTimeline as replayTimelineWith, type ReplayRow } from "./judge/replay.js";
+import type { GuardSettings } from "./judge/settings.js";
+import { decide as decideWith, type DecideOptions as JudgeOptions, type Verdict } from "./judge/verdict.js";
 import { OPENCODE_FACTS, opencodeInputs, type ModelLimits } from "./hosts/opencode/facts.js";
 import { buildTimeline } from "./hosts/opencode/v1.js";
 import type { Compaction, Timeline } from "./model/timeline.js";
@@ -21,8 +21,8 @@ export type { SessionData } from "./model/session.js";
 export { buildTimeline, contextTokens } from "./hosts/opencode/v1.js";
 /** V2 sessions (opencode's V2 session runner): their messages or events → a timeline (docs/opencode-2.md). */
 export { buildV2Timeline, v2InOrder, v2MessagesFromEvents } from "./hosts/opencode/v2.js";
-export { predictionMargin, type PredictedPrompt, type Prediction } from "./decide/predict.js";
-export { RULES } from "./decide/rules/index.js";
+export { predictionMargin, type PredictedPrompt, type Prediction } from "./judge/predict.js";
+export { RULES } from "./judge/rules/index.js";
 /** One rule's evidence, derived from RULES (`EvidenceOf<"no-progress">`): a new rule needs nothing here. */
 export type EvidenceOf<R extends RuleName> = Evidence[R];
 /** The names the evidence types had in 0.3.0, kept for programs that import them: `Evidence[<rule name>]`. */
@@ -32,13 +32,13 @@ export type BackToBackEvidence = Evidence["back-to-back-compactions"];
 export type RepeatedToolCallEvidence = Evidence["repeated-tool-call"];
 export type NoNewWorkEvidence = Evidence["no-new-work"];
 export type TurnFinishedEvidence = Evidence["turn-finished"];
-export type { ReplayRow } from "./decide/replay.js";
+export type { ReplayRow } from "./judge/replay.js";
 export { OPENCODE_FACTS, usableContext, type ModelLimits } from "./hosts/opencode/facts.js";
 export type { HostFacts, HostInputs } from "./model/host-facts.js";
-export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./decide/settings.js";
-export { canonicalJson, toolCallSignature } from "./decide/signature.js";
-export { findDecisionPoint, historyLimit, type Evidence, type RuleName, type Severity, type Verdict } from "./decide/verdict.js";
-export { readExport, type SessionExport } from "./sessions/export.js";
+export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./judge/settings.js";
+export { canonicalJson, toolCallSignature } from "./judge/signature.js";
+export { findDecisionPoint, historyLimit, type Evidence, type RuleName, type Severity, type Verdict } from "./judge/verdict.js";
+export { readExport, type SessionExport } from "./sources/export.js";
 
 /**
  * What a decision depends on besides the history and the settings, in opencode's terms: the
@@ -90,7 +90,7 @@ export function replayTimeline(timeline: Timeline, settings: GuardSettings, opti
 
 /**
  * A lower bound (tokens) of the prompt of the first step after `compaction`, with what
- * opencode 1.18.33 sends after a compaction (see decide/predict.ts).
+ * opencode 1.18.33 sends after a compaction (see judge/predict.ts).
  * @param start first position in view; must be 0 for a prediction.
  */
 export function predictNextPrompt(timeline: Timeline, compaction: Compaction, start = 0): Prediction {

@@ -4,15 +4,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exportSchema, isSessionExport, parseExport, validateExport } from "../src/sessions/export.js";
+import { exportSchema, isSessionExport, parseExport, validateExport } from "../src/sources/export.js";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { type AssistantEntry, type Entry, type UserEntry } from "../src/model/entry.js";
 import { type Compaction, type Timeline } from "../src/model/timeline.js";
-import { createGuard } from "../src/plugin/guard.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import type { ModelLimits } from "../src/hosts/opencode/facts.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
 import { decide, historyLimit, replayMessages } from "../src/core.js";
-import { RULES } from "../src/decide/rules/index.js";
+import { RULES } from "../src/judge/rules/index.js";
 import {
   guardSettings,
   history,

@@ -8,10 +8,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { replaySession, type ReplayRow } from "../src/decide/replay.js";
-import { sessionInputs } from "../src/sessions/sources.js";
+import { replaySession, type ReplayRow } from "../src/judge/replay.js";
+import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const sessionOf = (exported: unknown) => exportedSession(exported as Parameters<typeof exportedSession>[0]);

@@ -1,16 +1,16 @@
 /**
  * The pure part of `opencode-compaction-guard audit`: one session export → one
  * {@link AuditSession} row, decided exactly as `replay` decides it; many sessions → the
- * listed rows, their chart series and the totals. Where sessions come from is in sessions/;
+ * listed rows, their chart series and the totals. Where sessions come from is in sources/;
  * the outputs in report/; the command line in `cli/audit.ts`.
  */
-import { sessionDecision, sessionInputs, type SessionDecisionOptions, type SessionItem } from "../sessions/sources.js";
+import { sessionDecision, sessionInputs, type SessionDecisionOptions, type SessionItem } from "../sources/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
 import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
-import { replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../decide/replay.js";
+import { replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../judge/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
-import type { ToolLoopEntry } from "../decide/tool-loop.js";
+import type { ToolLoopEntry } from "../judge/tool-loop.js";
 
 /** The session's last activity (ms since the epoch): its record's `updated`, else `created`; null without one. */
 export function sessionUpdated(record: SessionData["record"]): number | null {
@@ -91,7 +91,7 @@ export interface AuditedSession {
   readonly row: AuditSession;
   readonly replay: readonly ReplayRow[];
   readonly timeline: Timeline;
-  /** Where the tool-loop check would have acted (decide/tool-loop.ts), oldest first. */
+  /** Where the tool-loop check would have acted (judge/tool-loop.ts), oldest first. */
   readonly toolLoop: readonly ToolLoopEntry[];
 }
 

@@ -31,12 +31,12 @@ import { VERSION } from "../shared/version.js";
 import { fmt } from "../report/format.js";
 import { displayWidth } from "../report/terminal.js";
 import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
-import type { ToolLoopEntry } from "../decide/tool-loop.js";
-import { shownToolName } from "../decide/ledger.js";
-import { readExport } from "../sessions/export.js";
-import { sessionInputs } from "../sessions/sources.js";
-import { describeEvidence } from "../decide/explain.js";
-import { replaySession, type ReplayRow } from "../decide/replay.js";
+import type { ToolLoopEntry } from "../judge/tool-loop.js";
+import { shownToolName } from "../judge/ledger.js";
+import { readExport } from "../sources/export.js";
+import { sessionInputs } from "../sources/sources.js";
+import { describeEvidence } from "../judge/explain.js";
+import { replaySession, type ReplayRow } from "../judge/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import { liveGuardLine } from "../report/live-guard.js";
 import { agentNote } from "../hosts/read.js";
@@ -104,7 +104,7 @@ const TOOL_LOOP_NAMED = 5;
 
 /**
  * The replay table's tool-loop line: where the tool-loop check would have acted
- * (decide/tool-loop.ts), the first few calls by step, action, tool, preview and run; "" when nowhere.
+ * (judge/tool-loop.ts), the first few calls by step, action, tool, preview and run; "" when nowhere.
  */
 function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
   if (entries.length === 0) return "";

@@ -8,10 +8,10 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
-import { replaySession, type SessionData } from "../../src/decide/replay.js";
-import { sessionInputs, type SessionDecisionOptions } from "../../src/sessions/sources.js";
+import { replaySession, type SessionData } from "../../src/judge/replay.js";
+import { sessionInputs, type SessionDecisionOptions } from "../../src/sources/sources.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
 
 /** The two replays of one session, compared on what a row is made of. */

@@ -50,7 +50,7 @@ export function v2SessionData(
   return { record: opencodeRecord(info, true), timeline, unphysicalTokens };
 }
 
-/** An `opencode export` already parsed (`{ info, messages }`, see sessions/export.ts for its validation) as a session. */
+/** An `opencode export` already parsed (`{ info, messages }`, see sources/export.ts for its validation) as a session. */
 export function exportedSession(exported: { readonly info: SessionInfo; readonly messages: readonly unknown[] }): SessionData {
   return v1SessionData(exported.info, exported.messages);
 }

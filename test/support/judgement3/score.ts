@@ -3,13 +3,13 @@
  * replayed as the replay command does (its own flags for the model's limits) and its first
  * denial compared with the generator's right answers.
  */
-import { replaySession } from "../../../src/decide/replay.js";
-import { sessionInputs } from "../../../src/sessions/sources.js";
+import { replaySession } from "../../../src/judge/replay.js";
+import { sessionInputs } from "../../../src/sources/sources.js";
 import { exportedSession } from "../../../src/hosts/opencode/session.js";
 
 /** A session export as the generator writes it: `{ info, messages }`. */
 export type Exported = Parameters<typeof exportedSession>[0];
-import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
 // @ts-expect-error: a plain JavaScript module without types
 import { generate, HEALTHY, LOOP_KINDS } from "./gen.mjs";
 
