@@ -14,6 +14,6 @@ export interface ReplayResult {
   readonly usable: number | null;
   /** The decision options the command line gave (settings, model limits, `compaction.reserved`). */
   readonly options: SessionDecisionOptions;
-  /** The terminal chart's width, columns. */
+  /** The terminal chart's width in columns; called only when the chart is drawn. */
   readonly chartWidth: () => number;
 }
