@@ -22,8 +22,8 @@ export default defineConfig([
   {
     ...common,
     // index: the V1 plugin (`main`, `exports["./server"]`); v2: the OpenCode 2.x plugin (`exports["."]`).
-    entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/v2-entry.ts" },
-    dts: { entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/v2-entry.ts" } },
+    entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/opencode-v2/v2-entry.ts" },
+    dts: { entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/opencode-v2/v2-entry.ts" } },
     // dist/cli/ is the other build's (both run at once): each cleans only its own files.
     clean: ["!cli/**"],
   },

@@ -31,7 +31,7 @@ import type { Hooks } from "@opencode-ai/plugin";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { formatInt, formatMs, formatTable, median, quantile } from "../e2e/table.js";
-import { createGuard } from "../src/plugin/guard.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { publish } from "../test/plugin/publish.js";
 import { bash, SessionBuilder, type Message } from "../test/support/session.js";
 

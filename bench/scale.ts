@@ -10,7 +10,7 @@
  *    Goal: replay ≤ 2× the bare parse.
  * 2. The hook's cost per call against session length (a fake client that honours
  *    `query.limit` as opencode does, and one that ignores it), N = 100, 1k, 10k messages.
- * 3. The tool-loop check (decide/tool-loop.ts `checkToolCall`, run on every tool call) against
+ * 3. The tool-loop check (judge/tool-loop.ts `checkToolCall`, run on every tool call) against
  *    session length: healthy work (synthetic, every call different) and a loop (the same echo
  *    every step), 100, 1k and 10k steps. Goal: well under 1 ms at 1,000 steps.
  *
@@ -23,11 +23,11 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
-import { readExport } from "../src/sessions/export.js";
-import { createGuard } from "../src/plugin/guard.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { replayTimeline } from "../src/decide/replay.js";
-import { checkToolCall, toolLoopHistoryLimit } from "../src/decide/tool-loop.js";
+import { readExport } from "../src/sources/export.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
+import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { replayTimeline } from "../src/core.js";
+import { checkToolCall, toolLoopHistoryLimit } from "../src/judge/tool-loop.js";
 import { timelineWithCall, type FinishedCall } from "../src/hosts/opencode/tool-call.js";
 import { SessionBuilder } from "../test/support/session.js";
 import { syntheticMessages, writeSyntheticExport, type SyntheticOptions } from "../test/support/synthetic.js";

@@ -8,7 +8,7 @@
  *   npx tsx e2e/chunk-bound.ts
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { tokensAtLeast } from "../src/decide/predict.js";
+import { tokensAtLeast } from "../src/judge/predict.js";
 import { loadTokenizer, REAL_TOKENIZERS } from "./tokenizers.js";
 
 const FOLDERS = [

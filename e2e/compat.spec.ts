@@ -21,7 +21,7 @@ import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
 import { installedOpencode } from "./sandbox.js";
 import { HEALTHY_FINAL_TEXT, REPEATED_TEXT, type RequestKind, type ScenarioName } from "./scenarios.js";
-import { CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
+import { CONTINUE_TEXT } from "../src/hosts/opencode/facts.js";
 
 /** The releases the matrix proves: the oldest installable with the hook, through the pinned one. */
 export const COMPAT_VERSIONS = ["1.14.34", "1.15.13", "1.17.11", "1.18.33"] as const;

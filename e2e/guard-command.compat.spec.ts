@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAP, guardCommandFlow, lastNote, type GuardCommandFlow } from "./guard-command-flow.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
 import { installedOpencode } from "./sandbox.js";
-import { switchLine } from "../src/plugin/guard-command.js";
+import { switchLine } from "../src/plugin/opencode-v1/guard-command.js";
 
 const versions = (process.env.OPENCODE_COMPAT_VERSIONS ?? "1.14.34,1.15.13,1.17.11")
   .split(",")

@@ -15,8 +15,8 @@ import { PLUGIN_ENTRY } from "./replay.js";
 import { opencodeBinary, writeOpencodeConfig } from "./sandbox.js";
 import { scenarioSetup } from "./scenarios.js";
 import { startTui } from "./tui.js";
-import { ANSWERED } from "../src/plugin/command.js";
-import { switchLine } from "../src/plugin/guard-command.js";
+import { ANSWERED } from "../src/plugin/opencode-v1/command.js";
+import { switchLine } from "../src/plugin/opencode-v1/guard-command.js";
 
 let flow: GuardCommandFlow;
 /** The TUI's screens: /guard on the stopped session, on the healthy one, and /guard on there. */

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "../src/sessions/opencode.js";
+import { freePort } from "../src/sources/opencode.js";
 import { PROJECT_ROOT } from "./sandbox.js";
 import { E2E_DIR, ensureE2eTools } from "./tools.js";
 

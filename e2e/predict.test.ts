@@ -9,9 +9,9 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { completedCallsBefore, continueNote } from "../src/decide/ledger.js";
-import { COMPACTION_QUESTION, CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
-import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
+import { completedCallsBefore, continueNote } from "../src/judge/ledger.js";
+import { COMPACTION_QUESTION, CONTINUE_TEXT } from "../src/hosts/opencode/facts.js";
+import { predictionMargin, predictNextPrompt } from "../src/core.js";
 import { expectHealthyRun, expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";

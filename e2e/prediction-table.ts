@@ -1,6 +1,6 @@
 /**
  * The prediction-error table: for every automatic compaction with a successful summary and a
- * first step after it, src/decide/predict.ts's lower bound of that step's prompt against the prompt
+ * first step after it, src/judge/predict.ts's lower bound of that step's prompt against the prompt
  * the step really sent (its recorded `input + cache`), per session; median and worst error.
  *
  * `npx tsx e2e/prediction-table.ts` reads every export under fixtures/ and ../shared/fixtures/;
@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { predictNextPrompt } from "../src/decide/predict.js";
+import { predictNextPrompt } from "../src/core.js";
 import { compactionSizes } from "../src/model/timeline.js";
 import { runScenario } from "./harness.js";
 import { PROJECT_ROOT } from "./sandbox.js";

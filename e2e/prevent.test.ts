@@ -13,7 +13,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONTINUE_TEXT } from "../src/decide/opencode-facts.js";
+import { CONTINUE_TEXT } from "../src/hosts/opencode/facts.js";
 import { expectLiveMatchesReplay } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";

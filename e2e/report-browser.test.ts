@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, ensureChromium } from "./chromium.js";
 import { auditSession, auditTotals, isListed } from "../src/audit/audit.js";
 import type { AuditReport } from "../src/audit/types.js";
-import { readExport } from "../src/sessions/export.js";
-import { usableContext, type ModelLimits } from "../src/decide/opencode-facts.js";
+import { readExport } from "../src/sources/export.js";
+import { usableContext, type ModelLimits } from "../src/hosts/opencode/facts.js";
 import { renderHtmlReport } from "../src/report/html.js";
 import { sessionSeries } from "../src/audit/series.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

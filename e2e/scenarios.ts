@@ -630,7 +630,7 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
     case "back-to-back-compactions":
       // One normal step over the line, then only empty steps over the line.
       // The first step is over the line by its output, as the empty steps are: its prompt (system
-      // prompt, tools and the user's words) cannot be larger than any later step's (src/decide/predict.ts).
+      // prompt, tools and the user's words) cannot be larger than any later step's (src/judge/predict.ts).
       return s.compactions === 0 ? { ...growing(bash("ls"), s), ...FIRST_STEP_OVER_LINE } : emptyOverLine();
     case "double-compaction":
       // A step over the line, one empty step over the line (the double fire), then normal work.

@@ -72,7 +72,7 @@ export interface ExportFigures {
   continueTurns: number;
   /** Real user turns: user messages with a text part that is neither synthetic nor ignored (replays included). */
   realUserTurns: number;
-  /** The guard's notes: user messages holding a text part with `metadata.compaction_guard` (see src/plugin/guard.ts). */
+  /** The guard's notes: user messages holding a text part with `metadata.compaction_guard` (see src/plugin/opencode-v1/guard.ts). */
   guardNotes: number;
   /** The text of the last assistant message that is not a compaction summary, or null. */
   finalAssistantText: string | null;

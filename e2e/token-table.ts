@@ -2,7 +2,7 @@
  * The scenario × tokenizer table (`npm run table:tokens`): every counted scenario run in the
  * real opencode 1.18.33 without the guard (so every compaction is followed by a step), the
  * model server counting each request with a real tokenizer (tokenizers.ts). Per run, at the
- * session's first compaction: src/decide/predict.ts's lower bound of the next prompt, the
+ * session's first compaction: src/judge/predict.ts's lower bound of the next prompt, the
  * prompt that step really sent, and the margin (actual − bound, tokens; negative would be a
  * bound over the real prompt); the smallest margin over every compaction of the run; and what
  * cannot-make-room decides at compaction 1 with the default settings (`deny` on a fixed point).
@@ -17,10 +17,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { predictionMargin, predictNextPrompt } from "../src/decide/predict.js";
+import { predictionMargin, predictNextPrompt } from "../src/core.js";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS } from "../src/decide/settings.js";
-import { usableContext } from "../src/decide/opencode-facts.js";
+import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { usableContext } from "../src/hosts/opencode/facts.js";
 import { runScenario } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";
 import { predictionPoints } from "./prediction-table.js";

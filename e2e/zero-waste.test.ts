@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { predictNextPrompt } from "../src/decide/predict.js";
+import { predictNextPrompt } from "../src/core.js";
 import { expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";
 import { runScenario, type ScenarioRun } from "./harness.js";
 import { countPromptTokens } from "./model-server.js";

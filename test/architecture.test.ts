@@ -1,10 +1,11 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
- * (cli → report → audit → sessions → hosts → model; plugin → guard → decide → model; plugin → hosts; shared/
- * under all of them), decide/ never imports hosts/ (a host is one folder under hosts/ that
+ * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts; shared/
+ * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
- * rule, only the list in decide/rules/index.ts names a rule file, model/, decide/ and audit/ do
- * no I/O, nothing sets a V8 flag at run time, and no rule's evidence has a getter.
+ * rule, only the list in judge/rules/index.ts names a rule file, model/, judge/ and audit/ do
+ * no I/O, nothing sets a V8 flag at run time, and no rule's evidence has a getter. Inside
+ * plugin/: opencode-v1/ (which also runs the 1.18 V2 runner) → opencode-v2/ → plugin/*.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -18,32 +19,24 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   shared: [],
   model: ["shared"],
   redact: ["shared"],
-  decide: ["model", "redact", "shared"],
+  judge: ["model", "redact", "shared"],
   hosts: ["model", "redact", "shared"],
-  guard: ["decide", "model", "redact", "shared"],
-  plugin: ["guard", "hosts", "decide", "model", "redact", "shared"],
-  sessions: ["hosts", "decide", "model", "redact", "shared"],
-  audit: ["sessions", "decide", "model", "redact", "shared"],
-  report: ["audit", "sessions", "decide", "model", "redact", "shared"],
-  cli: ["report", "audit", "sessions", "hosts", "decide", "model", "redact", "shared"],
-};
-/**
- * The one way a host may reach into decide/: the facts copied from opencode that the rules
- * read too (the continue text, the usable-context line, a model's limits). Until the rules take
- * those as a host's inputs, they live in decide/ and hosts/opencode/ reads them there.
- */
-const HOST_READS_FROM_DECIDE: Readonly<Record<string, readonly string[]>> = {
-  hosts: ["decide/opencode-facts.ts"],
+  guard: ["judge", "model", "redact", "shared"],
+  plugin: ["guard", "hosts", "judge", "model", "redact", "shared"],
+  sources: ["hosts", "judge", "model", "redact", "shared"],
+  audit: ["sources", "judge", "model", "redact", "shared"],
+  report: ["audit", "sources", "hosts", "judge", "model", "redact", "shared"],
+  cli: ["report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["decide", "hosts", "model", "sessions"],
+  "core.ts": ["judge", "hosts", "model", "sources"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;
-const PURE = ["model", "decide", "audit"];
+const PURE = ["model", "judge", "audit"];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,7 +56,7 @@ function importsOf(file: string): string[] {
 
 const folderOf = (file: string): string => (file.includes("/") ? file.slice(0, file.indexOf("/")) : "");
 const isRuleFile = (file: string): boolean =>
-  /^decide\/rules\/[^/]+\.ts$/.test(file) && !file.endsWith("/index.ts") && !file.endsWith("/rule.ts");
+  /^judge\/rules\/[^/]+\.ts$/.test(file) && !file.endsWith("/index.ts") && !file.endsWith("/rule.ts");
 
 const FILES = sourceFiles(SRC);
 const EDGES = FILES.flatMap((from) => importsOf(from).map((to) => ({ from, to })));
@@ -87,16 +80,15 @@ describe("architecture: the layers of src/", () => {
       const b = folderOf(to);
       if (a === b) return false;
       const allowed = a === "" ? TOP[from] : MAY_IMPORT[a];
-      if (HOST_READS_FROM_DECIDE[a]?.includes(to)) return false;
       return allowed === undefined || !allowed.includes(b);
     });
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });
 
-  it("decide/ never imports hosts/, and each host imports no other host", () => {
+  it("judge/ never imports hosts/, and each host imports no other host", () => {
     const wrong = LOCAL.filter(({ from, to }) => {
       if (folderOf(to) !== "hosts") return false;
-      if (folderOf(from) === "decide") return true;
+      if (folderOf(from) === "judge") return true;
       // Files directly under hosts/ (reading a transcript, telling agents apart) are shared by the hosts.
       const hostOf = (file: string) => (file.split("/").length > 2 ? file.split("/")[1] : null);
       return folderOf(from) === "hosts" && hostOf(from) !== null && hostOf(to) !== null && hostOf(from) !== hostOf(to);
@@ -104,9 +96,23 @@ describe("architecture: the layers of src/", () => {
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });
 
+  it("judge/ holds no fact of opencode's (its texts come in as a host's inputs)", () => {
+    const facts = /Continue if you have next steps|What did we do so far|OUTPUT_TOKEN_MAX|RESERVED_MAX/;
+    const wrong = FILES.filter((file) => folderOf(file) === "judge" && facts.test(readFileSync(join(SRC, file), "utf8")));
+    expect(wrong).toEqual([]);
+  });
+
   it("model/ names no opencode field (a host's words stay in its folder)", () => {
     const opencodeWords = /\b(parentID|tail_start_id|compaction_continue|providerID|modelID|callID)\b|\binfo\.|\.parts\b/;
     const wrong = FILES.filter((file) => folderOf(file) === "model" && opencodeWords.test(readFileSync(join(SRC, file), "utf8")));
+    expect(wrong).toEqual([]);
+  });
+
+  it("above hosts/, a session's record is read by the model's names, not opencode's (`info.time`, `runner`)", () => {
+    const opencodeRecord = /\bsession\.info\b|\.info\.(time|runner|directory|parentID)\b|\.runner\b/;
+    const readers = ["judge", "audit", "report", "cli"];
+    const wrong = FILES.filter((file) => readers.includes(folderOf(file)) && opencodeRecord.test(readFileSync(join(SRC, file), "utf8")));
+    expect(FILES.filter((file) => readers.includes(folderOf(file))).length).toBeGreaterThan(20);
     expect(wrong).toEqual([]);
   });
 
@@ -130,22 +136,34 @@ describe("architecture: the layers of src/", () => {
     expect(circles).toEqual([]);
   });
 
+  it("plugin/: opencode-v2/ never imports opencode-v1/, and what both share (plugin/*.ts) imports neither", () => {
+    const runtime = (file: string) => /^plugin\/(opencode-v[12])\//.exec(file)?.[1] ?? (folderOf(file) === "plugin" ? "shared" : null);
+    expect(FILES.filter((file) => runtime(file) === "opencode-v1").length).toBeGreaterThan(5);
+    expect(FILES.filter((file) => runtime(file) === "opencode-v2").length).toBeGreaterThanOrEqual(4);
+    const wrong = LOCAL.filter(({ from, to }) => {
+      const a = runtime(from);
+      const b = runtime(to);
+      return (a === "opencode-v2" && b === "opencode-v1") || (a === "shared" && (b === "opencode-v1" || b === "opencode-v2"));
+    });
+    expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+  });
+
   it("nothing imports cli/ but cli/ itself and bin.ts", () => {
     const wrong = LOCAL.filter(({ from, to }) => folderOf(to) === "cli" && folderOf(from) !== "cli" && from !== "bin.ts");
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });
 
-  it("no rule imports another rule, and only the list in decide/rules/index.ts names a rule", () => {
+  it("no rule imports another rule, and only the list in judge/rules/index.ts names a rule", () => {
     const rules = FILES.filter(isRuleFile);
     expect(rules.length).toBeGreaterThanOrEqual(6);
-    const wrong = LOCAL.filter(({ from, to }) => isRuleFile(to) && from !== "decide/rules/index.ts");
+    const wrong = LOCAL.filter(({ from, to }) => isRuleFile(to) && from !== "judge/rules/index.ts");
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
     // The list names every rule file.
-    const listed = LOCAL.filter(({ from, to }) => from === "decide/rules/index.ts" && isRuleFile(to)).map(({ to }) => to);
+    const listed = LOCAL.filter(({ from, to }) => from === "judge/rules/index.ts" && isRuleFile(to)).map(({ to }) => to);
     expect(listed.sort()).toEqual(rules.sort());
   });
 
-  it("model/, decide/ and audit/ do no I/O", () => {
+  it("model/, judge/ and audit/ do no I/O", () => {
     const wrong = EDGES.filter(({ from, to }) => PURE.includes(folderOf(from)) && IO.test(to));
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });

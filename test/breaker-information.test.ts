@@ -1,14 +1,14 @@
 /**
- * A breaker's cases against the information model (src/decide/information.ts): healthy
+ * A breaker's cases against the information model (src/judge/information.ts): healthy
  * sessions a first draft stopped, loops it missed, and the classifications behind them. Each
  * case asserts what a careful engineer wants; one known gap is asserted as the cautious
  * behaviour it has, with why.
  */
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { commandRole } from "../src/decide/commands.js";
-import { callRole } from "../src/decide/information.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import { commandRole } from "../src/judge/commands.js";
+import { callRole } from "../src/judge/information.js";
 import type { ToolCall } from "../src/model/entry.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 

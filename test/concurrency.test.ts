@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../src/plugin/guard.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { fakeClient, newestMessages, type LogBody } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
 

@@ -4,16 +4,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exportSchema, isSessionExport, parseExport, validateExport } from "../src/sessions/export.js";
+import { exportSchema, isSessionExport, parseExport, validateExport } from "../src/sources/export.js";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { type AssistantEntry, type Entry, type UserEntry } from "../src/model/entry.js";
 import { type Compaction, type Timeline } from "../src/model/timeline.js";
-import { createGuard } from "../src/plugin/guard.js";
-import type { ModelLimits } from "../src/decide/opencode-facts.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import { replayMessages } from "../src/core.js";
-import { RULES } from "../src/decide/rules/index.js";
-import { decide, historyLimit } from "../src/decide/verdict.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
+import type { ModelLimits } from "../src/hosts/opencode/facts.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import { decide, historyLimit, replayMessages } from "../src/core.js";
+import { RULES } from "../src/judge/rules/index.js";
 import {
   guardSettings,
   history,
@@ -449,13 +448,13 @@ describe("the export check", () => {
     return out;
   }
 
-  /** The check and the schema agree; an accepted export is returned as is, not copied. */
+  /** The check and the schema agree; an accepted export is returned as is, not copied, and read as that session. */
   function expectAgreement(json: unknown): void {
     const accepted = exportSchema().safeParse(json).success;
     expect(isSessionExport(json)).toBe(accepted);
     if (accepted) {
       expect(validateExport(json, "x")).toBe(json);
-      expect(parseExport(json, "x").info).toBe((json as { info: unknown }).info);
+      expect(parseExport(json, "x").record.id).toBe((json as { info: { id: string } }).info.id);
     } else expect(() => parseExport(json, "x")).toThrow(/^x: not an opencode session export \(/);
   }
 

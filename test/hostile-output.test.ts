@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../src/plugin/guard.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { cli } from "./support/cli.js";
 import { fakeClient } from "./support/client.js";
 import { SessionBuilder, type Message } from "./support/session.js";

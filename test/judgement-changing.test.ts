@@ -8,10 +8,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { replaySession, type ReplayRow } from "../src/decide/replay.js";
+import { replaySession, type ReplayRow } from "../src/judge/replay.js";
+import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
+
+const sessionOf = (exported: unknown) => exportedSession(exported as Parameters<typeof exportedSession>[0]);
 
 type Expect = Record<string, { firstDeny: number | null; accept?: number[]; flags?: string[] }>;
 const folder = (name: string) => new URL(`../fixtures/${name}/`, import.meta.url);
@@ -72,9 +75,8 @@ describe.each(["judgement2", "review", "breaker"])("the handed cases in fixtures
     const want = expected[file]!;
     const limits = limitsOf(want.flags ?? []);
     // As the replay command decides a session export: its own parent and directory too.
-    const deny = firstDeny(
-      replaySession(exportedSession(load(name, file) as Parameters<typeof exportedSession>[0]), { settings: settings(), limits }).rows,
-    );
+    const session = sessionOf(load(name, file));
+    const deny = firstDeny(replaySession(session, sessionInputs(session, { settings: settings(), limits })).rows);
     expect(want.accept ?? [want.firstDeny]).toContain(deny?.compaction.index ?? null);
   });
 });

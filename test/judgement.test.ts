@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { replayMessages } from "../src/core.js";
-import { type ReplayRow } from "../src/decide/replay.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/decide/settings.js";
-import type { DecideOptions } from "../src/decide/verdict.js";
+import { type ReplayRow } from "../src/judge/replay.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import type { DecideOptions } from "../src/core.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const DIR = new URL("../fixtures/judgement/", import.meta.url);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
-import { createGuard } from "../src/plugin/guard.js";
+import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { previewCall } from "../src/redact/preview.js";
 import { PREVIEW_MAX } from "../src/redact/secrets.js";
 import { fakeClient, newestMessages } from "./support/client.js";

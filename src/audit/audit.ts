@@ -1,33 +1,20 @@
 /**
  * The pure part of `opencode-compaction-guard audit`: one session export → one
  * {@link AuditSession} row, decided exactly as `replay` decides it; many sessions → the
- * listed rows, their chart series and the totals. Where sessions come from is in sessions/;
+ * listed rows, their chart series and the totals. Where sessions come from is in sources/;
  * the outputs in report/; the command line in `cli/audit.ts`.
  */
-import { sessionDecision, type SessionItem } from "../sessions/sources.js";
+import { sessionDecision, sessionInputs, type SessionDecisionOptions, type SessionItem } from "../sources/sources.js";
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
 import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
-import { usableContext } from "../decide/opencode-facts.js";
-import {
-  parentOf,
-  replaySession,
-  sessionLimits,
-  type ReplayedSession,
-  type ReplayRow,
-  type SessionData,
-  type SessionDecisionOptions,
-} from "../decide/replay.js";
+import { replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../judge/replay.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
-import type { ToolLoopEntry } from "../decide/tool-loop.js";
-import { isRecord } from "../shared/record.js";
+import type { ToolLoopEntry } from "../judge/tool-loop.js";
 
-const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-
-/** The session's last activity (ms since the epoch): `info.time.updated`, else `info.time.created`; null without one. */
-export function sessionUpdated(info: SessionData["info"]): number | null {
-  const time = isRecord(info.time) ? info.time : {};
-  return finite(time.updated) ?? finite(time.created);
+/** The session's last activity (ms since the epoch): its record's `updated`, else `created`; null without one. */
+export function sessionUpdated(record: SessionData["record"]): number | null {
+  return record.updated ?? record.created;
 }
 
 /**
@@ -104,7 +91,7 @@ export interface AuditedSession {
   readonly row: AuditSession;
   readonly replay: readonly ReplayRow[];
   readonly timeline: Timeline;
-  /** Where the tool-loop check would have acted (decide/tool-loop.ts), oldest first. */
+  /** Where the tool-loop check would have acted (judge/tool-loop.ts), oldest first. */
   readonly toolLoop: readonly ToolLoopEntry[];
 }
 
@@ -118,27 +105,25 @@ export function auditSession(
   session: SessionData,
   source: string,
   options: SessionDecisionOptions,
-  replayed: ReplayedSession = replaySession(session, options),
+  replayed: ReplayedSession = replaySession(session, sessionInputs(session, options)),
 ): AuditedSession {
   const { timeline, rows: replay } = replayed;
   const first = replay.find((r) => r.decision === "deny");
-  const time = isRecord(session.info.time) ? session.info.time : {};
-  const title = typeof session.info.title === "string" ? session.info.title : "";
+  const { record } = session;
   const live = guardStops(timeline)[0];
-  const own = sessionLimits(session, options);
   const row: AuditSession = {
-    sessionID: session.info.id,
+    sessionID: record.id,
     source,
-    title,
-    parentID: parentOf(session.info),
-    created: finite(time.created),
+    title: record.title,
+    parentID: record.parent,
+    created: record.created,
     compactions: replay.length,
     firstDeny: first?.compaction.index ?? null,
     rule: first?.rule ?? null,
     severity: first?.severity ?? null,
     looped: replay.some((r) => r.decision === "deny" && r.severity === "warning"),
     // Another agent's transcript has no continue turn whose absence would show the guard stopped it.
-    stoppedByGuard: session.agent === undefined && stoppedByGuard(timeline, replay, session.info.runner === "v2"),
+    stoppedByGuard: session.agent === undefined && stoppedByGuard(timeline, replay, !record.continueTurn),
     liveStop: live
       ? {
           compaction: liveStopIndex(
@@ -149,7 +134,7 @@ export function auditSession(
         }
       : null,
     ...(first ? afterDeny(timeline, first) : { continuesSaved: 0, tokensAfterDeny: 0, secondsAfterDeny: 0 }),
-    usable: usableContext(own.limits, own.reserved),
+    usable: sessionInputs(session, options).usable,
     ...(session.agent === undefined ? {} : { agent: session.agent }),
   };
   return { row, replay, timeline, toolLoop: replayed.toolLoop };
@@ -263,7 +248,7 @@ export async function auditSessions(
     }
     onSession();
     read += 1;
-    const updated = sessionUpdated(item.session.info);
+    const updated = sessionUpdated(item.session.record);
     if (since !== null) {
       if (updated === null) withoutTime += 1;
       if (updated === null || updated < since) continue;
@@ -271,7 +256,12 @@ export async function auditSessions(
     if (item.session.unphysicalTokens > 0) unphysicalTokens += 1;
     const decision = item.known ? sessionDecision(options, item.known) : options;
     // The series alone show the tool-loop walk: without them it is not made.
-    const audited = auditSession(item.session, item.source, decision, replaySession(item.session, decision, { toolLoop: withSeries }));
+    const audited = auditSession(
+      item.session,
+      item.source,
+      decision,
+      replaySession(item.session, sessionInputs(item.session, decision), { toolLoop: withSeries }),
+    );
     const { row } = audited;
     const messages = item.session.timeline.entries.length;
     const before = kept.get(row.sessionID);

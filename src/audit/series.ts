@@ -5,8 +5,8 @@
 import { isStep } from "../model/entry.js";
 import { compactionEnd, type Timeline } from "../model/timeline.js";
 import { realUserAfter } from "../model/timeline.js";
-import type { ReplayRow } from "../decide/replay.js";
-import type { ToolLoopEntry } from "../decide/tool-loop.js";
+import type { ReplayRow } from "../judge/replay.js";
+import type { ToolLoopEntry } from "../judge/tool-loop.js";
 import type { SessionSeries } from "./types.js";
 
 /**

@@ -2,7 +2,7 @@
  * The shapes the audit command, its HTML report and the terminal chart share. Types only:
  * audit/audit.ts fills them, report/ draws them.
  */
-import type { RuleName, Severity } from "../decide/verdict.js";
+import type { RuleName, Severity } from "../judge/verdict.js";
 
 /**
  * One session as `audit --json` prints it (the documented shape), plus the fields the table and
@@ -119,7 +119,7 @@ export interface SessionSeries {
    */
   readonly userStep?: number | null;
   /**
-   * Where the tool-loop check would have acted (decide/tool-loop.ts): `step` indexes `steps`,
+   * Where the tool-loop check would have acted (judge/tool-loop.ts): `step` indexes `steps`,
    * oldest first (absent: not known).
    */
   readonly toolLoop?: ReadonlyArray<{ readonly step: number; readonly action: "warn" | "stop"; readonly runs: number }>;

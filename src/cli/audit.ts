@@ -24,7 +24,7 @@ import { REPORTS, type AuditOutput } from "../report/index.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { endBySignal } from "../shared/signals.js";
 import { fmt } from "../report/format.js";
-import { exportFiles, opencodeSessions, type SessionSource } from "../sessions/sources.js";
+import { exportFiles, opencodeSessions, type SessionSource } from "../sources/sources.js";
 import { agentFolder, agentName } from "../hosts/read.js";
 import {
   AUDIT_PARSE_OPTIONS,
@@ -160,7 +160,7 @@ export async function runAudit(
     for (const { output, file } of files) await checkTarget(file, output);
 
     if (paths.length > 0) {
-      // No-path mode: sessions/opencode.ts's own handler stops the server, then calls stopBar.
+      // No-path mode: sources/opencode.ts's own handler stops the server, then calls stopBar.
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       pathSignals = true;

@@ -28,24 +28,19 @@ import {
   warnReservedWithoutEffect,
 } from "./common.js";
 import { VERSION } from "../shared/version.js";
-import { fmt } from "../report/format.js";
-import { displayWidth } from "../report/terminal.js";
-import { terminalSafe, terminalSafeJson } from "../redact/terminal-safe.js";
-import type { ToolLoopEntry } from "../decide/tool-loop.js";
-import { shownToolName } from "../decide/ledger.js";
-import { readExport } from "../sessions/export.js";
-import { usableContext } from "../decide/opencode-facts.js";
-import { describeEvidence } from "../decide/explain.js";
-import { replaySession, sessionLimits, type ReplayRow } from "../decide/replay.js";
-import { guardStops, liveStopIndex } from "../model/timeline.js";
-import { liveGuardLine } from "../report/live-guard.js";
-import { agentNote } from "../hosts/read.js";
+import { REPLAY_OUTPUTS, type ReplayOutput, type ReplayResult } from "../report/index.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import { readExport } from "../sources/export.js";
+import { sessionInputs } from "../sources/sources.js";
+import { replaySession } from "../judge/replay.js";
+
+/** The outputs a flag asks for (report/index.ts). */
+const REPLAY_FLAGS = REPLAY_OUTPUTS.filter((o): o is ReplayOutput & { flag: string } => o.flag !== null);
 
 /** The flags that are not settings, with their help. */
 const OTHER_FLAGS = [
   ...LIMIT_FLAGS,
-  ["--json", "print one JSON object instead of a table"],
-  ["--chart", "draw the session's context size per step under the table (a terminal line chart)"],
+  ...REPLAY_FLAGS.map((o) => [`--${o.flag}`, o.help] as const),
   ["-v, --version", "print the version"],
   ["-h, --help", "show this help"],
 ] as const;
@@ -97,79 +92,7 @@ const helpOf = async (topic: string): Promise<string | undefined> =>
   topic === "replay" ? USAGE : topic === "audit" ? (await import("./audit.js")).AUDIT_USAGE : undefined;
 
 /** Every long flag replay knows, for "did you mean". */
-const KNOWN_FLAGS = [...DECISION_FLAGS, "--json", "--chart", "--version", "--help"];
-
-/** How many of the tool-loop check's calls the replay table names before "… and N more". */
-const TOOL_LOOP_NAMED = 5;
-
-/**
- * The replay table's tool-loop line: where the tool-loop check would have acted
- * (decide/tool-loop.ts), the first few calls by step, action, tool, preview and run; "" when nowhere.
- */
-function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
-  if (entries.length === 0) return "";
-  const named = entries
-    .slice(0, TOOL_LOOP_NAMED)
-    .map((e) => `step ${e.step} ${e.action} (${shownToolName(e.tool)} ${terminalSafe(e.preview)}, run ${e.runs})`);
-  const more = entries.length > TOOL_LOOP_NAMED ? `, … and ${entries.length - TOOL_LOOP_NAMED} more` : "";
-  return `tool loop: the guard would have acted at ${entries.length} call${entries.length === 1 ? "" : "s"}: ${named.join(", ")}${more}`;
-}
-
-/**
- * Replay's table: a header line, one row per automatic compaction, the first deny, then the
- * tool-loop line. Every text from the session (its id, the message ids, the evidence's tool
- * names and path previews) is made terminal-safe, and the columns are padded by display width.
- */
-function table(
-  sessionID: string,
-  rows: readonly ReplayRow[],
-  usable: number | null,
-  firstDeny: ReplayRow | undefined,
-  toolLoop: readonly ToolLoopEntry[] = [],
-): string {
-  // A replay of thousands of compactions writes thousands of rows: each column is one array,
-  // measured once, and each row is written in one go. Every cell but the message id is ASCII
-  // (numbers, decisions, rule names), so its width is its length; the last column (the rule)
-  // is never padded, and no cell ends in a space.
-  const n = rows.length;
-  const index: string[] = new Array(n);
-  const message: string[] = new Array(n);
-  const messageWidth: number[] = new Array(n);
-  const trigger: string[] = new Array(n);
-  const after: string[] = new Array(n);
-  let w0 = "#".length;
-  let w1 = "compaction message".length;
-  let w2 = "trigger".length;
-  let w3 = "after".length;
-  let w4 = "decision".length;
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    w0 = Math.max(w0, (index[i] = String(r.compaction.index)).length);
-    w1 = Math.max(w1, (messageWidth[i] = displayWidth((message[i] = terminalSafe(r.compaction.messageID)))));
-    w2 = Math.max(w2, (trigger[i] = fmt(r.triggerTokens)).length);
-    w3 = Math.max(w3, (after[i] = fmt(r.afterTokens)).length);
-    w4 = Math.max(w4, r.decision.length);
-  }
-  const lines = [
-    `session ${terminalSafe(sessionID)}: ${rows.length} automatic compaction${rows.length === 1 ? "" : "s"}; ` +
-      (usable === null ? "model limits unknown (see --context-limit and --output-limit)" : `usable context ${fmt(usable)} tokens`),
-    `${"#".padStart(w0)}  ${"compaction message".padEnd(w1)}  ${"trigger".padStart(w2)}  ${"after".padStart(w3)}  ${"decision".padEnd(w4)}  rule`,
-  ];
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    lines.push(
-      `${index[i]!.padStart(w0)}  ${message[i]}${" ".repeat(w1 - messageWidth[i]!)}  ${trigger[i]!.padStart(w2)}  ` +
-        `${after[i]!.padStart(w3)}  ${r.decision.padEnd(w4)}  ${r.rule ?? "-"}`,
-    );
-  }
-  lines.push(
-    firstDeny
-      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
-      : "no deny: the guard would have let every continue turn through",
-  );
-  if (toolLoop.length > 0) lines.push(toolLoopLine(toolLoop));
-  return lines.join("\n");
-}
+const KNOWN_FLAGS = [...DECISION_FLAGS, ...REPLAY_FLAGS.map((o) => `--${o.flag}`), "--version", "--help"];
 
 /** The terminal chart's width: the terminal's, from 40 to 160 columns, else 80. */
 function chartWidth(): number {
@@ -180,8 +103,10 @@ function chartWidth(): number {
 /** The options replay takes. */
 const REPLAY_OPTIONS = {
   ...DECISION_OPTIONS,
-  json: { type: "boolean", default: false },
-  chart: { type: "boolean", default: false },
+  ...(Object.fromEntries(REPLAY_FLAGS.map((o) => [o.flag, { type: "boolean", default: false }])) as Record<
+    string,
+    { type: "boolean"; default: false }
+  >),
   version: { type: "boolean", short: "v", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -234,7 +159,10 @@ export async function main(
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}; try --help` : "missing command; try --help");
     if (file === undefined) throw new UsageError("replay needs an export file or a transcript (or - for standard input)");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-    if (values.chart && values.json) throw new UsageError("--chart draws under the table; it does not go with --json");
+    const instead = REPLAY_FLAGS.find((o) => o.place === "instead" && values[o.flag] === true);
+    const under = REPLAY_FLAGS.filter((o) => o.place === "under" && values[o.flag] === true);
+    if (instead && under.length > 0)
+      throw new UsageError(`--${under[0]!.flag} draws under the table; it does not go with --${instead.flag}`);
 
     const inputs = decisionInputs(values, env, err);
     warnPredictWithoutLimits(inputs, err);
@@ -246,55 +174,18 @@ export async function main(
     if (session.passedOver !== undefined) err(`${terminalSafe(`warning: ${file === "-" ? "<stdin>" : file}: ${session.passedOver}`)}\n`);
     const unphysical = session.unphysicalTokens;
     if (unphysical > 0) err(`${unphysicalTokensWarning(unphysical, "message")}\n`);
-    const replayed = replaySession(session, { settings, limits, reserved });
-    const rows = replayed.rows;
-    const firstDeny = rows.find((r) => r.decision === "deny");
-    const numbered = rows.map((r) => r.compaction);
-    const live = guardStops(session.timeline);
-    if (values.json) {
-      const compactions = rows.map((r) => ({
-        index: r.compaction.index,
-        messageID: r.compaction.messageID,
-        decision: r.decision,
-        rule: r.rule,
-        severity: r.severity,
-        fired: r.fired,
-        triggerTokens: r.triggerTokens,
-        afterTokens: r.afterTokens,
-        evidence: r.evidence,
-      }));
-      const toolLoop = replayed.toolLoop.map(({ step, action, runs, messageID, tool, preview }) => ({
-        step,
-        action,
-        runs,
-        messageID,
-        // As the table shows it: secrets masked, at most 40 characters.
-        tool: shownToolName(tool),
-        preview,
-      }));
-      const liveGuard = live.map((stop) => ({ ...stop, compaction: liveStopIndex(stop, numbered) }));
-      out(
-        `${terminalSafeJson({ sessionID: session.info.id, compactions, firstDeny: firstDeny?.compaction.index ?? null, toolLoop, liveGuard })}\n`,
-      );
-    } else {
-      const own = sessionLimits(session, { settings, limits, reserved });
-      const usable = usableContext(own.limits, own.reserved);
-      const liveLine = liveGuardLine(live, numbered);
-      out(`${table(session.info.id, rows, usable, firstDeny, replayed.toolLoop)}\n${liveLine ? `${liveLine}\n` : ""}`);
-      if (session.agent !== undefined) out(`${agentNote(session.agent)}\n`);
-      if (values.chart) {
-        const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([
-          import("../report/pictures.js"),
-          import("../audit/audit.js"),
-        ]);
-        // One timeline and one decision pass: the chart and its legend (what the first deny
-        // would have saved, as audit and its HTML report tell it) come from the rows above.
-        const audited = auditSession(session, file, { settings, limits, reserved }, replayed);
-        const { row } = audited;
-        const series = auditedSeries(audited);
-        out(`\n${terminalChart(series, { width: chartWidth(), saved: row })}\n`);
-      }
-    }
+    const options = { settings, limits, reserved };
+    const judged = sessionInputs(session, options);
+    const result: ReplayResult = {
+      session,
+      file,
+      replayed: replaySession(session, judged),
+      usable: judged.usable,
+      options,
+      chartWidth,
+    };
+    out(`${await (instead ?? REPLAY_OUTPUTS.find((o) => o.place === "default")!).render(result)}\n`);
+    for (const output of under) out(`\n${await output.render(result)}\n`);
     return 0;
   } catch (error) {
     return reportError(error, KNOWN_FLAGS, err);

@@ -4,14 +4,14 @@
  * table). opencode shows nothing when a plugin sets `enabled = false`, so this text is the
  * user's only clue. It names the session, the rule, the evidence and what to do next; tool
  * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
- * file (`rule.words`, read through decide/explain.ts).
+ * file (`rule.words`, read through judge/explain.ts).
  */
-import { describeEvidence, nextSteps, wordsOf } from "../decide/explain.js";
-import type { Evidence, Verdict } from "../decide/verdict.js";
-import { percent } from "../decide/words.js";
+import { describeEvidence, nextSteps, wordsOf } from "../judge/explain.js";
+import type { Evidence, Verdict } from "../judge/verdict.js";
+import { percent } from "../judge/words.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import type { StopKind } from "./host.js";
-import { describeSettings, SETTINGS, type ResolvedSettings } from "../decide/settings.js";
+import { describeSettings, SETTINGS, type ResolvedSettings } from "../judge/settings.js";
 import { VERSION } from "../shared/version.js";
 
 /**
@@ -192,7 +192,7 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
  * The lines a guard writes when it starts, in order: one warn line per ignored setting, then
  * one info line saying it is disabled (and by what) or loaded with which settings.
  *
- * @param resolved the settings as decide/settings.ts resolved them.
+ * @param resolved the settings as judge/settings.ts resolved them.
  * @param env the environment they were resolved from (names the variable that disabled the guard).
  * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
  * @param copy the how-manieth copy of the guard in this opencode (1 = the first).

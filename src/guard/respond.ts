@@ -4,8 +4,8 @@
  * log line, a toast and a note in the session; in observe mode say what would have been done.
  * The runtime is a {@link GuardHost}; the words are ./notices.ts's.
  */
-import type { GuardSettings } from "../decide/settings.js";
-import type { Verdict } from "../decide/verdict.js";
+import type { GuardSettings } from "../judge/settings.js";
+import type { Verdict } from "../judge/verdict.js";
 import { reason, type GuardHost } from "./host.js";
 import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";
 

@@ -3,8 +3,10 @@
  * JSONL transcript, and reading its lines without ever throwing. Pure.
  */
 import type { AssistantEntry, Entry, ToolCall, UserEntry } from "../model/entry.js";
+import type { SessionRecord } from "../model/session.js";
 import { timelineOf, type Timeline } from "../model/timeline.js";
 import { redactedStart } from "../redact/secrets.js";
+import { finiteOrNull } from "../shared/numbers.js";
 import { isRecord } from "../shared/record.js";
 
 /** The agents whose transcripts `replay` and `audit` read besides opencode's exports. */
@@ -40,6 +42,19 @@ export interface TranscriptSession {
   readonly badLines: number;
   /** Subagents' sessions found in the same file (Claude Code sidechains), each with `parentID`. */
   readonly subagents: readonly TranscriptSession[];
+}
+
+/** A transcript's session as a host-neutral record: no synthetic continue turn (no opencode ran it). */
+export function transcriptRecord(info: TranscriptSession["info"]): SessionRecord {
+  return {
+    id: info.id,
+    title: info.title,
+    directory: info.directory,
+    parent: info.parentID !== undefined && info.parentID !== "" ? info.parentID : null,
+    created: finiteOrNull(info.time.created),
+    updated: finiteOrNull(info.time.updated),
+    continueTurn: false,
+  };
 }
 
 /** A transcript could not be read at all: nothing in it is a record of the agent. One line. */

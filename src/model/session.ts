@@ -1,17 +1,35 @@
-/** A whole session as a host read it: the host's record of it and its timeline. */
+/** A whole session as a host read it: what the host recorded about it and its timeline. */
 import type { Timeline } from "./timeline.js";
+
+/** What a host recorded about a session besides its history, as replay and audit read it. */
+export interface SessionRecord {
+  /** The host's id of the session. */
+  readonly id: string;
+  /** Its title; "" when it has none. */
+  readonly title: string;
+  /** The project directory, when the host recorded one. */
+  readonly directory: string | undefined;
+  /** The id of the session that started this one (a subagent's session), or null. */
+  readonly parent: string | null;
+  /** When it was created, ms since the epoch; null when not recorded. */
+  readonly created: number | null;
+  /** Its last activity, ms since the epoch; null when not recorded. */
+  readonly updated: number | null;
+  /**
+   * The host adds a synthetic continue turn after an automatic compaction (opencode V1): a
+   * denied compaction with no continue turn after it shows the guard stopped the session.
+   * False for opencode's V2 runner and for other agents' transcripts.
+   */
+  readonly continueTurn: boolean;
+}
 
 /**
  * A whole session as a host read it (hosts/opencode/session.ts for `opencode export` files,
- * V2 sessions and `opencode serve`).
+ * V2 sessions and `opencode serve`; hosts/claude-code and hosts/codex for transcripts).
  */
 export interface SessionData {
-  /**
-   * The host's record of the session, in opencode's `Session.Info` shape for now (replay and
-   * audit read its id, project directory, parent session, title, times, and `runner: "v2"` for
-   * a session with no synthetic continue turn): a host other than opencode fills those fields.
-   */
-  readonly info: { readonly id: string } & Readonly<Record<string, unknown>>;
+  /** What the host recorded about the session. */
+  readonly record: SessionRecord;
   /** The whole session, oldest first. */
   readonly timeline: Timeline;
   /** How many of its messages hold a token count no model could have made: read as missing, and said once. */

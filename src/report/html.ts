@@ -350,7 +350,7 @@ function caption(row: AuditSession, series: SessionSeries): string {
 }
 
 /**
- * The caption's tool-loop sentence (decide/tool-loop.ts): how many calls would have carried
+ * The caption's tool-loop sentence (judge/tool-loop.ts): how many calls would have carried
  * the notice, from which step, and where the session would have been stopped; "" when none.
  */
 function toolLoopSentence(series: SessionSeries): string {

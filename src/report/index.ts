@@ -1,11 +1,18 @@
 /**
- * Every output of `audit`, one entry each: the flag that asks for it, its help, and how it is
- * rendered. `cli/audit.ts` derives its flags, usage lines and checks from this list, so a new
- * output is one file in this folder plus one entry here.
+ * Every output of `audit` and of `replay`, one entry each: the flag that asks for it, its
+ * help, and how it is rendered. `cli/audit.ts` and `cli/main.ts` derive their flags, usage
+ * lines and checks from these lists, so a new output is one file in this folder plus one
+ * entry here.
  */
 import type { AuditReport, AuditResult } from "../audit/types.js";
 import { auditJson } from "./json.js";
+import { replayChart } from "./replay-chart.js";
+import { replayJson } from "./replay-json.js";
+import { replayTable } from "./replay-table.js";
+import type { ReplayResult } from "./replay-types.js";
 import { auditTable } from "./table.js";
+
+export type { ReplayResult } from "./replay-types.js";
 
 /** One output of `audit`. */
 export interface AuditOutput {
@@ -47,5 +54,31 @@ export const REPORTS: readonly AuditOutput[] = [
     series: true,
     // Loaded only when asked for: the page brings d3.
     render: async (result) => (await import("./pictures.js")).renderHtmlReport(pageOf(result)),
+  },
+];
+
+/** One output of `replay`, all to standard output. */
+export interface ReplayOutput {
+  /** Its long flag without `--` (a boolean flag); null for the default output. */
+  readonly flag: string | null;
+  /**
+   * Where it is printed: `default` (when no `instead` output is asked for), `instead` (in place
+   * of the default), `under` (after the default and a blank line; it does not go with an
+   * `instead` output).
+   */
+  readonly place: "default" | "instead" | "under";
+  readonly help: string;
+  /** The text, without the final newline. */
+  render(result: ReplayResult): string | Promise<string>;
+}
+
+export const REPLAY_OUTPUTS: readonly ReplayOutput[] = [
+  { flag: null, place: "default", help: "the table: one row per automatic compaction, then the first deny", render: replayTable },
+  { flag: "json", place: "instead", help: "print one JSON object instead of a table", render: replayJson },
+  {
+    flag: "chart",
+    place: "under",
+    help: "draw the session's context size per step under the table (a terminal line chart)",
+    render: replayChart,
   },
 ];

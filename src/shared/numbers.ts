@@ -12,3 +12,6 @@ export function grouped(n: number): string {
   for (let i = head; i < digits.length; i += 3) text += `,${digits.slice(i, i + 3)}`;
   return text;
 }
+
+/** `value` when it is a finite number, else null. */
+export const finiteOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);

@@ -2,7 +2,7 @@
  * zod, loaded on first use rather than with the module that names it. zod is the largest
  * module the CLI loads (more than the rest of the CLI together), and most commands never
  * validate anything with it: a replay with default settings reads no setting text, and a
- * well-formed export passes the hand-written check (sessions/export.ts). It is read
+ * well-formed export passes the hand-written check (sources/export.ts). It is read
  * synchronously (`require`, zod's CommonJS build: the same package and version), because
  * settings are resolved synchronously in the plugin and the CLI alike.
  */

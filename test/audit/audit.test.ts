@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { auditSession, auditTotals, parseSince } from "../../src/audit/audit.js";
 import { compactionModel, configReserved, limitsTable, type KnownLimits } from "../../src/hosts/opencode/limits.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { sessionDecision } from "../../src/sessions/sources.js";
-import { executablePath, listAllSessions, type ListPage } from "../../src/sessions/opencode.js";
+import { sessionDecision } from "../../src/sources/sources.js";
+import { executablePath, listAllSessions, type ListPage } from "../../src/sources/opencode.js";
 import { formatSeconds } from "../../src/report/format.js";
 import { displayWidth } from "../../src/report/terminal.js";
 import { main } from "../../src/cli/main.js";
 import { cli } from "../support/cli.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
 
@@ -451,7 +451,7 @@ const PROVIDER_ANSWER = {
   connected: ["fake"],
 };
 
-describe("the limits a session read through opencode is decided with (hosts/opencode/limits.ts and sessions/sources.ts, pure)", () => {
+describe("the limits a session read through opencode is decided with (hosts/opencode/limits.ts and sources/sources.ts, pure)", () => {
   it("limitsTable: every model of GET /provider (all) or GET /config/providers (providers), by provider/model; limits only", () => {
     const table = limitsTable(PROVIDER_ANSWER);
     expect([...table]).toEqual([
@@ -787,7 +787,7 @@ describe("review defects: audit with no path reads every session once, and stops
   }, 60_000);
 
   it("a session whose messages never come: one line after the timeout, and the server is stopped", async () => {
-    const { openOpencode } = await import("../../src/sessions/opencode.js");
+    const { openOpencode } = await import("../../src/sources/opencode.js");
     const opened = await openOpencode(
       FAKE_OPENCODE,
       { FAKE_SESSIONS: "2", FAKE_HANG_MESSAGES: "1", PATH: process.env.PATH ?? "" },

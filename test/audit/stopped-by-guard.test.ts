@@ -12,7 +12,7 @@ import { auditSession } from "../../src/audit/audit.js";
 import type { AuditJson } from "../../src/audit/types.js";
 import { GUARD_NOTE_KINDS, isGuardNote } from "../../src/hosts/opencode/guard-note.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 import { cli } from "../support/cli.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
@@ -28,7 +28,7 @@ type Message = { info: { id: string; role: string; time?: { created?: number; co
 type Export = { info: { id: string; time?: { updated?: number } }; messages: Message[] };
 const load = (name: string): Export => JSON.parse(readFileSync(join(FIXTURES, name), "utf8")) as Export;
 
-/** The stop note as plugin/guard.ts writes it (a user message, one ignored text part with the guard's metadata), `ms` after `after`. */
+/** The stop note as plugin/opencode-v1/guard.ts writes it (a user message, one ignored text part with the guard's metadata), `ms` after `after`. */
 function note(sessionID: string, after: number, ms: number, kind: string = GUARD_NOTE_KINDS.compaction): Message {
   return {
     info: { id: "msg_note", role: "user", time: { created: after + ms } },

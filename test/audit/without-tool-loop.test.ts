@@ -8,15 +8,16 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../support/fixtures.js";
-import { replaySession, type SessionData, type SessionDecisionOptions } from "../../src/decide/replay.js";
+import { replaySession, type SessionData } from "../../src/judge/replay.js";
+import { sessionInputs, type SessionDecisionOptions } from "../../src/sources/sources.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
 
 /** The two replays of one session, compared on what a row is made of. */
 function expectSameDecisions(session: SessionData, options: SessionDecisionOptions): void {
-  const full = replaySession(session, options);
-  const without = replaySession(session, options, { toolLoop: false });
+  const full = replaySession(session, sessionInputs(session, options));
+  const without = replaySession(session, sessionInputs(session, options), { toolLoop: false });
   expect(without.rows).toEqual(full.rows);
   expect(without.timeline).toEqual(full.timeline);
   expect(without.toolLoop).toEqual([]);

@@ -169,7 +169,7 @@ describe("model limits must be physical and leave a usable context", () => {
 describe("audit's inputs", () => {
   it("audit - reads one export from standard input", async () => {
     const { Readable } = await import("node:stream");
-    const { readExport } = await import("../../src/sessions/export.js");
+    const { readExport } = await import("../../src/sources/export.js");
     expect(readExport).toBeTypeOf("function");
     const original = Object.getOwnPropertyDescriptor(process, "stdin")!;
     Object.defineProperty(process, "stdin", { value: Readable.from([readFileSync(HEALTHY)]), configurable: true });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RULES } from "../../src/decide/rules/index.js";
+import { RULES } from "../../src/judge/rules/index.js";
 import { cli } from "../support/cli.js";
 
 const LOOP = fileURLToPath(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url));

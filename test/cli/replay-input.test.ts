@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { readExport } from "../../src/sessions/export.js";
+import { readExport } from "../../src/sources/export.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
 // openSync and readSync (what readExport reads a file with) stay the real ones unless a test

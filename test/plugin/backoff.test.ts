@@ -1,5 +1,5 @@
 /**
- * The back-off from a slow or failing opencode (src/plugin/backoff.ts) through createGuard:
+ * The back-off from a slow or failing opencode (src/plugin/opencode-v1/backoff.ts) through createGuard:
  * per-step reads (the tool-time check after a tool call, the continue-note rewrite before a
  * model request) pay the time-out once, with one warn line; then steps read nothing and cost
  * nothing; a probe later, started without being awaited, ends the back-off with one info
@@ -7,8 +7,8 @@
  * bound is checked exactly.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createGuard } from "../../src/plugin/guard.js";
-import { FIRST_BACKOFF_MS, MAX_BACKOFF_MS } from "../../src/plugin/backoff.js";
+import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
+import { FIRST_BACKOFF_MS, MAX_BACKOFF_MS } from "../../src/plugin/opencode-v1/backoff.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 

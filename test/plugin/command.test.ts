@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ANSWERED } from "../../src/plugin/command.js";
-import { GUARD_COMMAND_DESCRIPTION, switchLine } from "../../src/plugin/guard-command.js";
-import { createGuard } from "../../src/plugin/guard.js";
-import { toolLoopNotice } from "../../src/decide/tool-loop.js";
+import { ANSWERED } from "../../src/plugin/opencode-v1/command.js";
+import { GUARD_COMMAND_DESCRIPTION, switchLine } from "../../src/plugin/opencode-v1/guard-command.js";
+import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
+import { toolLoopNotice } from "../../src/judge/tool-loop.js";
 import { fakeClient, newestMessages, type PromptBody } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 

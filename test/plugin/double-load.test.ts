@@ -1,12 +1,12 @@
 /**
  * The plugin loaded twice in one process (`opencode.json` naming the clone folder and
  * `dist/index.js`, or a global and a project config): opencode runs both copies' hooks in
- * turn on the same output. The second copy defers to the first (HookOwners, plugin/guard.ts),
+ * turn on the same output. The second copy defers to the first (HookOwners, plugin/opencode-v1/guard.ts),
  * so that each tool-loop notice, note rewrite and log line happens once; when the first copy
  * is disposed, the second takes over.
  */
 import { describe, expect, it } from "vitest";
-import { createGuard, DecisionRegistry, server } from "../../src/plugin/guard.js";
+import { createGuard, DecisionRegistry, server } from "../../src/plugin/opencode-v1/guard.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
-import { replayTimeline } from "../../src/decide/replay.js";
-import { resolveSettings } from "../../src/decide/settings.js";
-import { toolLoopNotice } from "../../src/decide/tool-loop.js";
+import { replayTimeline } from "../../src/core.js";
+import { resolveSettings } from "../../src/judge/settings.js";
+import { toolLoopNotice } from "../../src/judge/tool-loop.js";
 import {
   findSwitch,
   guardReport,
@@ -11,7 +11,7 @@ import {
   switchLine,
   switchMetadata,
   type SessionMode,
-} from "../../src/plugin/guard-command.js";
+} from "../../src/plugin/opencode-v1/guard-command.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 
 const exportOf = (name: string) =>

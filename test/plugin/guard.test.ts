@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import plugin from "../../src/index.js";
-import { createGuard, SERVICE } from "../../src/plugin/guard.js";
+import { createGuard, SERVICE } from "../../src/plugin/opencode-v1/guard.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient } from "../support/client.js";
 

@@ -6,7 +6,7 @@
  * it denied. Timeouts run on fake timers: the bounds are checked exactly, not by wall clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createGuard, SERVICE } from "../../src/plugin/guard.js";
+import { createGuard, SERVICE } from "../../src/plugin/opencode-v1/guard.js";
 import { VERSION } from "../../src/shared/version.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";

@@ -1,14 +1,14 @@
 /**
- * The mirror of a session (src/plugin/mirror.ts): seeded by one read, then kept from opencode's
+ * The mirror of a session (src/plugin/opencode-v1/mirror.ts): seeded by one read, then kept from opencode's
  * message events, it gives back what a read of the newest messages would; it reads again only
  * when it holds too few; a read racing the events keeps the newer state; bounded; a deleted
  * session is forgotten.
  */
 import { describe, expect, it } from "vitest";
-import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/mirror.js";
+import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/opencode-v1/mirror.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
-import { createGuard } from "../../src/plugin/guard.js";
+import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { publish } from "./publish.js";
 
 const events = (messages: readonly Message[]) =>

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
+import { describeEvidence, nextSteps } from "../../src/judge/explain.js";
 import { allowLogMessage, denialToast, stopLogMessage } from "../../src/guard/notices.js";
-import { RULES } from "../../src/decide/rules/index.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { RULES } from "../../src/judge/rules/index.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 import { replayMessages } from "../../src/core.js";
-import { type ReplayRow } from "../../src/decide/replay.js";
-import type { RuleName } from "../../src/decide/verdict.js";
+import { type ReplayRow } from "../../src/judge/replay.js";
+import type { RuleName } from "../../src/judge/verdict.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
 /** Two automatic compactions; the first step after compaction 1 has `after` tokens (its prompt). */

@@ -1,7 +1,7 @@
 /**
  * opencode's message events for the fake sessions of these tests: what opencode's bus hands
  * the `event` hook when it stores a message (`message.updated`) and each of its parts
- * (`message.part.updated`), so that the guard's mirror of a session (src/plugin/mirror.ts)
+ * (`message.part.updated`), so that the guard's mirror of a session (src/plugin/opencode-v1/mirror.ts)
  * follows the session as it does in opencode.
  */
 import type { Hooks } from "@opencode-ai/plugin";

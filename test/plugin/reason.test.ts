@@ -6,12 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createGuard, DecisionRegistry } from "../../src/plugin/guard.js";
+import { createGuard, DecisionRegistry } from "../../src/plugin/opencode-v1/guard.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
-import { describeEvidence, nextSteps } from "../../src/decide/explain.js";
+import { describeEvidence, nextSteps } from "../../src/judge/explain.js";
 import { sessionLabel, stopRecord } from "../../src/guard/notices.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
-import { decide, findDecisionPoint } from "../../src/decide/verdict.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { decide, findDecisionPoint } from "../../src/core.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 

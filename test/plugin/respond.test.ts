@@ -3,9 +3,9 @@
  * what is halted, logged, toasted and noted, by mode, notify setting and severity.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
 import { replayMessages } from "../../src/core.js";
-import type { Verdict } from "../../src/decide/verdict.js";
+import type { Verdict } from "../../src/judge/verdict.js";
 import type { GuardHost, StopKind } from "../../src/guard/host.js";
 import { allowLogMessage, sessionLabel, stopLogMessage, stopRecord } from "../../src/guard/notices.js";
 import { respond } from "../../src/guard/respond.js";

@@ -1,13 +1,13 @@
 /**
- * The tool-loop hooks (plugin/tool-loop.ts) through createGuard with a fake client: the
+ * The tool-loop hooks (plugin/opencode-v1/tool-loop.ts) through createGuard with a fake client: the
  * notice after the output, one warn line per chain, the refusal and the abort in stop mode,
  * the note once the session is idle, bounded state, and SDK failures that change nothing.
  */
 import { describe, expect, it, vi } from "vitest";
-import { createGuard } from "../../src/plugin/guard.js";
-import { MAX_TOOL_LOOP_SESSIONS, createToolLoopHooks } from "../../src/plugin/tool-loop.js";
+import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
+import { MAX_TOOL_LOOP_SESSIONS, createToolLoopHooks } from "../../src/plugin/opencode-v1/tool-loop.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { publish } from "./publish.js";

@@ -1,5 +1,5 @@
 /**
- * The OpenCode 2.x entry (src/plugin/v2-entry.ts, src/plugin/v2-plugin.ts) in a fake host built from the published 2.x
+ * The OpenCode 2.x entry (src/plugin/opencode-v2/v2-entry.ts, src/plugin/opencode-v2/v2-plugin.ts) in a fake host built from the published 2.x
  * plugin interfaces (`packages/plugin/src/promise/{plugin,event,session}.ts`): `setup(ctx)`
  * with `ctx.event.subscribe()` (an async iterable of `{ type, data }`), `ctx.session.interrupt`,
  * `synthetic`, `get` and `hook`. The host replays the durable events of two real V2 sessions of
@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createV2Plugin, type V2PluginContext, type V2SessionRequest } from "../../src/plugin/v2-plugin.js";
-import defaultExport from "../../src/plugin/v2-entry.js";
+import { createV2Plugin, type V2PluginContext, type V2SessionRequest } from "../../src/plugin/opencode-v2/v2-plugin.js";
+import defaultExport from "../../src/plugin/opencode-v2/v2-entry.js";
 
 const events = (name: string): Record<string, unknown>[] =>
   (JSON.parse(readFileSync(new URL(`../fixtures/v2/${name}-history.json`, import.meta.url), "utf8")) as { data: Record<string, unknown>[] })

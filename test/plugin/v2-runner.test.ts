@@ -1,5 +1,5 @@
 /**
- * The V1 plugin's watch over V2 sessions in opencode 1.18.x (src/plugin/v2-runner.ts, wired in
+ * The V1 plugin's watch over V2 sessions in opencode 1.18.x (src/plugin/opencode-v2/v2-runner.ts, wired in
  * guard.ts): `session.next.compaction.ended` on the V1 `event` hook (the bus form, `{ type,
  * properties }`) → `GET {serverUrl}/api/session/{id}/message` → decide → `POST …/interrupt`.
  * The server is a fake `fetch` answering with the V2 messages of a real 1.18.33 session
@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createGuard } from "../../src/plugin/guard.js";
+import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { v2InOrder } from "../../src/hosts/opencode/v2.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 

@@ -7,11 +7,11 @@ import { describe, expect, it } from "vitest";
 import type { AuditReport, AuditSession, SessionSeries } from "../../src/audit/types.js";
 import { terminalChart } from "../../src/report/chart.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
-import { usableContext } from "../../src/decide/opencode-facts.js";
+import { usableContext } from "../../src/hosts/opencode/facts.js";
 import { replayMessages } from "../../src/core.js";
 import { escapeHtml, renderChartSvg, renderHtmlReport } from "../../src/report/html.js";
 import { sessionSeries, stepsAfterFirstDeny } from "../../src/audit/series.js";
-import { DEFAULT_SETTINGS } from "../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
 
 interface RawMessage {
   info: {

@@ -6,9 +6,9 @@
  * `Array<{ info, parts }>` with unique ids, so that compactions and their summaries match.
  */
 import fc from "fast-check";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/decide/settings.js";
-import { CONTINUE_TEXT_PREFIX } from "../../src/decide/opencode-facts.js";
-import type { ModelLimits } from "../../src/decide/opencode-facts.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { CONTINUE_TEXT_PREFIX } from "../../src/hosts/opencode/facts.js";
+import type { ModelLimits } from "../../src/hosts/opencode/facts.js";
 
 /**
  * Any token field opencode could (or should never) write: mostly real counts, so that a step's

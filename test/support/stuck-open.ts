@@ -1,7 +1,7 @@
 /**
  * A process with a thread of Node.js's pool stuck in `open()` of the FIFO given as its
  * argument (no one writes to it), which ends by shared/signals.ts on SIGINT or SIGTERM, as
- * the CLI's handlers do. Writes `waiting` once the open is under way. For test/sessions/special-files.test.ts.
+ * the CLI's handlers do. Writes `waiting` once the open is under way. For test/sources/special-files.test.ts.
  */
 import { readFile } from "node:fs/promises";
 import { endBySignal } from "../../src/shared/signals.js";

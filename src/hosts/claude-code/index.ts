@@ -44,7 +44,7 @@ const IGNORED = new Set([
   "tag",
 ]);
 
-/** Claude Code's tool names → opencode's, which the rules know (decide/tool-kinds.ts). */
+/** Claude Code's tool names → opencode's, which the rules know (judge/tool-kinds.ts). */
 /** The file tools, whose input keys opencode writes in camelCase (`file_path` → `filePath`). */
 const CAMEL_INPUT = new Set(["Read", "Write", "Edit", "MultiEdit"]);
 

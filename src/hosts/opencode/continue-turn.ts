@@ -5,7 +5,7 @@
  * else holds the old objects.
  */
 import { isRecord } from "../../shared/record.js";
-import { CONTINUE_TEXT_PREFIX } from "../../decide/opencode-facts.js";
+import { CONTINUE_TEXT, CONTINUE_TEXT_PREFIX } from "./facts.js";
 
 /** One text part of a continue turn among the messages. */
 export interface ContinuePart {
@@ -53,4 +53,17 @@ export function continueParts(messages: readonly unknown[]): { readonly sessionI
     }
   }
   return { sessionID, parts };
+}
+
+/**
+ * The text of a continue part rewritten: opencode's {@link CONTINUE_TEXT} replaced by `note`,
+ * whatever opencode put before it kept (after a media overflow it prepends an explanation).
+ *
+ * @returns the new text, or null when the text does not hold opencode's continue text (then
+ *   it is left as it is: another wording, or already rewritten).
+ */
+export function rewriteContinueText(text: string, note: string): string | null {
+  const at = text.lastIndexOf(CONTINUE_TEXT);
+  if (at < 0) return null;
+  return text.slice(0, at) + note + text.slice(at + CONTINUE_TEXT.length);
 }

@@ -1,6 +1,6 @@
 /**
  * The guard's own mark in an opencode session: the stop note it leaves once a session it
- * stopped has gone idle (plugin/stop-note.ts writes it; ./v1.ts reads it into
+ * stopped has gone idle (plugin/opencode-v1/stop-note.ts writes it; ./v1.ts reads it into
  * `UserEntry.guardNote`, so that the audit does not report a loop the guard already stopped
  * as one it would have stopped).
  */

@@ -1,10 +1,10 @@
 /**
  * The model limits and `compaction.reserved` a session is decided with, when `audit` reads
  * sessions through opencode: which model set off a session's compactions, the limits opencode
- * lists for each model. Pure; the requests are in sessions/opencode.ts, the precedence of the
- * command line's flags in sessions/sources.ts.
+ * lists for each model. Pure; the requests are in sources/opencode.ts, the precedence of the
+ * command line's flags in sources/sources.ts.
  */
-import type { ModelLimits } from "../../decide/opencode-facts.js";
+import type { ModelLimits } from "./facts.js";
 import { isRecord } from "../../shared/record.js";
 
 /** A model as opencode names it: `providerID` and `modelID` of an assistant message (`anthropic` / `claude-sonnet-4-5`). */

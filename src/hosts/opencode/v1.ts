@@ -7,7 +7,7 @@
  * is otherwise ignored, so that no shape of history makes the guard throw.
  */
 import { isRecord } from "../../shared/record.js";
-import { CONTINUE_TEXT_PREFIX } from "../../decide/opencode-facts.js";
+import { CONTINUE_TEXT_PREFIX } from "./facts.js";
 import {
   MAX_PHYSICAL_TOKENS,
   withoutToolLoopNotice,

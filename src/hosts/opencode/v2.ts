@@ -22,7 +22,7 @@
  * k is what set it off, the steps after it (until k+1) are its cycle. no-progress reads "the
  * previous compaction did not make room", repeated-tool-call and no-new-work "the same calls
  * after the compaction as before it". There is no continue turn to deny: the glue interrupts
- * the session instead (plugin/v2-runner.ts, plugin/v2-plugin.ts), and only for a stopped loop
+ * the session instead (plugin/opencode-v2/v2-runner.ts, plugin/opencode-v2/v2-plugin.ts), and only for a stopped loop
  * (severity `warning`; turn-finished cannot arise, as V2 compacts only before a request).
  *
  * Message and event shapes: `@opencode-ai/sdk/v2` 1.18.33 (`SessionMessage`,
@@ -30,7 +30,7 @@
  * field read defensively; never throws.
  */
 import { isRecord } from "../../shared/record.js";
-import { CHARS_PER_TOKEN, CONTINUE_TEXT_PREFIX } from "../../decide/opencode-facts.js";
+import { CHARS_PER_TOKEN, CONTINUE_TEXT_PREFIX } from "./facts.js";
 import { withoutToolLoopNotice, type AssistantEntry, type Entry, type ToolCall, type UserEntry } from "../../model/entry.js";
 import { timelineOf, type Timeline } from "../../model/timeline.js";
 import { hasUnphysicalTokens, timeOf, tokenSizes } from "./v1.js";

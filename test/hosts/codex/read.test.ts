@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AssistantEntry } from "../../../src/model/entry.js";
-import { replayTimeline } from "../../../src/decide/replay.js";
-import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
+import { replayTimeline } from "../../../src/core.js";
+import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
 import { readCodex } from "../../../src/hosts/codex/index.js";
 import { TranscriptError } from "../../../src/hosts/transcript.js";
 

@@ -7,10 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { decideCompaction, replayTimeline } from "../../../src/decide/replay.js";
-import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
-import { historyLimit } from "../../../src/decide/verdict.js";
-import { CONTINUE_TEXT } from "../../../src/decide/opencode-facts.js";
+import { decideCompaction, replayTimeline } from "../../../src/core.js";
+import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { historyLimit } from "../../../src/judge/verdict.js";
+import { CONTINUE_TEXT } from "../../../src/hosts/opencode/facts.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../../src/model/entry.js";
 import { buildV2Timeline, SUMMARY_ID_SUFFIX, v2Event, v2InOrder, v2MessagesFromEvents, v2Session } from "../../../src/hosts/opencode/v2.js";
 

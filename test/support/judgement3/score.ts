@@ -3,12 +3,13 @@
  * replayed as the replay command does (its own flags for the model's limits) and its first
  * denial compared with the generator's right answers.
  */
-import { replaySession } from "../../../src/decide/replay.js";
+import { replaySession } from "../../../src/judge/replay.js";
+import { sessionInputs } from "../../../src/sources/sources.js";
 import { exportedSession } from "../../../src/hosts/opencode/session.js";
 
 /** A session export as the generator writes it: `{ info, messages }`. */
 export type Exported = Parameters<typeof exportedSession>[0];
-import { DEFAULT_SETTINGS } from "../../../src/decide/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
 // @ts-expect-error: a plain JavaScript module without types
 import { generate, HEALTHY, LOOP_KINDS } from "./gen.mjs";
 
@@ -44,7 +45,10 @@ export function limitsOf(flags: readonly string[]): { context?: number; output?:
 
 /** The first denial's compaction index of a session, replayed as the replay command does, or null. */
 export function firstDenyOf(exported: Exported, flags: readonly string[] = []): number | null {
-  const { rows } = replaySession(exportedSession(exported), { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }, { toolLoop: false });
+  const session = exportedSession(exported);
+  const { rows } = replaySession(session, sessionInputs(session, { settings: DEFAULT_SETTINGS, limits: limitsOf(flags) }), {
+    toolLoop: false,
+  });
   return rows.find((row) => row.decision === "deny")?.compaction.index ?? null;
 }
 

@@ -1,0 +1,102 @@
+/**
+ * Rule cannot-make-room: at the session's first automatic compaction, the prompt opencode
+ * will send with the continue turn is, by a lower bound, still at or over the usable context
+ * (or cut by less than `minReduction`): every step will compact again, and the loop would
+ * cost a continue turn before no-progress could measure it (no-progress judges compaction k−1
+ * at compaction k, so its earliest deny is at compaction 2).
+ *
+ * The lower bound is judge/predict.ts's: system prompt and tools (from the session's first
+ * step), the summary, the kept tail (opencode 1.18.33's `tail_start_id`, session/compaction.ts)
+ * and the two fixed texts; less a small margin (predict.ts `predictionMargin`). Measured under six
+ * real tokenizers over exactly what opencode sends (docs/zero-waste.md), the bound never
+ * exceeded the real prompt, so it is on by default. At the session's first compaction: from the second on,
+ * no-progress measures what the previous compaction really left, which beats a prediction;
+ * but the first compaction after a real user message (a reply to a denial, say) is predicted
+ * again, since nothing the prediction reads has changed and no-progress would need one more
+ * cycle to see the same.
+ * Abstains when `predict` is off (`predict: false`), when the step before the compaction ended the turn (a
+ * finished answer is turn-finished's housekeeping, not a loop), when the history may not begin with the session's first
+ * message (the hook read its newest 200+ messages and got as many as it asked for), when the
+ * model's limits are unknown, and whenever a piece of the prediction has no token data.
+ */
+import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
+import { defineRule } from "./rule.js";
+import { percent, tokens } from "../words.js";
+import { endedTheTurn } from "../turn.js";
+
+/** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
+export type CannotMakeRoomEvidence =
+  | { readonly status: "abstain"; readonly reason: string }
+  | (PredictedPrompt & {
+      /** Tokens taken off the prediction before the tests (predict.ts `predictionMargin`). */
+      readonly marginTokens: number;
+      /** opencode's usable context, tokens. */
+      readonly usableTokens: number;
+      readonly minReduction: number;
+      /** 1 − (predicted − margin) / trigger: the cut the compaction makes at best; null without a trigger size. */
+      readonly reduction: number | null;
+      /** Which test failed, or null when the compaction can make room. */
+      readonly stalled: null | "still-over-usable-context" | "reduction-below-minimum";
+    });
+
+/** The rule abstains: it did not fire, and says why. */
+const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as CannotMakeRoomEvidence });
+
+export const cannotMakeRoom = defineRule({
+  name: "cannot-make-room",
+  severity: "warning",
+  check(view, { settings, usable: usableTokens, facts, wholeSession }) {
+    if (!settings.predict) return abstain("prediction is off (predict: false)");
+    if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
+    // From the second compaction on no-progress measures what the previous one left, unless the
+    // user spoke since it: then this compaction is as knowable as the session's first.
+    if (!isFirstCompaction(view.timeline, view.compaction, view.start) && !view.userSteppedIn) {
+      return abstain("not the session's first compaction, nor the first after a message of the user's (no-progress measures)");
+    }
+    // A finished answer over the line is no loop: turn-finished's housekeeping (or, in a
+    // subagent's session, the continue turn that lets it report) decides.
+    if (endedTheTurn(view)) return abstain("the step before the compaction ended the turn (turn-finished decides)");
+    if (usableTokens === null) return abstain("the model's limits are unknown");
+    const prediction = predictNextPrompt(view.timeline, view.compaction, facts, view.start);
+    if (prediction.status === "abstain") return abstain(prediction.reason);
+
+    const marginTokens = predictionMargin(prediction.predictedTokens);
+    const atLeast = prediction.predictedTokens - marginTokens;
+    const reduction = prediction.triggerTokens === null ? null : 1 - atLeast / prediction.triggerTokens;
+    // As no-progress: a cut of exactly minReduction is progress; 1e-9 absorbs float rounding.
+    const stalled =
+      atLeast >= usableTokens
+        ? "still-over-usable-context"
+        : reduction !== null && reduction < settings.minReduction - 1e-9
+          ? "reduction-below-minimum"
+          : null;
+    return {
+      fired: stalled !== null,
+      evidence: {
+        ...prediction,
+        marginTokens,
+        usableTokens,
+        minReduction: settings.minReduction,
+        reduction,
+        stalled,
+      } as CannotMakeRoomEvidence,
+    };
+  },
+  words: {
+    explain: (e) => {
+      if (e.status !== "predicted") return `cannot-make-room abstained (${e.reason})`;
+      const pieces =
+        `the system prompt and tools alone are ~${tokens(e.baseTokens)}, the summary ${tokens(e.summaryTokens)}, ` +
+        (e.tailStartID === null ? "no recent messages kept" : `the recent messages kept at least ${tokens(e.tailTokens)}`);
+      return e.stalled === "reduction-below-minimum"
+        ? `compaction cannot free enough context in this session: ${pieces}, at least ${tokens(e.predictedTokens - e.marginTokens)} ` +
+            `against the ${tokens(e.triggerTokens)} it started from, less than the ${percent(e.minReduction)} cut needed to make progress`
+        : `compaction cannot get this session under the usable context: ${pieces}, ` +
+            `against a usable context of ${tokens(e.usableTokens)}, so every step would compact again`;
+    },
+    short: () => "compaction cannot make room here",
+    nextStep:
+      "Start a new session with a smaller system prompt or instructions (AGENTS.md), or switch to a model with a larger context: " +
+      "a reply here compacts again, because what does not fit is what every request carries.",
+  },
+});

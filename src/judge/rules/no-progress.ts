@@ -1,0 +1,159 @@
+/**
+ * Rule no-progress: the previous automatic compaction did not reduce the overflow, so the
+ * next one will not either.
+ *
+ * Mirrors the unmerged opencode PRs #29150 (tokens dropped < 5%), #50233 (first step after
+ * compaction still at or above the trigger) and #48828 (trailing compactions that still
+ * overflow), and Gemini CLI's "compression made the history bigger" check. A missing
+ * measurement never counts as a stall; a provider's context-overflow refusal of every step
+ * since the previous compaction is a measurement (e2e/FINDINGS.md).
+ *
+ * What a compaction left is the *prompt* of the first step after it (input + cache), not
+ * that step's total: output and reasoning tokens are new work, not context the compaction
+ * failed to remove.
+ */
+import { isStep, type Entry } from "../../model/entry.js";
+import { compactionEnd } from "../../model/timeline.js";
+import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
+import { defineRule } from "./rule.js";
+import { REPLY, tokens } from "../words.js";
+
+/** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
+export type NoProgressEvidence =
+  | {
+      readonly status: "abstain";
+      /** Why nothing was measured, in words. */
+      readonly reason: string;
+    }
+  | ({
+      readonly status: "measured";
+      /** The previous automatic compaction, k−1. */
+      readonly previousMessageID: string;
+      /**
+       * 1 − after / trigger: the fraction of the context the compaction removed (may be < 0);
+       * null when the provider refused the steps after it and no size was recorded.
+       */
+      readonly reduction: number | null;
+      readonly minReduction: number;
+      /** opencode's usable context in tokens, when the model's limits are known. */
+      readonly usableTokens: number | null;
+      /** Which test failed, or null when the compaction made progress. */
+      readonly stalled: NoProgressStall;
+    } & CompactionSizes);
+
+/** Which of no-progress's tests failed, or null when the compaction made progress. */
+type NoProgressStall = null | "reduction-below-minimum" | "still-over-usable-context" | "provider-overflow-again";
+
+/**
+ * Is every step strictly between positions `after` and `before` a refused, empty request
+ * (no part that did anything, no token count), with at least one step?
+ */
+function everyStepRefused(entries: readonly Entry[], after: number, before: number): boolean {
+  let steps = 0;
+  for (let position = after + 1; position < before; position++) {
+    const entry = entries[position];
+    if (!isStep(entry)) continue;
+    if (!entry.empty || entry.contextTokens !== null) return false;
+    steps += 1;
+  }
+  return steps > 0;
+}
+
+/**
+ * The evidence of a measured compaction, written out field by field: a replay makes one at
+ * every compaction, and spreading the sizes into it cost more than the rest of the check.
+ */
+function measured(
+  previousMessageID: string,
+  sizes: CompactionSizes,
+  minReduction: number,
+  usableTokens: number | null,
+  reduction: number | null,
+  stalled: NoProgressStall,
+): NoProgressEvidence {
+  return {
+    status: "measured",
+    previousMessageID,
+    triggerTokens: sizes.triggerTokens,
+    triggerMessageID: sizes.triggerMessageID,
+    afterTokens: sizes.afterTokens,
+    afterMessageID: sizes.afterMessageID,
+    minReduction,
+    usableTokens,
+    reduction,
+    stalled,
+  };
+}
+
+/** The rule abstains: it did not fire, and says why. */
+const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });
+
+/**
+ * Fires at compaction k when, for k−1 (the previous automatic compaction), the compaction
+ * cut less than `minReduction` (1 − after / trigger < minReduction; exactly minReduction is
+ * progress); or the usable context is known and after ≥ usable
+ * (opencode's own overflow line: every step compacts again); or k was set off by a provider
+ * context-overflow error (`overflow: true`) and every step since k−1's summary is a refused,
+ * empty request: k−1 made no room.
+ *
+ * Abstains when there is no k−1 in view, when the user spoke after k−1 (like Codex, only
+ * real input re-arms), or when either size is missing or zero.
+ */
+export const noProgress = defineRule({
+  name: "no-progress",
+  severity: "warning",
+  check(view, { settings, usable: usableTokens }) {
+    const { previous, compaction, timeline } = view;
+    if (!previous) return abstain("no earlier automatic compaction");
+    if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
+
+    const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
+    if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
+      return {
+        fired: true,
+        evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, null, "provider-overflow-again"),
+      };
+    }
+    const { triggerTokens, afterTokens } = sizes;
+    if (triggerTokens === null || afterTokens === null) return abstain("token sizes around the previous compaction are missing");
+    const reduction = 1 - afterTokens / triggerTokens;
+    // A cut of exactly minReduction is progress ("at least"); 1e-9 absorbs float rounding.
+    const stalled =
+      reduction < settings.minReduction - 1e-9
+        ? "reduction-below-minimum"
+        : usableTokens !== null && afterTokens >= usableTokens
+          ? "still-over-usable-context"
+          : null;
+    return {
+      fired: stalled !== null,
+      evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, reduction, stalled),
+    };
+  },
+  words: {
+    explain: (e) => {
+      if (e.status !== "measured") return `no-progress abstained (${e.reason})`;
+      if (e.stalled === "provider-overflow-again") {
+        return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
+      }
+      const reduction = e.reduction ?? 0;
+      // Shown to the precision of minReduction and rounded toward it, so that a stalled cut
+      // never reads as large as the cut needed ("9% smaller, less than the 10% needed").
+      const decimals = Number.isInteger(Math.round(e.minReduction * 1000) / 10) ? 0 : 1;
+      const scale = 100 * 10 ** decimals;
+      const pct = (fraction: number, round: (x: number) => number) => `${round(fraction * scale) / 10 ** decimals}%`;
+      // Floor for a cut that fell short (1e-6 absorbs float error: 0.29 × 100 = 28.999…).
+      const floor = (x: number) => Math.floor(x + 1e-6);
+      const cut =
+        e.afterTokens === e.triggerTokens
+          ? `the previous compaction left the context unchanged at ${tokens(e.afterTokens)}`
+          : reduction < 0
+            ? `the previous compaction left ${tokens(e.afterTokens)} of context, up from ${tokens(e.triggerTokens)} (${Math.round(-reduction * scale) === 0 ? "under 1%" : pct(-reduction, Math.round)} larger)`
+            : `the previous compaction left ${tokens(e.afterTokens)} of context, down from ${tokens(e.triggerTokens)} (${pct(reduction, floor)} smaller)`;
+      return e.stalled === "still-over-usable-context"
+        ? `${cut}, still over opencode's usable context of ${tokens(e.usableTokens)}, so every step compacts again`
+        : `${cut}, less than the ${pct(e.minReduction, Math.round)} cut needed to make progress`;
+    },
+    short: () => "compaction no longer frees context",
+    nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
+  },
+});

@@ -1,0 +1,58 @@
+/**
+ * What every rule is: a name, how loud its denial is, a pure check over the decision view,
+ * and the words the user is told when it denies. Adding a rule is one new file in this
+ * folder plus one line in ./index.ts (see CONTRIBUTING.md).
+ */
+import type { GuardSettings } from "../settings.js";
+import type { HostFacts } from "../../model/host-facts.js";
+import type { DecisionView } from "../view.js";
+
+/**
+ * How a denial by this rule is announced. `warning`: a loop was stopped (toast + warn line).
+ * `info`: housekeeping, nothing went wrong (an info line, no toast).
+ */
+export type Severity = "warning" | "info";
+
+/**
+ * What a rule saw: whether it fired, and its evidence (also when it did not fire). The
+ * evidence is plain data, every field computed when the check returns: no getters, no classes.
+ */
+export interface Finding<E> {
+  readonly fired: boolean;
+  readonly evidence: E;
+}
+
+/** What a rule may know beyond the history: the host's facts and where it compacts. */
+export interface RuleContext {
+  readonly settings: GuardSettings;
+  /** The host's usable context in tokens (a step that reaches it compacts), null when unknown. */
+  readonly usable: number | null;
+  /** What the host sends after a compaction besides the summary (model/host-facts.ts). */
+  readonly facts: HostFacts;
+  /** The session is a subagent's (it has a parent session): its last answer is its caller's result. */
+  readonly subagent?: boolean | undefined;
+  /** The project directory, when known: file paths in previews are shown relative to it. */
+  readonly directory?: string | undefined;
+  /** The timeline begins with the session's first message (see DecideOptions.wholeSession). */
+  readonly wholeSession?: boolean | undefined;
+}
+
+/** A rule's words: one sentence of evidence, a few words for the toast, and the next step to suggest. */
+export interface Words<E> {
+  readonly explain: (evidence: E) => string;
+  /** What happened in a few words, for the toast (read at a glance, at 54–60 columns). */
+  readonly short: (evidence: E) => string;
+  readonly nextStep: string;
+}
+
+/** One rule. `check` is pure and never throws on a view from buildView. */
+export interface Rule<N extends string = string, E = unknown> {
+  readonly name: N;
+  readonly severity: Severity;
+  check(view: DecisionView, context: RuleContext): Finding<E>;
+  /** What the user is told when this rule denies (the notices, the stop note, replay's table). */
+  readonly words: Words<E>;
+}
+
+/** Declares a rule with its name and evidence types inferred (`satisfies` in one call). */
+export const defineRule = <N extends string, E>(rule: Rule<N, E>): Rule<N, E> => rule;

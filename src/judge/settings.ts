@@ -1,0 +1,324 @@
+/**
+ * The guard's settings: defaults < the options object of the plugin's entry in
+ * `opencode.json` < environment variables (< the replay command's flags). Each value is
+ * validated on its own; an invalid one is reported (the caller logs it once) and ignored:
+ * the value below it stands.
+ *
+ * {@link SETTINGS} is the one source of every setting: its schema (type and bounds), default,
+ * option key, environment variable, replay flag and help text. Everything else here (and the
+ * replay command's flags and help) is derived from it.
+ */
+import { closest } from "fastest-levenshtein";
+import type { z } from "zod";
+import { lazily, zod } from "../shared/zod.js";
+
+/** How a denial is announced: a TUI toast and a warn log line, the log line only, or nothing. */
+export type NotifyMode = "toast" | "log" | "off";
+
+/** `enforce`: deny when a rule fires. `observe`: never deny; say where it would have. */
+export type GuardMode = "enforce" | "observe";
+
+/**
+ * What the guard does about a tool loop with no compaction (judge/tool-loop.ts): `warn` adds
+ * a notice to the result that completes a chain, `stop` also refuses the call that goes on
+ * with it and stops the session, `off` does nothing.
+ */
+export type ToolLoopMode = "warn" | "stop" | "off";
+
+/** Where an effective setting came from. */
+export type SettingSource = "default" | "option" | "env" | "flag";
+
+/** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
+const boolText = lazily(() => zod().stringbool());
+
+/** What a boolean setting's text may say, for error messages (y/n and enabled/disabled are read too). */
+const BOOL_TEXT = "true or false (or 1/0, yes/no, on/off)";
+
+/** One setting: everything the guard, the replay command and the README say about it. */
+interface SettingSpec<T> {
+  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists); built with zod on first use. */
+  readonly schema: () => z.ZodType<T>;
+  readonly default: T;
+  /** What the schema accepts, in words, for error messages. */
+  readonly expected: string;
+  /**
+   * What text (an environment variable, a flag) may say, when it is more than `expected`
+   * (booleans: the words {@link boolean} reads too); absent: `expected`.
+   */
+  readonly expectedText?: string;
+  /** The environment variable (for `enabled`: `…_DISABLED`, which reads inverted). */
+  readonly env: string;
+  /** The replay flag (without `--`), or null when the setting means nothing to replay. */
+  readonly flag: string | null;
+  /** One line of help: what it does. */
+  readonly help: string;
+  /** Turns environment or flag text into what `schema` expects (unparseable text passes through and fails). */
+  readonly fromText: (text: string) => unknown;
+}
+
+const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
+
+/** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
+const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
+const boolean = (text: string): unknown => {
+  const parsed = boolText().safeParse(text.trim());
+  return parsed.success ? parsed.data : text;
+};
+
+/** Every setting, in the order the start-up line and the help list them. */
+export const SETTINGS = {
+  threshold: spec({
+    schema: lazily(() => zod().number().int().min(2).max(1000)),
+    default: 3,
+    expected: "an integer from 2 to 1000",
+    env: "OPENCODE_COMPACTION_GUARD_THRESHOLD",
+    flag: "threshold",
+    help: "runs of one call, with nothing new between, across a compaction, that deny (repeated-tool-call)",
+    fromText: decimal,
+  }),
+  window: spec({
+    schema: lazily(() => zod().number().int().min(1).max(1000)),
+    default: 8,
+    expected: "an integer from 1 to 1000",
+    env: "OPENCODE_COMPACTION_GUARD_WINDOW",
+    flag: "window",
+    help: "recent steps repeated-tool-call reads",
+    fromText: decimal,
+  }),
+  minReduction: spec({
+    schema: lazily(() => zod().number().min(0).lt(1)),
+    default: 0.1,
+    expected: "a number from 0 to below 1",
+    env: "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
+    flag: "min-reduction",
+    help: "fraction of the context a compaction must cut, at least (no-progress)",
+    fromText: decimal,
+  }),
+  predict: spec({
+    schema: lazily(() => zod().boolean()),
+    default: true,
+    expected: "true or false",
+    expectedText: BOOL_TEXT,
+    env: "OPENCODE_COMPACTION_GUARD_PREDICT",
+    flag: "predict",
+    help: "at the first compaction, deny when compaction cannot get under the usable context (cannot-make-room)",
+    fromText: boolean,
+  }),
+  matchOutput: spec({
+    schema: lazily(() => zod().boolean()),
+    default: true,
+    expected: "true or false",
+    expectedText: BOOL_TEXT,
+    env: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
+    flag: "match-output",
+    help: "a repeat must have the same output too",
+    fromText: boolean,
+  }),
+  ignore: spec<readonly string[]>({
+    schema: lazily(() => zod().array(zod().string().trim().min(1).max(200)).max(100).readonly()),
+    default: Object.freeze([]) as readonly string[],
+    expected: "a list of up to 100 tool names or command starts",
+    env: "OPENCODE_COMPACTION_GUARD_IGNORE",
+    flag: "ignore",
+    help: "comma-separated tools or bash command starts never counted",
+    // A comma-separated list: "gh run watch, todowrite".
+    fromText: (text) =>
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== ""),
+  }),
+  toolLoop: spec<ToolLoopMode>({
+    schema: lazily(() => zod().enum(["warn", "stop", "off"])),
+    default: "warn",
+    expected: "warn, stop or off",
+    env: "OPENCODE_COMPACTION_GUARD_TOOL_LOOP",
+    flag: "tool-loop",
+    help: "the same call with the same result threshold times, no compaction needed: warn the model, stop the session, or off",
+    fromText: (text) => text.trim().toLowerCase(),
+  }),
+  notify: spec<NotifyMode>({
+    schema: lazily(() => zod().enum(["toast", "log", "off"])),
+    default: "toast",
+    expected: "toast, log or off",
+    env: "OPENCODE_COMPACTION_GUARD_NOTIFY",
+    flag: null,
+    help: "how a stopped loop is announced: toast + log line, log line, or nothing",
+    fromText: (text) => text.trim().toLowerCase(),
+  }),
+  mode: spec<GuardMode>({
+    schema: lazily(() => zod().enum(["enforce", "observe"])),
+    default: "enforce",
+    expected: "enforce or observe",
+    env: "OPENCODE_COMPACTION_GUARD_MODE",
+    flag: null,
+    help: "observe: never deny, say where it would have",
+    fromText: (text) => text.trim().toLowerCase(),
+  }),
+  prevent: spec({
+    schema: lazily(() => zod().boolean()),
+    default: true,
+    expected: "true or false",
+    expectedText: BOOL_TEXT,
+    env: "OPENCODE_COMPACTION_GUARD_PREVENT",
+    flag: null,
+    help: "after a compaction, tell the summarizer and the model what was already done and that the continue turn is no new instruction",
+    fromText: boolean,
+  }),
+  enabled: spec({
+    schema: lazily(() => zod().boolean()),
+    default: true,
+    expected: "true or false",
+    expectedText: BOOL_TEXT,
+    env: "OPENCODE_COMPACTION_GUARD_DISABLED",
+    flag: null,
+    help: "false: the guard does nothing (env: _DISABLED=1)",
+    fromText: boolean,
+  }),
+} as const;
+
+type Specs = typeof SETTINGS;
+type Key = keyof Specs;
+
+/** The guard's settings, one field per entry of {@link SETTINGS}. */
+export type GuardSettings = { readonly [K in Key]: z.output<ReturnType<Specs[K]["schema"]>> };
+
+const KEYS = Object.keys(SETTINGS) as Key[];
+const isKey = (key: string): key is Key => (KEYS as string[]).includes(key);
+
+/** Defaults. threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
+export const DEFAULT_SETTINGS: GuardSettings = Object.freeze(
+  Object.fromEntries(KEYS.map((key) => [key, SETTINGS[key].default])) as unknown as GuardSettings,
+);
+
+/** Environment variable names, one per setting. `_DISABLED` is the inverse of `enabled`. */
+export const ENV_NAMES: { readonly [K in Key]: string } = Object.freeze(
+  Object.fromEntries(KEYS.map((key) => [key, SETTINGS[key].env])) as { [K in Key]: string },
+);
+
+/** Turns a command-line or environment string into the type the setting's schema expects. */
+export function parseSettingText(key: Key, text: string): unknown {
+  return SETTINGS[key].fromText(text);
+}
+
+/** A short, safe rendering of a value (never more than 40 characters). */
+export function showValue(value: unknown): string {
+  const text = typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/**
+ * Validates one setting.
+ *
+ * @param from `text`: the value was read from an environment variable or a flag (the message
+ *   then names the words text may say, e.g. `yes/no`); `value`: a plugin option (JSON).
+ * @returns the value, or the message that says what was wrong (without the default).
+ */
+export function checkSetting<K extends Key>(
+  key: K,
+  value: unknown,
+  from: "value" | "text" = "value",
+): { ok: true; value: GuardSettings[K] } | { ok: false; problem: string } {
+  const result = (SETTINGS[key].schema() as z.ZodType<GuardSettings[K]>).safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const spec: SettingSpec<unknown> = SETTINGS[key];
+  const expected = from === "text" ? (spec.expectedText ?? spec.expected) : spec.expected;
+  return { ok: false, problem: `${key} must be ${expected}, got ${showValue(value)}` };
+}
+
+/** Settings after every layer, with where each came from and what was ignored on the way. */
+export interface ResolvedSettings {
+  readonly settings: GuardSettings;
+  /** Where each effective value came from. */
+  readonly sources: { readonly [K in Key]: SettingSource };
+  /** One line per ignored value, e.g. `OPENCODE_COMPACTION_GUARD_WINDOW: window must be … ; using 8`. */
+  readonly problems: readonly string[];
+}
+
+const ENV_PREFIX = "OPENCODE_COMPACTION_GUARD_";
+
+/**
+ * A variable that starts with our prefix but is none of ours: the nearest right name, and
+ * for `…_ENABLED=false` the variable that does that (`…_DISABLED=1`).
+ */
+function unknownEnvProblem(name: string): string {
+  const names = KEYS.map((key) => SETTINGS[key].env);
+  if (name === `${ENV_PREFIX}ENABLED` || name === `${ENV_PREFIX}DISABLE` || name === `${ENV_PREFIX}OFF`) {
+    return `${name}: not a setting; did you mean ${SETTINGS.enabled.env}=1 (to turn the guard off)?`;
+  }
+  return `${name}: not a setting; did you mean ${closest(name, names)}?`;
+}
+
+/**
+ * Resolves settings from the plugin's options object and the environment.
+ *
+ * @param options the second argument opencode passes to the plugin (the object of a
+ *   `["plugin", { … }]` entry in `opencode.json`), or undefined.
+ * @param env environment variables, normally `process.env`.
+ * @param scope `only`: the settings to read from the environment (the replay command reads
+ *   those it has flags for; the rest keep their defaults and are not reported).
+ * @returns the settings, their sources and the list of ignored values; never throws.
+ */
+export function resolveSettings(
+  options: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  scope: { readonly only?: readonly Key[] } = {},
+): ResolvedSettings {
+  const inScope = (key: Key) => scope.only === undefined || scope.only.includes(key);
+  const values: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  const sources = Object.fromEntries(KEYS.map((key) => [key, "default"])) as Record<Key, SettingSource>;
+  const problems: string[] = [];
+  const apply = (key: Key, value: unknown, source: string, kind: SettingSource): void => {
+    const checked = checkSetting(key, value, kind === "env" || kind === "flag" ? "text" : "value");
+    if (checked.ok) {
+      values[key] = checked.value;
+      sources[key] = kind;
+    } else problems.push(`${source}: ${checked.problem}; using ${showValue(values[key])}`);
+  };
+
+  if (options !== undefined && options !== null) {
+    if (typeof options !== "object" || Array.isArray(options)) {
+      problems.push(`plugin options: expected an object, got ${showValue(options)}; using defaults`);
+    } else {
+      for (const [key, value] of Object.entries(options)) {
+        if (isKey(key)) apply(key, value, `plugin option ${key}`, "option");
+        else problems.push(`plugin option ${key}: unknown setting (known: ${KEYS.join(", ")}); ignored`);
+      }
+    }
+  }
+
+  for (const key of KEYS.filter(inScope)) {
+    const text = env[SETTINGS[key].env];
+    if (text === undefined || text === "") continue;
+    const parsed = parseSettingText(key, text);
+    // _DISABLED=true means enabled=false; an unparseable value stays as text and is rejected.
+    if (key === "enabled") {
+      if (typeof parsed === "boolean") {
+        values.enabled = !parsed;
+        sources.enabled = "env";
+      } else {
+        problems.push(
+          `${SETTINGS.enabled.env}: must be ${BOOL_TEXT}, got ${showValue(text)}; the guard stays ${values.enabled ? "enabled" : "disabled"}`,
+        );
+      }
+      continue;
+    }
+    apply(key, parsed, SETTINGS[key].env, "env");
+  }
+
+  const known = new Set(KEYS.map((key) => SETTINGS[key].env));
+  for (const name of Object.keys(env).sort()) {
+    if (name.startsWith(ENV_PREFIX) && !known.has(name)) problems.push(unknownEnvProblem(name));
+  }
+  return { settings: values as unknown as GuardSettings, sources, problems };
+}
+
+/**
+ * Every effective setting and where it came from, for the start-up line:
+ * `threshold 3 (default), window 8 (option), …, ignore ["gh run watch"] (env)`.
+ */
+export function describeSettings(resolved: Pick<ResolvedSettings, "settings" | "sources">): string {
+  return KEYS.filter((key) => key !== "enabled")
+    .map((key) => `${key} ${showValue(resolved.settings[key])} (${resolved.sources[key]})`)
+    .join(", ");
+}

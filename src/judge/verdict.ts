@@ -1,0 +1,127 @@
+/**
+ * The one decision function. The hook and the replay command both call {@link decide}:
+ * history in, verdict out, nothing else.
+ */
+import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
+import type { HostInputs } from "../model/host-facts.js";
+import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
+import type { GuardSettings } from "./settings.js";
+import { buildView, TimelineSteps } from "./view.js";
+
+export type { Evidence, RuleName, Severity } from "./rules/index.js";
+
+/** The guard's answer for one automatic compaction, with what every rule saw. */
+export interface Verdict {
+  /** deny: do not add the synthetic continue turn (`output.enabled = false`). */
+  readonly decision: "allow" | "deny";
+  /** The first rule (in RULES order) that fired; null on allow. */
+  readonly rule: RuleName | null;
+  /** Every rule that fired, in RULES order (the first is `rule`); empty on allow. */
+  readonly fired: readonly RuleName[];
+  /** How the denial is announced: `warning` for a stopped loop, `info` for housekeeping; null on allow. */
+  readonly severity: Severity | null;
+  /** The compaction being decided (index: 1-based among automatic ones in view). */
+  readonly compaction: { readonly index: number; readonly messageID: string };
+  /** Every rule's evidence, by rule name (also of the rules that did not fire). */
+  readonly evidence: Evidence;
+}
+
+/**
+ * How many of the newest messages the hook reads (`query.limit` of `session.messages`), and
+ * so how far back any decision looks. Enough for the repeated-tool-call window and for
+ * several compaction cycles; bounded so a decision costs the same in a 10-message and a
+ * 50,000-message session. When the previous compaction lies further back, the session made
+ * that many steps without compacting, and the cycle rules abstain.
+ */
+export function historyLimit(settings: Pick<GuardSettings, "window">): number {
+  return Math.max(200, 4 * settings.window);
+}
+
+/**
+ * What a decision depends on besides the history and the settings: the host's inputs (its
+ * facts, and its usable context in tokens: when known, no-progress also compares with it and
+ * cannot-make-room can predict), and what the host knows of the session.
+ */
+export interface DecideOptions extends HostInputs {
+  /** The project directory: file paths in previews are shown relative to it. */
+  readonly directory?: string | undefined;
+  /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
+  readonly subagent?: boolean | undefined;
+  /**
+   * The timeline begins with the session's first message (a whole export; in the hook, fewer
+   * messages came back than it asked for). cannot-make-room predicts only then: its base is
+   * the session's first step. Undefined = not known.
+   */
+  readonly wholeSession?: boolean | undefined;
+}
+
+/**
+ * Decides whether opencode may add the synthetic continue turn after `compaction`.
+ *
+ * Reads `timeline.entries[start..end]`, where end is the compaction's summary (the history
+ * as it stood when the summary finished) and start is `end − historyLimit + 1`, exactly the
+ * slice the hook fetches. Checks every rule in RULES order; the first that fires denies, and
+ * the verdict holds every rule's evidence. Pure; never throws on a timeline from buildTimeline.
+ */
+export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions): Verdict {
+  return decideWith(new TimelineSteps(timeline), compaction, contextOf(settings, options));
+}
+
+/** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
+export function contextOf(settings: GuardSettings, options: DecideOptions): RuleContext {
+  return {
+    settings,
+    usable: options.usable,
+    facts: options.facts,
+    directory: options.directory,
+    subagent: options.subagent,
+    wholeSession: options.wholeSession,
+  };
+}
+
+/**
+ * {@link decide} with its context made ({@link contextOf}), on the steps of the compaction's
+ * timeline (`steps`: one for all the decisions of a replay). Checks every rule in RULES order
+ * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
+ * data, all of it computed before it returns.
+ */
+export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext): Verdict {
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
+  const view = buildView(steps, compaction, context.settings, start);
+  const findings = RULES.map((rule) => rule.check(view, context));
+  const first = firstFiring(findings);
+  const fired: RuleName[] = [];
+  const evidence: Record<string, unknown> = {};
+  for (let i = 0; i < RULES.length; i++) {
+    const rule = RULES[i]!;
+    if (findings[i]!.fired) fired.push(rule.name);
+    evidence[rule.name] = findings[i]!.evidence;
+  }
+  return {
+    decision: first ? "deny" : "allow",
+    rule: first?.name ?? null,
+    fired,
+    severity: first?.severity ?? null,
+    compaction: { index: compaction.index, messageID: compaction.messageID },
+    evidence: evidence as unknown as Evidence,
+  };
+}
+
+/**
+ * The first rule, in RULES order, whose finding fired: the verdict's rule; undefined when none
+ * did. @param findings one per rule of RULES, in its order.
+ */
+function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[number] | undefined {
+  const index = findings.findIndex((finding) => finding.fired);
+  return index === -1 ? undefined : RULES[index];
+}
+
+/**
+ * The decision point the hook is called for: the automatic compaction whose id is
+ * `messageID` (the hook's `input.message.id`), else the latest automatic compaction with a
+ * successful summary. Undefined when there is none.
+ */
+export function findDecisionPoint(timeline: Timeline, messageID?: string): Compaction | undefined {
+  const candidates = timeline.compactions.filter((c) => c.auto);
+  return candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1);
+}

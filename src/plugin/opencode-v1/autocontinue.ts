@@ -1,0 +1,130 @@
+/**
+ * `experimental.compaction.autocontinue`: the decision at an automatic compaction of a V1
+ * session, answered through ../../guard/respond.ts (deny = `output.enabled = false`, the note
+ * left when the session goes idle).
+ *
+ * opencode calls the hook once per automatic compaction, after the summary finished and
+ * just before it would add the synthetic continue turn (session/compaction.ts, 1.18.33).
+ * A throw inside a hook becomes a defect in opencode's runtime, so every path is caught:
+ * on any failure the guard logs one warning and leaves `output.enabled` as it was.
+ */
+import type { Hooks } from "@opencode-ai/plugin";
+import type { GuardSettings } from "../../judge/settings.js";
+import { decide, findDecisionPoint, historyLimit } from "../../judge/verdict.js";
+import { elapsedSince, reason } from "../../guard/host.js";
+import { opencodeInputs } from "../../hosts/opencode/facts.js";
+import { respond } from "../../guard/respond.js";
+import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
+import type { DecisionRegistry } from "./registry.js";
+import type { StopNotes } from "./stop-note.js";
+import { v1Timeline } from "../timelines.js";
+import type { V1Host } from "./v1-host.js";
+
+type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
+
+/** What the hook takes from the guard. */
+export interface AutocontinueDeps {
+  readonly settings: GuardSettings;
+  readonly host: V1Host;
+  /** The stop notes waiting for their session to go idle. */
+  readonly notes: StopNotes;
+  /** The project directory: previews show file paths relative to it. */
+  readonly directory: string | undefined;
+  /** How long the read of the messages may take, ms. */
+  readonly messagesTimeoutMs: number;
+  /** Shared by every copy of the guard in the process: each compaction is decided once. */
+  readonly registry: DecisionRegistry | undefined;
+  /**
+   * The session's `/guard` switch (./command.ts), found in `newest` (the messages just read)
+   * or else in the whole session when `whole` is false; undefined when never switched.
+   */
+  readonly modeOf?: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
+}
+
+/** Builds the hook. It never throws; any failure is one warn line and opencode's own behaviour. */
+export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueHook {
+  const { settings, host, notes, directory, registry } = deps;
+  const limit = historyLimit(settings);
+  return async (hookInput, output) => {
+    const started = performance.now();
+    const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
+    try {
+      if (output?.enabled === false) return; // another plugin already denied it
+      // Another copy of the guard decides this compaction (it runs first, on the same output).
+      if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
+      const reserved = host.readReserved();
+      const sessionInfo = host.readSession(sessionID);
+      const data = await host.readMessages(sessionID, limit, deps.messagesTimeoutMs);
+      const switched = await deps.modeOf?.(sessionID, data, data.length < limit);
+      if (switched === "off") return void (await host.log("info", switchedOffLogMessage(sessionID), { sessionID }));
+      const timeline = v1Timeline(data);
+      const point = findDecisionPoint(timeline, hookInput?.message?.id);
+      if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
+
+      const { title, subagent } = await sessionInfo;
+      const verdict = decide(timeline, point, settings, {
+        ...opencodeInputs(hookInput?.model?.limit, await reserved),
+        directory,
+        subagent,
+        // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).
+        wholeSession: data.length < limit,
+      });
+      // With fewer messages than asked for, the view starts at the session's beginning and
+      // the compaction's index among the session's automatic compactions is known.
+      const index = data.length < limit ? verdict.compaction.index : null;
+      const extra = {
+        sessionID,
+        compaction: index,
+        messageID: verdict.compaction.messageID,
+        decision: verdict.decision,
+        rule: verdict.rule,
+        elapsedMs: elapsedSince(started),
+      };
+      // The note's agent and model are the compaction message's, so that it changes neither for the session.
+      const message = hookInput?.message as
+        | { agent?: unknown; model?: { providerID?: unknown; modelID?: unknown; variant?: unknown } }
+        | undefined;
+      const model = message?.model;
+      await respond(
+        verdict,
+        {
+          stop: "continue-turn",
+          log: host.log,
+          toast: host.toast,
+          halt: () => {
+            output.enabled = false;
+          },
+          // The toast is gone in seconds: leave the reason in the session too. Not now: right
+          // after this hook opencode reads the history again, and answers a user message added
+          // now as a new turn (checked in 1.18.33: the loop goes on). The note is written when
+          // the session goes idle (the `event` hook).
+          note: (id, text) =>
+            notes.leaveWhenIdle(id, {
+              kind: "compaction",
+              text,
+              compactionID: verdict.compaction.messageID,
+              rule: verdict.rule,
+              agent: typeof message?.agent === "string" ? message.agent : undefined,
+              model:
+                typeof model?.providerID === "string" && typeof model.modelID === "string"
+                  ? { providerID: model.providerID, modelID: model.modelID }
+                  : undefined,
+              variant: typeof model?.variant === "string" ? model.variant : undefined,
+            }),
+        },
+        // `/guard on` or `/guard observe` in this session overrides the mode setting.
+        switched === undefined ? settings : { ...settings, mode: switched === "observe" ? "observe" : "enforce" },
+        { sessionID, index, title, extra },
+      );
+    } catch (error) {
+      await host.log(
+        "warn",
+        `compaction-guard could not decide for session ${sessionID}; auto-continue left to opencode: ${reason(error)}`,
+        {
+          sessionID,
+          elapsedMs: elapsedSince(started),
+        },
+      );
+    }
+  };
+}

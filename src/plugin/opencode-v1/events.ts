@@ -1,0 +1,59 @@
+/**
+ * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), which
+ * forgets a session once it is idle or deleted; when a session with a stop note waiting goes
+ * idle, the note is written (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
+ * over V2 sessions (../opencode-v2/v2-runner.ts), which decides their automatic compactions.
+ */
+import type { Hooks } from "@opencode-ai/plugin";
+import type { SessionMirror } from "./mirror.js";
+import type { StopNotes } from "./stop-note.js";
+import type { ToolLoopHooks } from "./tool-loop.js";
+
+type EventHook = NonNullable<Hooks["event"]>;
+
+/** The session an event says went idle (`session.status` idle, or `session.idle`), else undefined. */
+function idleSession(event: unknown): string | undefined {
+  const e = event as { type?: unknown; properties?: { sessionID?: unknown; status?: { type?: unknown } } } | null | undefined;
+  const idle = e?.type === "session.idle" || (e?.type === "session.status" && e.properties?.status?.type === "idle");
+  const sessionID = e?.properties?.sessionID;
+  return idle && typeof sessionID === "string" ? sessionID : undefined;
+}
+/** The session an event says was deleted (`session.deleted`), else undefined. */
+function deletedSession(event: unknown): string | undefined {
+  const e = event as { type?: unknown; properties?: { info?: { id?: unknown }; sessionID?: unknown } } | null | undefined;
+  if (e?.type !== "session.deleted") return undefined;
+  const id = e.properties?.info?.id ?? e.properties?.sessionID;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** What the event hook passes events to. */
+export interface EventDeps {
+  readonly notes: StopNotes;
+  readonly toolLoop: Pick<ToolLoopHooks, "sessionDeleted" | "sessionIdle">;
+  /** The watch over V2 sessions: resolves once a compaction's decision is done; never rejects. */
+  readonly v2: { event(event: unknown): Promise<void> };
+  /** The sessions' messages as read so far, kept up to date from the events. */
+  readonly mirror: Pick<SessionMirror, "event" | "drop">;
+}
+
+/** Builds the `event` hook. Never rejects. */
+export function createEventHandler(deps: EventDeps): EventHook {
+  const v1Event: EventHook = async (input) => {
+    deps.mirror.event(input?.event);
+    const deleted = deletedSession(input?.event);
+    if (deleted !== undefined) {
+      deps.toolLoop.sessionDeleted(deleted);
+      deps.mirror.drop(deleted);
+    }
+    const sessionID = idleSession(input?.event);
+    if (sessionID === undefined) return;
+    deps.toolLoop.sessionIdle(sessionID);
+    // Its steps are over until the user speaks again: its messages are read again then, if needed.
+    deps.mirror.drop(sessionID);
+    await deps.notes.sessionIdle(sessionID);
+  };
+  return async (input) => {
+    // Both start at once: the V1 part registers a note being written before it first waits.
+    await Promise.all([deps.v2.event(input?.event), v1Event(input)]);
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * The V1 plugin (opencode 1.x): a table of hooks, each built from the guard's V1 host
+ * (./v1-host.ts) and its settings. The hooks: `experimental.compaction.autocontinue`
+ * (./autocontinue.ts), `event` (./events.ts, which also watches V2 sessions: ../opencode-v2/v2-runner.ts),
+ * `dispose`, and with their settings prevention (./prevent.ts) and the tool-loop check
+ * (./tool-loop.ts). Every hook catches everything: a throw inside a hook becomes a defect in
+ * opencode's runtime.
+ */
+import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
+import { resolveSettings } from "../../judge/settings.js";
+import { historyLimit } from "../../judge/verdict.js";
+import { reason } from "../../guard/host.js";
+import { startupLines } from "../../guard/notices.js";
+import { createAutocontinueHandler } from "./autocontinue.js";
+import { createBackoff, type BackoffDeps } from "./backoff.js";
+import { createEventHandler } from "./events.js";
+import { createMirror } from "./mirror.js";
+import { createPrevention } from "./prevent.js";
+import { owned, PROCESS_OWNERS, PROCESS_REGISTRY, type DecisionRegistry, type HookOwners } from "./registry.js";
+import { createStopNotes } from "./stop-note.js";
+import { createToolLoopHooks } from "./tool-loop.js";
+import { createV1Host } from "./v1-host.js";
+import { createV2Runner } from "../opencode-v2/v2-runner.js";
+import { createGuardCommand } from "./command.js";
+
+export { SERVICE } from "./v1-host.js";
+export { DecisionRegistry, HookOwners } from "./registry.js";
+
+/** How long the hook waits for `session.messages` before falling back to opencode's behaviour, ms. */
+export const MESSAGES_TIMEOUT_MS = 5_000;
+/** How long the ledger hook (before a summary request) waits for `session.messages` before leaving opencode's prompt as it was, ms. */
+export const PREVENT_READ_TIMEOUT_MS = 2_000;
+/**
+ * How long a per-step read (the tool-time check after a tool call, the continue-note rewrite
+ * before a model request) waits for `session.messages`, ms; past it the guard backs off
+ * (./backoff.ts).
+ */
+export const STEP_TIMEOUT_MS = 2_000;
+/** How long the hook waits for a toast or a log call before moving on, ms. */
+export const NOTIFY_TIMEOUT_MS = 1_000;
+
+/** Test seams: everything the guard takes from its surroundings. */
+export interface GuardDeps {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Shared by every copy of the guard in one opencode process (the plugin listed twice, say
+   * by npm name and as a file): the compactions already decided, so that each is decided and
+   * announced once. `server` passes one registry for the whole process; a guard made without
+   * one decides alone.
+   */
+  readonly registry?: DecisionRegistry;
+  /**
+   * Which copy of the guard runs each per-step hook (see {@link HookOwners}); default the
+   * registry's. A guard made with neither acts alone.
+   */
+  readonly owners?: HookOwners;
+  readonly messagesTimeoutMs?: number;
+  readonly notifyTimeoutMs?: number;
+  /** How long the ledger hook waits for `session.messages`, ms (default {@link PREVENT_READ_TIMEOUT_MS}). */
+  readonly preventTimeoutMs?: number;
+  /** How long a per-step read waits, ms (default {@link STEP_TIMEOUT_MS}). */
+  readonly stepTimeoutMs?: number;
+  /** The back-off's clock and waits (./backoff.ts). */
+  readonly backoff?: Pick<BackoffDeps, "now" | "firstDelayMs" | "maxDelayMs">;
+  /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
+ * setting is logged once as a warning. Per-session state: the stop notes waiting for their
+ * session to go idle, and the tool-loop check's (plugin/opencode-v1/tool-loop.ts), both bounded.
+ *
+ * @param input opencode's PluginInput (`client`, `directory` for previews of file paths, and
+ *   `serverUrl` for the watch over V2 sessions).
+ * @param options the object of the plugin's `opencode.json` tuple entry, or undefined.
+ * @param deps test seams: the environment (default `process.env`) and the timeouts (ms).
+ * @returns the hooks: `experimental.compaction.autocontinue`, `event`, `dispose`, with
+ *   `prevent` the two of ./prevent.ts, with `toolLoop` those of ./tool-loop.ts; none when
+ *   disabled. Never throws.
+ */
+export function createGuard(
+  input: Pick<PluginInput, "client"> & Partial<Pick<PluginInput, "directory" | "serverUrl">>,
+  options: unknown,
+  deps: GuardDeps = {},
+): Hooks {
+  /** The project directory opencode runs in: previews show file paths relative to it. */
+  const directory = typeof input.directory === "string" ? input.directory : undefined;
+  const env = deps.env ?? process.env;
+  const resolved = resolveSettings(options, env);
+  const { settings } = resolved;
+  const registry = deps.registry;
+  const copy = registry ? ++registry.copies : 1;
+  const owners = deps.owners ?? registry?.owners;
+  /** This copy, as {@link HookOwners} knows it. */
+  const self = {};
+  const notifyTimeoutMs = deps.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
+  const messagesTimeoutMs = deps.messagesTimeoutMs ?? MESSAGES_TIMEOUT_MS;
+  const host = createV1Host(input.client, notifyTimeoutMs);
+  const { log } = host;
+
+  for (const line of startupLines(resolved, env, undefined, copy)) void log(line.level, line.message);
+  if (!settings.enabled) return {};
+
+  const limit = historyLimit(settings);
+  const stepTimeoutMs = deps.stepTimeoutMs ?? STEP_TIMEOUT_MS;
+  /** The back-off of the per-step reads (./backoff.ts), shared by every session of this guard. */
+  const backoff = createBackoff({ log, reason, ...deps.backoff });
+  /** What this guard has read of each session, kept up to date from the `event` hook (./mirror.ts). */
+  const mirror = createMirror();
+  /**
+   * A per-step read: the newest `count` messages, from the mirror when it holds them, else read
+   * (and then kept); undefined when this step reads nothing (backed off). Never rejects.
+   */
+  const readForStep = async (sessionID: string, count: number): Promise<unknown[] | undefined> =>
+    mirror.newest(sessionID, count) ??
+    mirror.seed(sessionID, count, () => backoff.step(sessionID, () => host.readMessages(sessionID, count, stepTimeoutMs)));
+  const notes = createStopNotes(input.client, log, notifyTimeoutMs);
+  /** `/guard` and the per-session switch (./command.ts). */
+  const command = createGuardCommand({
+    client: input.client,
+    readMessages: host.readMessages,
+    resolved,
+    directory,
+    log,
+    limit,
+    timeoutMs: messagesTimeoutMs,
+    reserved: host.readReserved,
+    backoff,
+    stepTimeoutMs,
+    readRecent: (sessionID) => readForStep(sessionID, limit),
+  });
+  const toolLoop = createToolLoopHooks({
+    settings,
+    directory,
+    messages: readForStep,
+    abort: host.abort,
+    log,
+    noteWhenIdle: (sessionID, text) =>
+      notes.leaveWhenIdle(sessionID, {
+        kind: "tool-loop",
+        text,
+        compactionID: "",
+        rule: null,
+        agent: undefined,
+        model: undefined,
+        variant: undefined,
+      }),
+    reason,
+  });
+  const preventTimeoutMs = deps.preventTimeoutMs ?? PREVENT_READ_TIMEOUT_MS;
+  const prevention = createPrevention({
+    limit,
+    directory,
+    readMessages: (sessionID) => host.readMessages(sessionID, limit, preventTimeoutMs),
+    readForStep: (sessionID) => readForStep(sessionID, limit),
+    warn: (message, error, sessionID) => log("warn", `${message}: ${reason(error)}`, { sessionID }),
+  });
+  /** V2 sessions (opencode serve's V2 session runner), watched through their `session.next.*` events. */
+  const v2 = createV2Runner({
+    settings,
+    serverUrl: input.serverUrl,
+    directory,
+    timeoutMs: messagesTimeoutMs,
+    log,
+    toast: host.toast,
+    claim: registry ? (sessionID, messageID) => registry.claim(sessionID, messageID) : undefined,
+    fetch: deps.fetch,
+  });
+
+  const hooks: Hooks = {
+    "experimental.compaction.autocontinue": createAutocontinueHandler({
+      settings,
+      host,
+      notes,
+      directory,
+      messagesTimeoutMs,
+      registry,
+      modeOf: command.modeOf,
+    }),
+    event: createEventHandler({ notes, toolLoop, v2, mirror }),
+    dispose: async () => {
+      owners?.leave(self);
+      await notes.dispose();
+    },
+    config: command.config,
+    "command.execute.before": command.before,
+  };
+  if (settings.prevent) {
+    hooks["experimental.session.compacting"] = owned(owners, self, "prevention", prevention.compacting);
+    hooks["experimental.chat.messages.transform"] = owned(owners, self, "prevention", prevention.transform);
+  }
+  if (settings.toolLoop !== "off") {
+    hooks["tool.execute.after"] = owned(owners, self, "tool-loop", command.unlessOff(toolLoop.after));
+    if (settings.toolLoop === "stop") hooks["tool.execute.before"] = owned(owners, self, "tool-loop", command.unlessOff(toolLoop.before));
+  }
+  return hooks;
+}
+
+/** The plugin function opencode calls at start-up: `(input, options) => hooks`. */
+export const server: Plugin = async (input, options) => createGuard(input, options, { registry: PROCESS_REGISTRY, owners: PROCESS_OWNERS });

@@ -1,0 +1,206 @@
+/**
+ * What the guard has already read of each session, kept up to date from opencode's `event`
+ * hook: `message.updated` carries a message's info, `message.part.updated` each part as
+ * stored (a tool part with its state and output), `message.removed` / `message.part.removed`
+ * take them out. A per-step hook (the tool-time check, the continue-note rewrite) then reads
+ * the newest messages from here instead of asking `session.messages` for them again; opencode
+ * is read only when a session has no state yet (first sight, a restart) or when a hook asks
+ * for more messages than are kept.
+ *
+ * A session is kept only once it was read (seeded); events of other sessions are not kept.
+ * Events that arrive while a read is under way are applied after it, and an older event never
+ * turns a finished part (a completed or failed tool call, a text with its end time) back into
+ * an unfinished one, so that a read racing the stream keeps the newer state.
+ */
+import { isRecord } from "../../shared/record.js";
+
+/** Sessions kept at once; the least recently used is dropped first. */
+export const MAX_MIRRORED_SESSIONS = 8;
+
+/** One message as `client.session.messages` returns it. */
+interface Kept {
+  info: Record<string, unknown>;
+  parts: Record<string, unknown>[];
+}
+
+interface SessionState {
+  /** Oldest first, by message id (opencode's ids sort in creation order). */
+  readonly messages: Kept[];
+  /** How many of the newest messages are kept (the largest count read); older ones are dropped. */
+  cap: number;
+  /** True while the kept messages start at the session's first message. */
+  whole: boolean;
+}
+
+/** The per-session mirror of one guard: {@link createMirror}. */
+export interface SessionMirror {
+  /** Applies one event of the `event` hook (anything else is ignored). Never throws. */
+  readonly event: (event: unknown) => void;
+  /**
+   * The newest `count` messages of the session, oldest first (fewer when that is the whole
+   * session), when they are kept; undefined when the session must be read.
+   */
+  readonly newest: (sessionID: string, count: number) => unknown[] | undefined;
+  /**
+   * Reads the session with `read` (its newest `count` messages, oldest first) and keeps them;
+   * events of the session that arrive meanwhile are applied after. Resolves what `read`
+   * resolved (undefined: nothing read, nothing kept). Rejects as `read` does.
+   */
+  readonly seed: (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => Promise<unknown[] | undefined>;
+  /** Forgets a session (idle or deleted). */
+  readonly drop: (sessionID: string) => void;
+  /** Sessions kept (for tests: at most {@link MAX_MIRRORED_SESSIONS}). */
+  readonly sessions: () => number;
+}
+
+const idOf = (value: Record<string, unknown>): string => (typeof value.id === "string" ? value.id : "");
+
+/** True for a part that will change no more: a completed or failed tool call, or a part with its end time. */
+function finished(part: Record<string, unknown>): boolean {
+  const state = isRecord(part.state) ? part.state.status : undefined;
+  if (state === "completed" || state === "error") return true;
+  return isRecord(part.time) && typeof part.time.end === "number";
+}
+
+/** The index at which the item with `id` is, or would be inserted, in `list` sorted by `key`. */
+function position<T>(list: readonly T[], id: string, key: (item: T) => string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (key(list[mid]!) < id) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+const messageKey = (kept: Kept): string => idOf(kept.info);
+const partKey = (part: Record<string, unknown>): string => idOf(part);
+/** The item with `id` in `list` sorted by `key`, and its index. */
+function find<T>(list: readonly T[], id: string, key: (item: T) => string): { at: number; item: T | undefined } {
+  const at = position(list, id, key);
+  const item = list[at];
+  return { at, item: item !== undefined && key(item) === id ? item : undefined };
+}
+const byKey =
+  <T>(key: (item: T) => string) =>
+  (a: T, b: T): number =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+
+/** Builds an empty mirror. */
+export function createMirror(): SessionMirror {
+  const states = new Map<string, SessionState>();
+  /** Events of sessions being read, applied once the read is kept. */
+  const pending = new Map<string, unknown[]>();
+
+  const touch = (sessionID: string, state: SessionState): void => {
+    states.delete(sessionID);
+    states.set(sessionID, state);
+    if (states.size > MAX_MIRRORED_SESSIONS) states.delete(states.keys().next().value!);
+  };
+
+  /** The kept message `id` of `state`, made when `info` is given and it is missing. */
+  const messageOf = (state: SessionState, id: string, info?: Record<string, unknown>): Kept | undefined => {
+    const list = state.messages;
+    const { at, item } = find(list, id, messageKey);
+    if (item !== undefined || info === undefined) return item;
+    // A message older than every kept one, in a session not kept whole, is not this mirror's.
+    if (at === 0 && list.length > 0 && !state.whole) return undefined;
+    const kept: Kept = { info, parts: [] };
+    list.splice(at, 0, kept);
+    if (list.length > state.cap) {
+      list.splice(0, list.length - state.cap);
+      state.whole = false;
+    }
+    return kept;
+  };
+
+  const apply = (state: SessionState, type: string, properties: Record<string, unknown>): void => {
+    if (type === "message.updated" && isRecord(properties.info)) {
+      const info = properties.info;
+      const kept = messageOf(state, idOf(info), info);
+      if (kept && kept.info !== info) {
+        const done = isRecord(kept.info.time) && typeof kept.info.time.completed === "number";
+        if (!done || (isRecord(info.time) && typeof info.time.completed === "number")) kept.info = info;
+      }
+    } else if (type === "message.part.updated" && isRecord(properties.part)) {
+      const part = properties.part;
+      const kept = typeof part.messageID === "string" ? messageOf(state, part.messageID) : undefined;
+      if (!kept) return;
+      const { at, item: old } = find(kept.parts, idOf(part), partKey);
+      if (old === undefined) kept.parts.splice(at, 0, part);
+      else if (!finished(old) || finished(part)) kept.parts[at] = part;
+    } else if (type === "message.removed" && typeof properties.messageID === "string") {
+      const { at, item } = find(state.messages, properties.messageID, messageKey);
+      if (item !== undefined) state.messages.splice(at, 1);
+    } else if (type === "message.part.removed" && typeof properties.messageID === "string" && typeof properties.partID === "string") {
+      const kept = messageOf(state, properties.messageID);
+      if (!kept) return;
+      const { at, item } = find(kept.parts, properties.partID, partKey);
+      if (item !== undefined) kept.parts.splice(at, 1);
+    }
+  };
+
+  /** The session an event is about, from its properties. */
+  const sessionOf = (properties: Record<string, unknown>): unknown =>
+    isRecord(properties.info) ? properties.info.sessionID : isRecord(properties.part) ? properties.part.sessionID : properties.sessionID;
+
+  const event: SessionMirror["event"] = (input) => {
+    try {
+      if (!isRecord(input) || typeof input.type !== "string" || !isRecord(input.properties)) return;
+      const { type, properties } = input;
+      if (!type.startsWith("message.")) return;
+      const sessionID = sessionOf(properties);
+      if (typeof sessionID !== "string") return;
+      pending.get(sessionID)?.push(input);
+      const state = states.get(sessionID);
+      if (state) apply(state, type, properties);
+    } catch {
+      // An event the mirror cannot read: the next read of the session fixes what it missed.
+    }
+  };
+
+  const newest: SessionMirror["newest"] = (sessionID, count) => {
+    const state = states.get(sessionID);
+    if (!state || (!state.whole && state.messages.length < count)) return undefined;
+    touch(sessionID, state);
+    // Copies of the lists: events that come while the caller reads them change only the mirror.
+    return state.messages.slice(-count).map((kept) => ({ info: kept.info, parts: [...kept.parts] }));
+  };
+
+  const seed: SessionMirror["seed"] = async (sessionID, count, read) => {
+    const buffer: unknown[] = [];
+    const before = pending.get(sessionID);
+    pending.set(sessionID, buffer);
+    try {
+      const data = await read();
+      if (data === undefined) return undefined;
+      const messages: Kept[] = [];
+      for (const message of data) {
+        if (isRecord(message) && isRecord(message.info) && Array.isArray(message.parts))
+          messages.push({ info: message.info, parts: message.parts.filter(isRecord) });
+      }
+      messages.sort(byKey(messageKey));
+      for (const kept of messages) kept.parts.sort(byKey(partKey));
+      const state: SessionState = { messages, cap: Math.max(count, states.get(sessionID)?.cap ?? 0), whole: data.length < count };
+      for (const e of buffer) {
+        const { type, properties } = e as { type: string; properties: Record<string, unknown> };
+        apply(state, type, properties);
+      }
+      touch(sessionID, state);
+      return [...data];
+    } finally {
+      if (before) {
+        before.push(...buffer);
+        pending.set(sessionID, before);
+      } else pending.delete(sessionID);
+    }
+  };
+
+  return {
+    event,
+    newest,
+    seed,
+    drop: (sessionID) => void states.delete(sessionID),
+    sessions: () => states.size,
+  };
+}
