@@ -386,6 +386,9 @@ const mayTrail = (code: number): boolean => code <= 32 || code === 44 || code ==
 /** White space (from U+1680 on, any character), a digit, or what ends a line number (`12: `, `12| `). */
 const mayLead = (code: number): boolean => code <= 32 || (code >= 48 && code <= 58) || code === 124 || code === 0xa0 || code >= 0x1680;
 
+/** How many characters of answers {@link Seen} keeps unentered at most: each line checked is looked for in all of them. */
+const MAX_KEPT_CHARS = 1 << 17;
+
 /**
  * The content lines seen since the last new effect. A line is seen when the same line of the
  * same file was shown (by number, when the read tool numbered it), when its text was shown
@@ -399,12 +402,15 @@ export class Seen {
   private readonly files = new Map<string, FileSeen>();
   /** Texts of lines from answers about no one file (searches, listings, reports). */
   private readonly anonymous = new Set<string>();
-  /** Answers shown, oldest first, not yet entered in the maps. */
+  /** Answers shown, oldest first, not yet entered in the maps, and their length in characters. */
   private pending: Shown[] = [];
+  private pendingChars = 0;
 
   /** Counts the content lines of `output` (about `file`; undefined: no one file) as seen. */
   show(file: string | undefined, output: unknown, numbered: boolean): void {
-    this.pending.push({ file, text: answerText(output), numbered });
+    const text = answerText(output);
+    this.pending.push({ file, text, numbered });
+    this.pendingChars += text.length;
   }
 
   /**
@@ -413,8 +419,11 @@ export class Seen {
    * are not counted (call {@link show}).
    */
   unseenIn(file: string | undefined, output: unknown, numbered: boolean): boolean {
-    // An answer kept about the same file may have shown one of its line numbers with another text.
-    if (file !== undefined && this.pending.some((shown) => shown.numbered && shown.file === file)) this.enterPending();
+    // An answer kept about the same file may have shown one of its line numbers with another
+    // text; and a line checked is looked for in every answer kept, so they are kept up to
+    // MAX_KEPT_CHARS in all.
+    if (this.pendingChars > MAX_KEPT_CHARS || (file !== undefined && this.pending.some((shown) => shown.numbered && shown.file === file)))
+      this.enterPending();
     // Checked against the maps as they stand: the same answer unless two of its lines bear
     // one number (the later may be unseen once the earlier replaced that number's text).
     let unseen = false;
@@ -447,6 +456,7 @@ export class Seen {
   private enterPending(): void {
     for (const shown of this.pending) this.enter(shown);
     this.pending = [];
+    this.pendingChars = 0;
   }
 
   /** Is a line (`text`, read-tool line number `n` or −1) seen, for an answer about `byFile` (`aboutFile`) or about no one file? */

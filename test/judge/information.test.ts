@@ -265,6 +265,20 @@ describe("InformationState: lines counted as seen in the order shown", () => {
     ).toEqual(["information", "information", "information", "information"]);
   });
 
+  it("answers kept past their bound are entered, and count as seen as before", () => {
+    // Four searches of 40,000 characters each: more than Seen keeps unentered.
+    const big = (name: string) =>
+      Array.from({ length: 800 }, (_, i) => `src/${name}.ts:${i + 1}:const ${name}${i} = compute(${i}); // padded line`).join("\n");
+    const searches = ["a", "b", "c", "d"].map((name) => bash(`grep -rn ${name} src`, big(name)));
+    expect(
+      judged([
+        ...searches,
+        bash("rg -n c src/c.ts", "src/c.ts:7:const c6 = compute(6); // padded line\n"),
+        bash("rg -n e src/e.ts", "src/e.ts:7:const e6 = compute(6);\n"),
+      ]),
+    ).toEqual(["information", "information", "information", "information", "nothing", "information"]);
+  });
+
   it("a question asked after others sees every earlier answer's lines, whichever were checked", () => {
     // The grep for beta asked again shows a new hit: its lines are not checked (a repeated
     // question is judged by its facts, here new ones), yet they count as seen for the search after it.
