@@ -6,11 +6,13 @@
  * `JSON.parse`d, a transcript's every line `JSON.parse`d). Goal: the audit within 2× that.
  *
  * Both figures come from this process, best of three, the audit through the CLI's `main()`;
- * then the same for each format's third alone. `tsx bench/hosts.ts` prints them.
+ * then the same for each format's third alone. `tsx bench/hosts.ts` prints them; `npm run
+ * bench` calls {@link hostsBench}.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { main } from "../src/cli/main.js";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { syntheticExport } from "../test/support/synthetic.js";
@@ -77,25 +79,37 @@ const best = async (run: () => unknown): Promise<number> => {
   return min;
 };
 
-const root = mkdtempSync(join(tmpdir(), "ocg-bench-hosts-"));
-try {
-  for (const [label, only] of [
-    ["mixed", undefined],
-    ["opencode", 0],
-    ["claude-code", 1],
-    ["codex", 2],
-  ] as const) {
-    const dir = join(root, label);
-    mkdirSync(dir);
-    const bytes = corpus(dir, only);
-    const sessions = await audit(dir);
-    const floor = await best(() => readAndParse(dir));
-    const full = await best(() => audit(dir));
-    console.log(
-      `${label}: ${sessions} files (${Math.round(bytes / 1e6)} MB): read and parse ${Math.round(floor)} ms, audit --json ${Math.round(full)} ms, ${(full / floor).toFixed(2)}x (goal: at most 2x)`,
-    );
-    rmSync(dir, { recursive: true, force: true });
+/**
+ * Runs the mixed-agents audit bench: the mixed folder, then each format's third alone.
+ * @returns one line a folder: files, MB, read-and-parse and audit times (ms, best of three), their ratio.
+ */
+export async function hostsBench(): Promise<string> {
+  const lines = [
+    "audit <folder> --json of 1,000 mixed files (opencode, Claude Code, Codex) against reading and parsing them; goal: <= 2x:",
+  ];
+  const root = mkdtempSync(join(tmpdir(), "ocg-bench-hosts-"));
+  try {
+    for (const [label, only] of [
+      ["mixed", undefined],
+      ["opencode", 0],
+      ["claude-code", 1],
+      ["codex", 2],
+    ] as const) {
+      const dir = join(root, label);
+      mkdirSync(dir);
+      const bytes = corpus(dir, only);
+      const sessions = await audit(dir);
+      const floor = await best(() => readAndParse(dir));
+      const full = await best(() => audit(dir));
+      lines.push(
+        `${label}: ${sessions} files (${Math.round(bytes / 1e6)} MB): read and parse ${Math.round(floor)} ms, audit --json ${Math.round(full)} ms, ${(full / floor).toFixed(2)}x`,
+      );
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
-} finally {
-  rmSync(root, { recursive: true, force: true });
+  return lines.join("\n");
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) console.log(await hostsBench());

@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: the end-to-end table (bench/e2e.ts), what the guard adds to a step in the
  * real opencode (bench/step-cost.ts) and in one process, hooks alone (bench/hooks.ts), the
- * speed tables against 0.4.0 (bench/speed.ts), then the scale tables (bench/scale.ts) and the
- * audit of 1,000 sessions (bench/audit.ts).
+ * speed tables against 0.4.0 (bench/speed.ts), then the scale tables (bench/scale.ts), the
+ * audit of 1,000 sessions (bench/audit.ts) and of 1,000 mixed-agent files (bench/hosts.ts).
  */
 import { auditBench } from "./audit.js";
 import { main as e2e } from "./e2e.js";
 import { hooksBench } from "./hooks.js";
+import { hostsBench } from "./hosts.js";
 import { scaleBench } from "./scale.js";
 import { speedBench } from "./speed.js";
 import { stepCostBench, stepCostTable } from "./step-cost.js";
@@ -19,3 +20,4 @@ console.log(`\n${await hooksBench()}`);
 console.log(`\n${await speedBench()}`);
 console.log(`\n${await scaleBench()}`);
 console.log(`\n${await auditBench()}`);
+console.log(`\n${await hostsBench()}`);
