@@ -367,7 +367,10 @@ describe("mayHold: could an answer hold a line given as this text", () => {
       fc.property(
         fc.array(
           fc.string({
-            unit: fc.constantFrom("a", "b", " ", ",", ":", "1", "|", "\t", "\u00a0", "\u0000", "/", ".", "Line 1:", "a.ts:", "x.ts:2:"),
+            unit: fc.constantFrom(
+              ...["a", "b", " ", ",", ":", "1", "|", "\t", "\r", "\u00a0", "\u1680", "\u2028", "\ufeff", "\u0000", "/", "."],
+              ...["Line 1:", "a.ts:", "x.ts:2:", "<content>", "Found 2 matches"],
+            ),
           }),
           {
             maxLength: 6,
