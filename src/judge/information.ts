@@ -425,15 +425,23 @@ export class Seen {
     if (this.pendingChars > MAX_KEPT_CHARS || (file !== undefined && this.pending.some((shown) => shown.numbered && shown.file === file)))
       this.enterPending();
     // Checked against the maps as they stand: the same answer unless two of its lines bear
-    // one number (the later may be unseen once the earlier replaced that number's text).
+    // one number (the later may be unseen once the earlier replaced that number's text), or
+    // one of its lines without a number was seen before a numbered line with its text (which
+    // it makes seen once counted).
     let unseen = false;
     let numbers: Set<number> | undefined;
     let repeatedNumber = false;
+    let unnumbered: Set<string> | undefined;
     forEachLine(output, numbered, (text, n) => {
-      if (n !== -1 && !repeatedNumber) {
-        numbers ??= new Set();
-        if (numbers.has(n)) repeatedNumber = true;
-        numbers.add(n);
+      if (n === -1) {
+        if (numbered && file !== undefined) (unnumbered ??= new Set()).add(text);
+      } else {
+        if (!repeatedNumber) {
+          numbers ??= new Set();
+          if (numbers.has(n)) repeatedNumber = true;
+          numbers.add(n);
+        }
+        if (unnumbered?.has(text)) return false;
       }
       if (this.mayHaveShown(text)) this.enterPending();
       unseen = !this.seenBefore(file === undefined ? undefined : this.files.get(file), file !== undefined, text, n);

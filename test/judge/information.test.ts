@@ -252,6 +252,15 @@ describe("InformationState: lines counted as seen in the order shown", () => {
     ).toEqual(["information", "information", "nothing"]);
   });
 
+  it("a line without a number counts as seen for the numbered lines with its text after it in the same answer", () => {
+    // Line 3 was read as x; a read showing x without a number and then as line 5 shows
+    // nothing new: x, once counted without a number, is seen at every number.
+    expect(judged([read("/p/src/a.ts", `3: ${x}`), read("/p/src/a.ts", `${x}\n5: ${x}`, { offset: 5 })])).toEqual([
+      "information",
+      "nothing",
+    ]);
+  });
+
   it("a line number shown with another text since counts as that text only", () => {
     // Line 5 read as y, then as x: reading it as y again shows y anew. (The search between
     // them names the start of y's text, so line 5 as y is already entered when x is read.)
@@ -328,10 +337,10 @@ class EveryAnswerEntered {
 
 /** The content lines of an answer with the read tool's line numbers (−1 without), as Seen reads them. */
 function numberedLines(output: string, numbered: boolean): { text: string; n: number }[] {
-  // contentLines reads no numbers: a numbered answer's lines are "<n>: <text>", and a line number is all digits.
+  // contentLines reads no numbers: a numbered answer's lines are "<n>: <text>" (or a text that begins as one), and a line number is all digits.
   return contentLines(output).map((text, i) => {
     const raw = output.split("\n").filter((line) => line.trim() !== "")[i]!;
-    const match = numbered ? /^\s*(\d+): /.exec(raw) : null;
+    const match = numbered ? /^\s*(\d+)(?:: |\| |\t)/.exec(raw) : null;
     return { text, n: match ? Number(match[1]) : -1 };
   });
 }
@@ -358,7 +367,10 @@ describe("mayHold: could an answer hold a line given as this text", () => {
       fc.property(
         fc.array(
           fc.string({
-            unit: fc.constantFrom("a", "b", " ", ",", ":", "1", "|", "\t", "\u00a0", "\u0000", "/", ".", "Line 1:", "a.ts:", "x.ts:2:"),
+            unit: fc.constantFrom(
+              ...["a", "b", " ", ",", ":", "1", "|", "\t", "\r", "\u00a0", "\u1680", "\u2028", "\ufeff", "\u0000", "/", "."],
+              ...["Line 1:", "a.ts:", "x.ts:2:", "<content>", "Found 2 matches"],
+            ),
           }),
           {
             maxLength: 6,
@@ -390,7 +402,9 @@ describe("Seen: answers kept until needed read as every answer entered when show
   const answer = fc.record({
     file: fc.constantFrom(undefined, "src/a.ts", "src/b.ts"),
     numbered: fc.boolean(),
-    lines: fc.array(fc.record({ n: fc.integer({ min: 1, max: 2 }), text: fc.constantFrom(...texts) }), { maxLength: 5 }),
+    lines: fc.array(fc.record({ n: fc.integer({ min: 1, max: 2 }), bare: fc.boolean(), text: fc.constantFrom(...texts) }), {
+      maxLength: 5,
+    }),
     checked: fc.boolean(),
   });
 
@@ -400,7 +414,8 @@ describe("Seen: answers kept until needed read as every answer entered when show
         const seen = new Seen();
         const oracle = new EveryAnswerEntered();
         for (const { file, numbered, lines, checked } of answers) {
-          const output = lines.map(({ n, text }) => (numbered ? `${n}: ${text}` : text)).join("\n");
+          // A numbered answer may hold lines without a number (`bare`).
+          const output = lines.map(({ n, bare, text }) => (numbered && !bare ? `${n}: ${text}` : text)).join("\n");
           // Without text a numbered line is not a content line: such answers are left out.
           if (numbered && lines.some(({ text }) => text === "")) continue;
           const expected = oracle.add(file, output, numbered);

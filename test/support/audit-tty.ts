@@ -1,6 +1,6 @@
 /**
  * Runs `audit` in a child process as on a terminal: standard error stands in for a TTY (so
- * the progress bar is drawn on it), for the Ctrl-C tests of test/audit.test.ts. Arguments
+ * the progress bar is drawn on it), for the Ctrl-C tests of test/audit/audit.test.ts. Arguments
  * after the script are audit's.
  */
 import { main } from "../../src/cli/main.js";
