@@ -35,7 +35,12 @@ function sets(): string[] {
 async function firstDeny(file: string, flags: readonly string[]): Promise<number | null> {
   let out = "";
   let err = "";
-  const code = await main(["replay", file, "--json", ...flags], (t) => void (out += t), (t) => void (err += t), {});
+  const code = await main(
+    ["replay", file, "--json", ...flags],
+    (t) => void (out += t),
+    (t) => void (err += t),
+    {},
+  );
   if (code !== 0) throw new Error(`replay ${file} exited ${code}: ${err.split("\n")[0]}`);
   return (JSON.parse(out) as { firstDeny: number | null }).firstDeny;
 }

@@ -25,6 +25,7 @@ import type { ToolCall } from "../model/entry.js";
 import { commandRole, pathSegments, shownFile, type CommandKind } from "./commands.js";
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
+import { World } from "./world.js";
 
 /** What one action brought (see the module's comment). */
 export type Brought = "nothing" | "information" | "effect" | "wait" | "text";
@@ -504,11 +505,10 @@ export class Seen {
   }
 }
 
-/** Answers to one question: those since new effect number `epoch`, and the last one before it. */
+/** Answers to one question: per world state (./world.ts) those given in it, and the last one given in any. */
 interface Asked {
-  current: Answer[];
-  before: Answer | undefined;
-  epoch: number;
+  readonly byWorld: Map<number, Answer[]>;
+  last: Answer;
 }
 
 /** What a shell command does (commands.ts `commandRole`) and the file it shows (commands.ts `shownFile`). */
@@ -538,12 +538,15 @@ class EffectAnswer {
 /** What the judgement carries from one action to the next (see the module's comment). */
 export class InformationState {
   private files = new Files();
+  private world = new World();
+  /** The lines seen in the current world state, and in each state the world had. */
   private seen = new Seen();
+  private seenIn = new Map<number, Seen>([[0, this.seen]]);
   /** Per question, its answers since the user's last message. */
   private asked = new Map<string, Asked>();
   /** Per effect, each time it was done since the user's last message. */
   private done = new Map<string, Done[]>();
-  /** New effects since the user's last message; the epoch of the last that changed each file, or an unknown one. */
+  /** Effects that moved the world since the user's last message; the epoch of the last that changed each file, or an unknown one. */
   private epoch = 0;
   private touched = new Map<string, number>();
   private lastUnknown = 0;
@@ -562,7 +565,9 @@ export class InformationState {
   /** The user spoke: everything starts afresh. */
   reset(): void {
     this.files = new Files();
+    this.world = new World();
     this.seen = new Seen();
+    this.seenIn = new Map([[0, this.seen]]);
     this.asked.clear();
     this.done.clear();
     this.epoch = 0;
@@ -606,8 +611,11 @@ export class InformationState {
   }
 
   /**
-   * Is the effect new? Not when the same effect was done before with the same answer and
-   * nothing changed its file since (another effect on it, or one whose file is not known).
+   * Is the effect new? Not when it was done before with the same answer and, for an effect
+   * on a known file, nothing changed that file since (another effect on it, or one whose
+   * files are not known): an effect on files not known that answers exactly as before
+   * changed nothing the session can see. Nor when it brings the world back to a state it
+   * had since the user's last message (./world.ts): what was seen in that state holds again.
    * A new one starts afresh: what was seen before it may have changed.
    */
   private effect(call: ToolCall, input: string | undefined): boolean {
@@ -619,24 +627,24 @@ export class InformationState {
     const repeats = earlier.some(
       (done) =>
         done.answer.text === answer.text &&
-        (done.target === undefined
-          ? this.epoch === done.epoch
-          : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
+        (done.target === undefined || (this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch))),
     );
     if (repeats) return false;
+    const next = this.world.next(call, target);
+    const world = this.world.enter(next);
+    let seen = this.seenIn.get(world);
+    if (seen === undefined) this.seenIn.set(world, (seen = new Seen()));
+    this.seen = seen;
+    // The file changed, even when back to a state it had: the same effect again is not "nothing changed it since".
     this.epoch += 1;
     if (target === undefined) this.lastUnknown = this.epoch;
     else this.touched.set(target, this.epoch);
+    if (next.had) return false;
     earlier.push({ answer, epoch: this.epoch, target });
     this.done.set(what, earlier);
-    this.afresh();
-    return true;
-  }
-
-  /** A new effect: what was seen may have changed, and a check may answer otherwise (each question's answers are set apart when next asked). */
-  private afresh(): void {
-    this.seen = new Seen();
+    // A check may answer otherwise now.
     this.runs = new Map();
+    return true;
   }
 
   /** What a shell command does and the file it shows (commands.ts), read once a session: a session runs a few commands again and again. */
@@ -668,35 +676,34 @@ export class InformationState {
 
   /** What a question brought (see the module's comment); `command`: the shell command it runs, if any. */
   private question(call: ToolCall, ask: string, command: string | undefined): Brought {
-    let asked = this.asked.get(ask);
-    if (asked !== undefined && asked.epoch !== this.epoch) {
-      // New effects came since it was last asked: its last answer is the one before them.
-      asked.before = asked.current.at(-1) ?? asked.before;
-      asked.current = [];
-      asked.epoch = this.epoch;
-    }
+    const asked = this.asked.get(ask);
     if (!this.byAnswer) {
       if (asked) return "nothing";
-      this.asked.set(ask, { current: [], before: undefined, epoch: this.epoch });
+      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call.output) });
       return "information";
     }
-    // The same answer as its last since the last effect: its lines are seen already.
-    const again = asked !== undefined && asked.current.length > 0 && asked.current[asked.current.length - 1]!.output === call.output;
+    const world = this.world.id;
+    const current = asked?.byWorld.get(world);
+    // The same answer as its last in this world state: its lines are seen already.
+    const again = current !== undefined && current[current.length - 1]!.output === call.output;
     const unseen = !again && this.shown(call, command, asked === undefined);
     const answer = new Answer(call.output);
     if (asked === undefined) {
-      this.asked.set(ask, (asked = { current: [answer], before: undefined, epoch: this.epoch }));
+      this.asked.set(ask, { byWorld: new Map([[world, [answer]]]), last: answer });
       return unseen || saysTooLittle(answer) ? "information" : "nothing";
     }
-    const { current, before } = asked;
-    current.push(answer);
-    // Asked again since the last effect: only an answer that moved in substance is news (a
+    const before = asked.last;
+    asked.last = answer;
+    if (current === undefined) {
+      // First asked in this world state: any change from its last answer is news, since an effect may have made it.
+      asked.byWorld.set(world, [answer]);
+      return before.sameAs(answer) ? "nothing" : "information";
+    }
+    // Asked again in this world state: only an answer that moved in substance is news (a
     // name or number that neither an earlier answer nor the question itself stated; any
-    // change, for an answer that states none). First asked since an effect: any change is
-    // news, since the effect may have made it.
-    const earlier = current.slice(0, -1);
-    if (earlier.length === 0) return before === undefined || !before.sameAs(answer) ? "information" : "nothing";
-    const moved = earlier.every((known) => !known.sameAs(answer)) && (answer.facts.size === 0 || this.statesNews(answer, earlier, call));
+    // change, for an answer that states none).
+    const moved = current.every((known) => !known.sameAs(answer)) && (answer.facts.size === 0 || this.statesNews(answer, current, call));
+    current.push(answer);
     return moved ? "information" : "nothing";
   }
 

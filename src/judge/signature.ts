@@ -23,6 +23,11 @@ function sha256(): Hash {
   return crypto.createHash("sha256");
 }
 
+/** The sha256 digest of `text`, in hex: a name for a content without keeping it. */
+export function digestOf(text: string): string {
+  return sha256().update(text).digest("hex");
+}
+
 /** Deeper levels are written as `"[Object]"` / `"[Array]"`: deep enough, and no stack overflow. */
 const MAX_DEPTH = 100;
 

@@ -34,6 +34,10 @@ async function replay(path: string, flags: string[] = []) {
 const NOT_EXPORTS = [
   "breaker/expect.json",
   "expect.json",
+  "held/bugs2/expect.json",
+  "held/bugs3/expect.json",
+  "held/real-adv/expect.json",
+  "held/sessions/expect.json",
   "judgement/expect.json",
   "judgement2/expect.json",
   "review/expect.json",
@@ -46,7 +50,8 @@ function exportFiles(recursive: boolean): string[] {
   const files = top.filter((e) => e.isFile()).map((e) => join(FIXTURES, e.name));
   if (recursive) {
     for (const dir of top.filter((e) => e.isDirectory())) {
-      files.push(...readdirSync(join(FIXTURES, dir.name)).map((name) => join(FIXTURES, dir.name, name)));
+      for (const entry of readdirSync(join(FIXTURES, dir.name), { withFileTypes: true, recursive: true }))
+        if (entry.isFile() && entry.name.endsWith(".json")) files.push(join(entry.parentPath, entry.name));
     }
   }
   // Claude Code and Codex transcripts (fixtures/claude-code, fixtures/codex) are not exports: test/hosts/ tests them.
@@ -186,7 +191,7 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       expect(code).toBe(0);
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
-      expect(files.length).toBe(18 + 25 + 12 + 10 + 22);
+      expect(files.length).toBe(18 + 25 + 12 + 10 + 22 + 87);
       // The five transcripts are sessions too, none denied: the exports' rows and totals without them.
       const exports = audit.sessions.filter((row) => !("agent" in row));
       expect(audit.sessions.length - exports.length).toBe(4);
@@ -195,16 +200,16 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
         files,
       );
       // Every export here is its own session (each review fixture has its own id; the e2e
-      // recordings are each a run of their own): 87 sessions, no duplicate line (duplicates
+      // recordings are each a run of their own, and so are the 87 held sessions): 174 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
-      expect(keptFiles(files)).toHaveLength(87);
+      expect(keptFiles(files)).toHaveLength(174);
       // …and the five Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
-      expect(audit.totals.sessions).toBe(87 + 5);
+      expect(audit.totals.sessions).toBe(174 + 5);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
-      // The README.md of fixtures/claude-code and fixtures/codex are passed over, not read.
+      // The README.md of fixtures/claude-code, fixtures/codex and fixtures/held are passed over, not read.
       expect(lines.filter((l) => l.startsWith("passed over "))).toEqual([
-        "passed over 2 files in the folders given: only *.json and *.jsonl files are read there",
+        "passed over 3 files in the folders given: only *.json and *.jsonl files are read there",
       ]);
       const skipped = lines.filter((l) => !l.startsWith("duplicate session ") && !l.startsWith("passed over "));
       expect(skipped).toHaveLength(NOT_EXPORTS.length);
@@ -717,7 +722,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 98/98 files"); // 93 exports and 5 transcripts
+        expect(stream.text).toContain(" 189/189 files"); // 93 exports, 87 held ones, their 4 expect.json and 5 transcripts
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }
