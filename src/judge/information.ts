@@ -26,6 +26,7 @@ import { commandRole, pathSegments, shownFile, type CommandKind } from "./comman
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 import { World } from "./world.js";
+import { answerItems } from "./items.js";
 
 /** What one action brought (see the module's comment). */
 export type Brought = "nothing" | "information" | "effect" | "wait" | "text";
@@ -665,12 +666,13 @@ export class InformationState {
     return typeof path === "string" ? this.files.key(path) : undefined;
   }
 
-  /** Counts the call's answer as seen; when `check`, tells first whether it holds a line not seen before (else false). */
+  /** Counts the call's answer (a structured one by its items, ./items.ts) as seen; when `check`, tells first whether it holds a line not seen before (else false). */
   private shown(call: ToolCall, command: string | undefined, check: boolean): boolean {
     const file = this.fileOf(call, command);
     const numbered = call.tool === "read";
-    const unseen = check && this.seen.unseenIn(file, call.output, numbered);
-    this.seen.show(file, call.output, numbered);
+    const output = answerItems(call.output, call.input);
+    const unseen = check && this.seen.unseenIn(file, output, numbered);
+    this.seen.show(file, output, numbered);
     return unseen;
   }
 

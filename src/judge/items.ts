@@ -1,0 +1,66 @@
+/**
+ * A structured answer as the set of its items. A search or an API call that answers in JSON
+ * writes the whole answer on one line, and echoes the request in it (`"query": …`, a cursor,
+ * an id, a path): read as text, every answer to a new wording is a new line, though it lists
+ * the same items. Read by its items, it brings only the items not seen before.
+ */
+import { canonicalJson } from "./signature.js";
+
+/** The scalar values of a call's input, at any depth, as strings: what an answer may echo. */
+function inputValues(input: unknown, into = new Set<string>()): Set<string> {
+  if (input === null || input === undefined) return into;
+  if (typeof input === "object") for (const value of Object.values(input as object)) inputValues(value, into);
+  else into.add(String(input));
+  return into;
+}
+
+/** `value` without the object fields, at any depth, whose scalar value echoes the request. */
+function withoutEcho(value: unknown, echoed: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutEcho(item, echoed));
+  if (value === null || typeof value !== "object") return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value as object)) {
+    if ((field === null || typeof field !== "object") && echoed.has(String(field))) continue;
+    kept[key] = withoutEcho(field, echoed);
+  }
+  return kept;
+}
+
+/** Appends the item lines of `value` (see {@link answerItems}) under the path `at`. */
+function linesOf(value: unknown, at: string, lines: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) lines.push(`${at}[] ${canonicalJson(item)}`);
+    return;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, field] of Object.entries(value as object)) linesOf(field, at === "" ? key : `${at}.${key}`, lines);
+    return;
+  }
+  lines.push(`${at} ${canonicalJson(value)}`);
+}
+
+/**
+ * An answer that is one JSON object or array, as its items: one line per array element (its
+ * canonical JSON, under the path of its array) and per scalar field (`path value`), with the
+ * fields whose value echoes a value of the request (`input`) left out. Any other answer is
+ * returned as it is.
+ *
+ * @param output a tool call's output (a string for opencode's tools).
+ * @param input the call's input.
+ * @returns the item lines joined by newlines, or `output` itself; never throws.
+ */
+export function answerItems(output: unknown, input: unknown): unknown {
+  if (typeof output !== "string") return output;
+  const first = output.trimStart().charCodeAt(0);
+  if (first !== 123 && first !== 91) return output;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output);
+  } catch {
+    return output;
+  }
+  if (parsed === null || typeof parsed !== "object") return output;
+  const lines: string[] = [];
+  linesOf(withoutEcho(parsed, inputValues(input)), "", lines);
+  return lines.join("\n");
+}
