@@ -36,13 +36,17 @@ export class SessionBuilder {
   private lastUser = "";
   private readonly sessionID: string;
 
-  constructor(sessionID = "ses_test") {
+  /** `tag` goes before each id's number: messages of two builders sort apart by id. */
+  constructor(
+    sessionID = "ses_test",
+    private readonly tag = "",
+  ) {
     this.sessionID = sessionID;
   }
 
   private id(prefix: string): string {
     this.seq += 1;
-    return `${prefix}_${String(this.seq).padStart(4, "0")}`;
+    return `${prefix}_${this.tag}${String(this.seq).padStart(4, "0")}`;
   }
 
   private part(messageID: string, part: Record<string, unknown>): Record<string, unknown> {
