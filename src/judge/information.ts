@@ -25,7 +25,7 @@ import type { ToolCall } from "../model/entry.js";
 import { commandRole, pathSegments, shownFile, type CommandKind } from "./commands.js";
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
-import { World } from "./world.js";
+import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
 
 /** What one action brought (see the module's comment). */
@@ -124,7 +124,7 @@ const SUBSTANTIAL_CONTENT = 64;
  * What an effect does, as two effects are compared: a write by its content (and its file when
  * the content is short), an edit by its file and change, a shell command with the files it
  * redirects into left out (`cat > notes-1.md <<EOF` and `cat > notes-2.md <<EOF` write the
- * same); anything else by its tool and canonical input (`input`, written here when undefined).
+ * same); a delegated task by its agent and prompt; anything else by its tool and canonical input (`input`, written here when undefined).
  */
 function effectOf(call: ToolCall, input: string | undefined): string {
   const written = call.input as { content?: unknown } | null;
@@ -132,6 +132,7 @@ function effectOf(call: ToolCall, input: string | undefined): string {
     const content = written.content.trim();
     return content.length >= SUBSTANTIAL_CONTENT ? `write\u0000${content}` : `write\u0000${targetFile(call)}\u0000${content}`;
   }
+  if (call.tool === "task") return questionOf(call, input);
   const command = shellCommand(call);
   if (command !== undefined) {
     const anonymous = command.replace(/(>>?|&>)\s*[^\s;&|<>]+/g, "$1 _");
@@ -523,6 +524,8 @@ interface Done {
   readonly answer: EffectAnswer;
   readonly epoch: number;
   readonly target: string | undefined;
+  /** The world state it reached. */
+  readonly reached: Next;
 }
 
 /** An effect's answer as two are compared: its content lines, noise removed, worked out when first compared. */
@@ -555,6 +558,12 @@ export class InformationState {
   private said = new Set<string>();
   /** Per check, its run since the last new effect (or since its answer last moved). */
   private runs = new Map<string, CheckRun>();
+  /**
+   * Per task handed to a subagent that may change things (by its agent and prompt): the
+   * epoch after its last run, and whether everything asked since brought nothing (undefined:
+   * nothing asked yet).
+   */
+  private delegated = new Map<string, { epoch: number; quiet: boolean | undefined }>();
   /** Each shell command read so far (see {@link commandOf}). */
   private readonly commands = new Map<string, ShellCommand>();
 
@@ -576,6 +585,7 @@ export class InformationState {
     this.lastUnknown = 0;
     this.said.clear();
     this.runs.clear();
+    this.delegated.clear();
   }
 
   /** Judges one action, then remembers it. */
@@ -587,7 +597,10 @@ export class InformationState {
       this.said.add(text);
       return TEXT;
     }
-    if (toolKind(call) === "waiting") return WAIT;
+    if (toolKind(call) === "waiting") {
+      this.observed("wait");
+      return WAIT;
+    }
     const command = shellCommand(call);
     const commandKind = command === undefined ? undefined : this.commandOf(command).kind;
     const role = call.status === "error" ? "question" : roleOf(call, commandKind);
@@ -595,6 +608,7 @@ export class InformationState {
     if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
     const ask = call.status === "error" && isEffect(call.tool) ? `${call.tool}\u0000${targetFile(call)}` : questionOf(call, input);
     const brought = this.question(call, ask, command);
+    this.observed(brought);
     if (commandKind !== "check") return { brought };
     // A check whose answer moved starts a new run; so does one after a new effect (runs are cleared).
     const before = brought === "nothing" ? this.runs.get(ask) : undefined;
@@ -625,27 +639,58 @@ export class InformationState {
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];
     const since = (file: string | undefined, epoch: number) => (this.touched.get(file ?? "") ?? 0) > epoch;
-    const repeats = earlier.some(
+    const repeated = earlier.find(
       (done) =>
         done.answer.text === answer.text &&
         (done.target === undefined || (this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch))),
     );
-    if (repeats) return false;
+    if (repeated !== undefined) {
+      // Done again on files not known, answering as before: the world is as that run left it.
+      if (repeated.target === undefined) this.enter(repeated.reached, undefined);
+      return false;
+    }
+    if (this.redelegated(what)) return false;
     const next = this.world.next(call, target);
+    this.enter(next, target);
+    if (next.had) return false;
+    earlier.push({ answer, epoch: this.epoch, target, reached: next });
+    this.done.set(what, earlier);
+    if (call.tool === "task") this.delegated.set(what, { epoch: this.epoch, quiet: undefined });
+    // A check may answer otherwise now.
+    this.runs = new Map();
+    return true;
+  }
+
+  /**
+   * Moves the world to the state `next` (changing the file `target`; undefined: files not
+   * known), with the lines seen in that state. Each move is an epoch, also one back to a
+   * state the world had: the same effect again is not "nothing changed its file since".
+   */
+  private enter(next: Next, target: string | undefined): void {
+    if (next.name === this.world.name) return;
     const world = this.world.enter(next);
     let seen = this.seenIn.get(world);
     if (seen === undefined) this.seenIn.set(world, (seen = new Seen()));
     this.seen = seen;
-    // The file changed, even when back to a state it had: the same effect again is not "nothing changed it since".
     this.epoch += 1;
     if (target === undefined) this.lastUnknown = this.epoch;
     else this.touched.set(target, this.epoch);
-    if (next.had) return false;
-    earlier.push({ answer, epoch: this.epoch, target });
-    this.done.set(what, earlier);
-    // A check may answer otherwise now.
-    this.runs = new Map();
-    return true;
+  }
+
+  /** What an observation brought, for the delegations since which nothing changed: all quiet while each brings nothing. */
+  private observed(brought: Brought): void {
+    for (const run of this.delegated.values()) if (run.epoch === this.epoch) run.quiet = (run.quiet ?? true) && brought === "nothing";
+  }
+
+  /**
+   * Is the task `what` (a subagent's agent and prompt) handed again with nothing changed
+   * since its last run, after which the session asked again and everything it asked brought
+   * nothing? Then that run found and changed nothing the session could see, and so does this
+   * one, however its report is worded.
+   */
+  private redelegated(what: string): boolean {
+    const run = this.delegated.get(what);
+    return run !== undefined && run.epoch === this.epoch && run.quiet === true;
   }
 
   /** What a shell command does and the file it shows (commands.ts), read once a session: a session runs a few commands again and again. */

@@ -61,6 +61,8 @@ export class World {
   /** Each touched file's state name, by file key; a file in its base state is absent. */
   private files: ReadonlyMap<string, string> = new Map();
   private generation = 0;
+  /** The newest generation so far: a new one is always new, also after a move back to an older one. */
+  private generations = 0;
   /** State name reached from a state by a transition: `${from}\u0000${transition}` → state. */
   private readonly transitions = new Map<string, string>();
   /** Every world state reached, by its name, with its id. */
@@ -69,6 +71,8 @@ export class World {
   private named = 0;
   /** Id of the current world state; 0 is the state at the user's last message. */
   id = 0;
+  /** Name of the current world state. */
+  name = "0";
 
   /**
    * The state the world would reach by the effect `call`, which changes the file with key
@@ -76,16 +80,18 @@ export class World {
    * state before since the user's last message. {@link enter} moves there.
    */
   next(call: ToolCall, file: string | undefined): Next {
-    const generation = file === undefined ? this.generation + 1 : this.generation;
+    const generation = file === undefined ? this.generations + 1 : this.generation;
     const files = file === undefined ? new Map<string, string>() : this.changed(call, file);
     const name = nameOf(generation, files);
     return { name, had: this.ids.has(name), generation, files };
   }
 
-  /** Moves the world to the state `next` (from {@link next}); returns its id. */
+  /** Moves the world to the state `next` (from {@link next}, now or earlier); returns its id. */
   enter(next: Next): number {
     this.generation = next.generation;
+    this.generations = Math.max(this.generations, next.generation);
     this.files = next.files;
+    this.name = next.name;
     let id = this.ids.get(next.name);
     if (id === undefined) this.ids.set(next.name, (id = this.ids.size));
     this.id = id;
