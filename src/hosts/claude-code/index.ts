@@ -110,15 +110,20 @@ export function looksLikeClaudeCode(records: readonly Record<string, unknown>[])
   );
 }
 
-/** Claude Code's stop reasons → opencode's `finish`. */
-const finishOf = (reason: string | undefined, calls: number): string =>
+/**
+ * Claude Code's stop reasons → opencode's `finish`. Claude Code 2.1.x writes
+ * `stop_reason: null` on every assistant record: a step without a recorded reason ended
+ * with tool calls when it made some, and otherwise it is unknown (null), never a finished
+ * turn (a text-only step may be a note the model writes before more edits).
+ */
+const finishOf = (reason: string | undefined, calls: number): string | null =>
   reason === "end_turn" || reason === "stop_sequence"
     ? "stop"
     : reason === "tool_use"
       ? "tool-calls"
       : reason === "max_tokens"
         ? "length"
-        : (reason ?? (calls > 0 ? "tool-calls" : "stop"));
+        : (reason ?? (calls > 0 ? "tool-calls" : null));
 
 interface OpenStep {
   key: string;

@@ -131,6 +131,62 @@ describe("Claude Code 2.1.14: two automatic compactions in one turn (entireio/cl
   });
 });
 
+describe("Claude Code 2.1.x writes stop_reason: null on every assistant record", () => {
+  it("a note to itself before a compaction, then more edits with no new prompt: no rule reads a finished turn into it", () => {
+    const assistant = (uuid: string, id: string, content: unknown[], input: number) =>
+      JSON.stringify({
+        type: "assistant",
+        uuid,
+        sessionId: "x",
+        version: "2.1.30",
+        message: { id, model: "claude-sonnet-4-5", stop_reason: null, content, usage: { input_tokens: input, output_tokens: 50 } },
+      });
+    const edit = (n: number) => ({
+      type: "tool_use",
+      id: `t${n}`,
+      name: "Edit",
+      input: { file_path: `/p/src/f${n}.ts`, old_string: `a${n}`, new_string: `b${n}` },
+    });
+    const result = (n: number) =>
+      JSON.stringify({
+        type: "user",
+        uuid: `r${n}`,
+        sessionId: "x",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: "The file has been updated." }] },
+      });
+    const text = [
+      JSON.stringify({ type: "user", uuid: "u", sessionId: "x", message: { role: "user", content: "rename a to b in every file" } }),
+      assistant("a1", "m1", [edit(1)], 120_000),
+      result(1),
+      assistant("a2", "m2", [{ type: "text", text: "Note: f1 done; f2 and f3 next." }], 160_000),
+      JSON.stringify({
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "c1",
+        sessionId: "x",
+        compactMetadata: { trigger: "auto", preTokens: 160_000 },
+      }),
+      JSON.stringify({
+        type: "user",
+        uuid: "s1",
+        sessionId: "x",
+        isCompactSummary: true,
+        message: { role: "user", content: "This session is being continued: f1 done." },
+      }),
+      assistant("a3", "m3", [edit(2)], 30_000),
+      result(2),
+      assistant("a4", "m4", [edit(3)], 40_000),
+      result(3),
+    ].join("\n");
+    const session = readClaudeCode(text);
+    const note = session.timeline.entries.find((e) => e.id === "a2") as AssistantEntry;
+    expect([note.toolParts, note.finish]).toEqual([0, null]);
+    // Read as a finished turn, turn-finished denied this compaction.
+    const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
+    expect(rows.map((r) => [r.compaction.index, r.decision, r.rule])).toEqual([[1, "allow", null]]);
+  });
+});
+
 describe("Claude Code 2.0.46: a Task subagent's sidechain (claude-code-log's sidechain_integrated.jsonl)", () => {
   const session = readClaudeCode(fixture("claude-code-2.0.46-sidechain.jsonl"));
 
