@@ -47,8 +47,9 @@ export function canonicalJson(value: unknown): string {
  * - timestamps and clock times (`2026-11-30T09:00:00Z`, npm's `2026-11-30T16_08_58_367Z`,
  *   `09:00:00`);
  * - measured durations: sub-second units, decimal seconds, `0m3.217s` (`time`), and an
- *   elapsed time after "in", "took" or "after" (`BUILD FAILED in 7s`, `Done in 3s`); other
- *   whole seconds and minutes stay, since "about 4 minutes remaining" is the progress itself;
+ *   elapsed time or an estimate after "in", "took", "after", "elapsed", "duration" or "ETA"
+ *   (`BUILD FAILED in 7s`, `Elapsed: 7s`, `ETA: 2m 10s`); other whole seconds and minutes
+ *   stay, since a wait's "about 4 minutes remaining" is the progress itself;
  * - process ids: a job number at a line's start (`[104]`), `pid 26594` / `PID=26594`, and
  *   Node's `(node:41872)`;
  * - temporary paths (`/tmp/tmp.Xa81kQ`, `/var/folders/…/T/…`), as `mktemp` makes them;
@@ -70,7 +71,7 @@ const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
   /\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/, // 09:00:00
   /\d+(?:\.\d+)?[^\S\n]?(?:ns|µs|us|ms)\b|\d+\.\d+[^\S\n]?(?:s|secs?|seconds?)\b|\d+m\d+(?:\.\d+)?s\b/, // 31 ms, 0.42s, 0m3.217s
-  /(?:in|took|after|elapsed:?|duration:?) \d+(?:\.\d+)?[^\S\n]?(?:s|secs?|seconds?|m|mins?|minutes?)\b/, // BUILD FAILED in 7s
+  /(?:[Ii]n|[Tt]ook|[Aa]fter|[Ee]lapsed:?|[Dd]uration:?|ETA:?|[Ee]ta:?)[^\S\n]+\d+(?:\.\d+)?[^\S\n]?(?:h|hrs?|hours?|s|secs?|seconds?|m|mins?|minutes?)\b(?:[^\S\n]?\d+(?:\.\d+)?[^\S\n]?(?:s|secs?|seconds?|m|mins?|minutes?)\b)*/, // BUILD FAILED in 7s, ETA: 2m 10s
   /[Pp][Ii][Dd][ =:]+\d+|node:\d+/, // pid 26594, PID=26594, (node:41872)
   /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
   /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256

@@ -53,7 +53,7 @@ describe("toolCallSignature", () => {
 
 describe("normalizeOutput", () => {
   it.each([
-    ["Duration 2.13s\n", "Duration ~\n"],
+    ["Duration 2.13s\n", "~\n"],
     ["at 2026-11-30T09:00:00Z ok", "at ~ ok"],
     ["12:01:02 done", "~ done"],
     ['<task id="ses_child3" state="completed">', '<task id="~" state="completed">'],
@@ -84,6 +84,11 @@ describe("normalizeOutput", () => {
     ["[   12.345678] usb 1-1: new device", "~ usb 1-1: new device"],
     [" ---> Running in 3f2a1b9c8d7e\nRemoving intermediate container 3f2a1b9c8d7e", " ---> ~\nRemoving intermediate ~"],
     ["elapsed: 12s", "~"],
+    ["Build FAILED.\n\nTime Elapsed 00:00:07.21", "Build FAILED.\n\nTime Elapsed ~"],
+    ["Elapsed: 7s", "~"],
+    ["Downloading 45% ETA 12s", "Downloading 45% ~"],
+    ["ETA: 2m 10s left", "~ left"],
+    ["Tests finished after 6 seconds", "Tests finished ~"],
   ])("takes the noise out of %j", (output, normalized) => {
     expect(normalizeOutput(output)).toBe(normalized);
   });
