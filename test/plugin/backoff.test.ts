@@ -39,6 +39,8 @@ function setup() {
   const guard = createGuard({ client: fake.client as never }, undefined, {
     env: {},
     stepTimeoutMs: STEP_MS,
+    // A step waits for the read's own bound here: these tests are about the back-off (test/plugin/mirror.test.ts: the budget).
+    firstReadBudgetMs: STEP_MS + 50,
     messagesTimeoutMs: MESSAGES_MS,
     notifyTimeoutMs: NOTIFY_MS,
   });
@@ -196,7 +198,9 @@ describe("compactions are still decided while backed off", () => {
     expect(ms).toBe(50);
     expect(output.enabled).toBe(false);
     expect(s.lines()[1]).toMatch(/^warn compaction-guard stopped auto-continue in session ses_slow/);
-    // Slower than its bound: its own warn line, after its own time-out.
+    // A compaction the guard has no event of is read again; slower than its bound: its own
+    // warn line, after its own time-out.
+    s.session.step(echo, null).compact({ continueTurn: false });
     s.delay.ms = 6_000;
     const slow = await s.compaction(s.session.messages);
     expect(slow.ms).toBe(MESSAGES_MS);

@@ -106,7 +106,7 @@ describe("the mirror of a session", () => {
 });
 
 describe("the mirror inside the guard", () => {
-  it("a tool call after the session went idle or was deleted reads the session again; between, none does", async () => {
+  it("a session is read once: not again after it went idle; again after it was deleted", async () => {
     const session = grown(3, "ses_g");
     const fake = fakeClient((query) => newestMessages(session.messages)(query));
     const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
@@ -124,9 +124,39 @@ describe("the mirror inside the guard", () => {
     await hooks.event!({ event: { type: "session.idle", properties: { sessionID: "ses_g" } } as never });
     await call(5);
     await call(6);
-    expect(fake.client.session.messages).toHaveBeenCalledTimes(2);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
     await hooks.event!({ event: { type: "session.deleted", properties: { info: { id: "ses_g" } } } as never });
     await call(7);
-    expect(fake.client.session.messages).toHaveBeenCalledTimes(3);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(2);
+  });
+
+  it("a session's first event starts its read in the background: the steps after it read nothing themselves", async () => {
+    const session = grown(3, "ses_f");
+    let answer: (() => void) | undefined;
+    const fake = fakeClient((query) => newestMessages(session.messages)(query));
+    const read = fake.client.session.messages.getMockImplementation()!;
+    fake.client.session.messages.mockImplementation((options) => new Promise((resolve) => (answer = () => resolve(read(options)))));
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+    const user = session.messages.at(-1)!;
+    await hooks.event!({ event: { type: "message.updated", properties: { info: user.info } } as never });
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+    // The read has not answered: a tool call now waits the budget, not the read, and checks nothing.
+    const started = performance.now();
+    await hooks["tool.execute.after"]!(
+      { tool: "bash", sessionID: "ses_f", callID: "c1", args: { command: "echo 1" } },
+      { title: "", output: "1\n", metadata: {} },
+    );
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+    expect(fake.logs.map((l) => l.message)).toContain(
+      "compaction-guard: the first read of session ses_f takes over 10 ms; steps go unchecked until it is done",
+    );
+    answer!();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await hooks["tool.execute.after"]!(
+      { tool: "bash", sessionID: "ses_f", callID: "c2", args: { command: "echo 2" } },
+      { title: "", output: "2\n", metadata: {} },
+    );
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
   });
 });

@@ -199,7 +199,6 @@ describe("experimental.chat.messages.transform", () => {
 
   it.each([
     ["the read throws", () => Promise.reject(new Error("boom"))],
-    ["the read hangs", () => new Promise(() => {})],
     ["the read returns no list", () => ({ data: "nope" })],
   ])("%s: opencode's text is left as it was and the guard backs off with one warn line", async (_, answer) => {
     const stored = looping();
@@ -209,6 +208,24 @@ describe("experimental.chat.messages.transform", () => {
     expect(sent.messages).toEqual(stored);
     expect(JSON.stringify(sent.messages)).toContain(CONTINUE_TEXT);
     expect(logs.map((l) => [l.level, l.message.split(":")[0]])).toEqual([["warn", "compaction-guard backs off"]]);
+  });
+
+  it("the read hangs: the request waits the first read's budget, not the read; opencode's text is left; the guard backs off once the read times out", async () => {
+    const stored = looping();
+    const { guard, logs } = hooks(() => new Promise(() => {}));
+    const sent = { messages: copy(stored) as never[] };
+    const started = performance.now();
+    await guard["experimental.chat.messages.transform"]!({}, sent);
+    expect(performance.now() - started).toBeLessThan(45);
+    expect(sent.messages).toEqual(stored);
+    expect(logs.map((l) => l.message)).toEqual([
+      "compaction-guard: the first read of session ses_prev takes over 10 ms; steps go unchecked until it is done",
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(logs.map((l) => [l.level, l.message.split(":")[0]])).toEqual([
+      ["info", "compaction-guard"],
+      ["warn", "compaction-guard backs off"],
+    ]);
   });
 
   it.each([

@@ -15,9 +15,9 @@ import { elapsedSince, reason } from "../../guard/host.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { respond } from "../../guard/respond.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
+import type { DecisionRead } from "./mirror.js";
 import type { DecisionRegistry } from "./registry.js";
 import type { StopNotes } from "./stop-note.js";
-import { v1Timeline } from "../timelines.js";
 import type { V1Host } from "./v1-host.js";
 
 type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
@@ -30,8 +30,8 @@ export interface AutocontinueDeps {
   readonly notes: StopNotes;
   /** The project directory: previews show file paths relative to it. */
   readonly directory: string | undefined;
-  /** How long the read of the messages may take, ms. */
-  readonly messagesTimeoutMs: number;
+  /** The newest messages for the decision (the mirror's when current), under the hook's time-out. */
+  readonly read: DecisionRead;
   /** Shared by every copy of the guard in the process: each compaction is decided once. */
   readonly registry: DecisionRegistry | undefined;
   /**
@@ -54,11 +54,15 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
       if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
       const reserved = host.readReserved();
       const sessionInfo = host.readSession(sessionID);
-      const data = await host.readMessages(sessionID, limit, deps.messagesTimeoutMs);
+      const compactionID = hookInput?.message?.id;
+      // Kept messages do for the decision once they hold this compaction's finished summary.
+      const { data, timeline } = await deps.read(sessionID, (kept) => {
+        const found = findDecisionPoint(kept, compactionID);
+        return compactionID !== undefined && found?.messageID === compactionID && found.succeeded;
+      });
       const switched = await deps.modeOf?.(sessionID, data, data.length < limit);
       if (switched === "off") return void (await host.log("info", switchedOffLogMessage(sessionID), { sessionID }));
-      const timeline = v1Timeline(data);
-      const point = findDecisionPoint(timeline, hookInput?.message?.id);
+      const point = findDecisionPoint(timeline, compactionID);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
       const { title, subagent } = await sessionInfo;

@@ -60,6 +60,8 @@ export interface CommandDeps {
   readonly stepTimeoutMs: number;
   /** The newest `limit` messages for a tool-time hook (the guard's per-step read: kept, else read through the back-off); undefined while backed off. */
   readonly readRecent: (sessionID: string) => Promise<unknown[] | undefined>;
+  /** The guard's first read of a session (its newest `limit` messages, kept), awaited whole; undefined while backed off. Never rejects. */
+  readonly firstRead: (sessionID: string) => Promise<unknown[] | undefined>;
 }
 
 /** The command's hooks and the switch the other hooks consult. */
@@ -80,6 +82,11 @@ export interface GuardCommand {
   readonly unlessOff: <I extends { sessionID: string }, O>(
     hook: (input: I, output: O) => Promise<void>,
   ) => (input: I, output: O) => Promise<void>;
+  /**
+   * At a session's first event: its first read, then its switch, found in that read or looked
+   * up in the whole session, all in the background. Returns at once; never rejects.
+   */
+  readonly firstSight: (sessionID: string) => void;
 }
 
 /** The agent, model and variant of the newest user message, so that the answer changes none of them for the session. */
@@ -141,11 +148,22 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     return found?.mode ?? null;
   };
 
-  const modeOf: GuardCommand["modeOf"] = async (sessionID, newest, whole) => {
+  /** Look-ups of a switch under way, by session: a second caller waits for the first. */
+  const lookingUp = new Map<string, Promise<SessionMode | undefined>>();
+  const modeOf: GuardCommand["modeOf"] = (sessionID, newest, whole) => {
     const cached = modes.get(sessionID);
-    if (cached !== undefined) return cached ?? undefined;
+    if (cached !== undefined) return Promise.resolve(cached ?? undefined);
+    const running = lookingUp.get(sessionID);
+    if (running) return running;
+    const started = lookUpOnce(sessionID, newest, whole).finally(() => lookingUp.delete(sessionID));
+    lookingUp.set(sessionID, started);
+    return started;
+  };
+  const lookUpOnce = async (sessionID: string, newest: readonly unknown[], whole: boolean): Promise<SessionMode | undefined> => {
     try {
       const mode = await lookUp(sessionID, newest, whole, timeoutMs);
+      // A `/guard` switch set meanwhile is newer than what the read found.
+      if (modes.has(sessionID)) return modes.get(sessionID) ?? undefined;
       remember(sessionID, mode);
       return mode ?? undefined;
     } catch (error) {
@@ -236,34 +254,37 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     }
   };
 
-  /** Sessions whose whole history is being read for the switch, off the steps' time. */
-  const reading = new Set<string>();
   /**
-   * The switch for a tool-time hook: cached, else found in the per-step read (undefined while
-   * backed off). In a session longer than that read and without a switch in it, the whole
-   * history is read once in the background (the switch may be older); until it is, the
-   * settings apply.
+   * The switch found in `recent` (the newest `limit` messages); in a longer session without
+   * one there, undefined while the whole history is read once in the background (the switch
+   * may be older); until it is, the settings apply.
    */
-  const stepMode = async (sessionID: string): Promise<SessionMode | null | undefined> => {
-    const cached = modes.get(sessionID);
-    if (cached !== undefined || deps.backoff.backedOff()) return cached;
-    const recent = await deps.readRecent(sessionID);
-    if (recent === undefined) return undefined;
+  const fromRecent = (sessionID: string, recent: readonly unknown[]): SessionMode | null | undefined => {
     const found = findSwitch(recent)?.mode ?? null;
     if (found !== null || recent.length < deps.limit) {
       remember(sessionID, found);
       return found;
     }
-    if (!reading.has(sessionID)) {
-      reading.add(sessionID);
-      void modeOf(sessionID, recent, false).finally(() => reading.delete(sessionID));
-    }
+    void modeOf(sessionID, recent, false);
     return undefined;
+  };
+  /** The switch for a tool-time hook: cached, else read as {@link fromRecent} reads it (undefined while backed off). */
+  const stepMode = async (sessionID: string): Promise<SessionMode | null | undefined> => {
+    const cached = modes.get(sessionID);
+    if (cached !== undefined || deps.backoff.backedOff()) return cached;
+    const recent = await deps.readRecent(sessionID);
+    return recent === undefined ? undefined : fromRecent(sessionID, recent);
+  };
+  const firstSight: GuardCommand["firstSight"] = (sessionID) => {
+    void deps.firstRead(sessionID).then(
+      (recent) => void (recent !== undefined && !modes.has(sessionID) && fromRecent(sessionID, recent)),
+      () => undefined,
+    );
   };
 
   const unlessOff: GuardCommand["unlessOff"] = (hook) => async (input, output) => {
     if ((await stepMode(String(input?.sessionID))) !== "off") await hook(input, output);
   };
 
-  return { config, before, modeOf, unlessOff };
+  return { config, before, modeOf, unlessOff, firstSight };
 }

@@ -1,6 +1,6 @@
 /**
- * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), which
- * forgets a session once it is idle or deleted; when a session with a stop note waiting goes
+ * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), and
+ * the first of a session starts its first read; the mirror forgets a deleted session; when a session with a stop note waiting goes
  * idle, the note is written (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
  * over V2 sessions (../opencode-v2/v2-runner.ts), which decides their automatic compactions.
  */
@@ -33,13 +33,29 @@ export interface EventDeps {
   /** The watch over V2 sessions: resolves once a compaction's decision is done; never rejects. */
   readonly v2: { event(event: unknown): Promise<void> };
   /** The sessions' messages as read so far, kept up to date from the events. */
-  readonly mirror: Pick<SessionMirror, "event" | "drop">;
+  readonly mirror: Pick<SessionMirror, "event" | "drop" | "kept" | "seeding">;
+  /** Starts the guard's first read of a session in the background (its steps then read the mirror). Never rejects. */
+  readonly firstSight: (sessionID: string) => void;
+}
+
+/** The session a message event is about (`message.*`), else undefined. */
+function messageSession(event: unknown): string | undefined {
+  const e = event as {
+    type?: unknown;
+    properties?: { info?: { sessionID?: unknown }; part?: { sessionID?: unknown }; sessionID?: unknown };
+  };
+  if (typeof e?.type !== "string" || !e.type.startsWith("message.")) return undefined;
+  const id = e.properties?.info?.sessionID ?? e.properties?.part?.sessionID ?? e.properties?.sessionID;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Builds the `event` hook. Never rejects. */
 export function createEventHandler(deps: EventDeps): EventHook {
   const v1Event: EventHook = async (input) => {
     deps.mirror.event(input?.event);
+    // A session's first event: read it now, off the steps' time, so that no step waits for it.
+    const seen = messageSession(input?.event);
+    if (seen !== undefined && !deps.mirror.kept(seen) && deps.mirror.seeding(seen) === undefined) deps.firstSight(seen);
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) {
       deps.toolLoop.sessionDeleted(deleted);
@@ -48,8 +64,7 @@ export function createEventHandler(deps: EventDeps): EventHook {
     const sessionID = idleSession(input?.event);
     if (sessionID === undefined) return;
     deps.toolLoop.sessionIdle(sessionID);
-    // Its steps are over until the user speaks again: its messages are read again then, if needed.
-    deps.mirror.drop(sessionID);
+    // The mirror keeps an idle session (events keep it current): its next prompt reads nothing again.
     await deps.notes.sessionIdle(sessionID);
   };
   return async (input) => {

@@ -14,7 +14,8 @@ import { startupLines } from "../../guard/notices.js";
 import { createAutocontinueHandler } from "./autocontinue.js";
 import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
-import { createMirror } from "./mirror.js";
+import { createMirror, type DecisionRead } from "./mirror.js";
+import { v1Timeline } from "../timelines.js";
 import { createPrevention } from "./prevent.js";
 import { owned, PROCESS_OWNERS, PROCESS_REGISTRY, type DecisionRegistry, type HookOwners } from "./registry.js";
 import { createStopNotes } from "./stop-note.js";
@@ -36,6 +37,12 @@ export const PREVENT_READ_TIMEOUT_MS = 2_000;
  * (./backoff.ts).
  */
 export const STEP_TIMEOUT_MS = 2_000;
+/**
+ * How long a per-step hook waits for the guard's first read of a session, ms. Past it the
+ * step goes on without the read (the read goes on and is kept for the next step): a long
+ * session is read once, at its first event, never inside a model request.
+ */
+export const FIRST_READ_BUDGET_MS = 10;
 /** How long the hook waits for a toast or a log call before moving on, ms. */
 export const NOTIFY_TIMEOUT_MS = 1_000;
 
@@ -60,6 +67,8 @@ export interface GuardDeps {
   readonly preventTimeoutMs?: number;
   /** How long a per-step read waits, ms (default {@link STEP_TIMEOUT_MS}). */
   readonly stepTimeoutMs?: number;
+  /** How long a per-step hook waits for the first read of a session, ms (default {@link FIRST_READ_BUDGET_MS}). */
+  readonly firstReadBudgetMs?: number;
   /** The back-off's clock and waits (./backoff.ts). */
   readonly backoff?: Pick<BackoffDeps, "now" | "firstDelayMs" | "maxDelayMs">;
   /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
@@ -108,13 +117,61 @@ export function createGuard(
   const backoff = createBackoff({ log, reason, ...deps.backoff });
   /** What this guard has read of each session, kept up to date from the `event` hook (./mirror.ts). */
   const mirror = createMirror();
+  const firstReadBudgetMs = deps.firstReadBudgetMs ?? FIRST_READ_BUDGET_MS;
   /**
-   * A per-step read: the newest `count` messages, from the mirror when it holds them, else read
-   * (and then kept); undefined when this step reads nothing (backed off). Never rejects.
+   * The first read of a session (its newest `count` messages, `limit` at least, kept by the
+   * mirror), one at a time: a read under way is shared.
    */
-  const readForStep = async (sessionID: string, count: number): Promise<unknown[] | undefined> =>
-    mirror.newest(sessionID, count) ??
-    mirror.seed(sessionID, count, () => backoff.step(sessionID, () => host.readMessages(sessionID, count, stepTimeoutMs)));
+  const firstRead = (sessionID: string, count = limit): Promise<unknown[] | undefined> => {
+    const size = Math.max(limit, count);
+    return (
+      mirror.seeding(sessionID) ??
+      mirror.seed(sessionID, size, () => backoff.step(sessionID, () => host.readMessages(sessionID, size, stepTimeoutMs)))
+    );
+  };
+  /** Sessions whose first read outlasted a step's budget, until it is done: said once each. */
+  const late = new Set<string>();
+  /**
+   * A per-step read: the newest `count` messages (at most `limit`), from the mirror when it
+   * holds them, else from the session's first read when that ends within
+   * {@link FIRST_READ_BUDGET_MS}; undefined when this step reads nothing (backed off, or the
+   * first read is still under way: one info line per session). Never rejects.
+   */
+  const readForStep = async (sessionID: string, count: number): Promise<unknown[] | undefined> => {
+    const kept = mirror.newest(sessionID, count);
+    if (kept) return kept;
+    const reading = firstRead(sessionID, count);
+    const budget = new Promise<"late">((resolve) => setTimeout(resolve, firstReadBudgetMs, "late").unref?.());
+    const data = await Promise.race([reading, budget]);
+    if (data !== "late") return data === undefined ? undefined : (mirror.newest(sessionID, count) ?? data.slice(-count));
+    if (!late.has(sessionID)) {
+      late.add(sessionID);
+      void reading.finally(() => late.delete(sessionID));
+      void log(
+        "info",
+        `compaction-guard: the first read of session ${sessionID} takes over ${firstReadBudgetMs} ms; steps go unchecked until it is done`,
+        {
+          sessionID,
+        },
+      );
+    }
+    return undefined;
+  };
+  /**
+   * The newest `limit` messages for a decision at a compaction, and their timeline: the
+   * mirror's when `current` finds in their timeline what the decision is about (events can
+   * lag behind the store), else read (and kept). Rejects when the read fails.
+   */
+  const readForDecision = async (sessionID: string, current: Parameters<DecisionRead>[1], timeoutMs: number): ReturnType<DecisionRead> => {
+    await mirror.seeding(sessionID)?.catch(() => undefined);
+    const kept = mirror.newest(sessionID, limit);
+    if (kept) {
+      const timeline = v1Timeline(kept);
+      if (current(timeline)) return { data: kept, timeline };
+    }
+    const data = (await mirror.seed(sessionID, limit, () => host.readMessages(sessionID, limit, timeoutMs)))!;
+    return { data, timeline: v1Timeline(data) };
+  };
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({
@@ -129,6 +186,7 @@ export function createGuard(
     backoff,
     stepTimeoutMs,
     readRecent: (sessionID) => readForStep(sessionID, limit),
+    firstRead: (sessionID) => firstRead(sessionID),
   });
   const toolLoop = createToolLoopHooks({
     settings,
@@ -152,7 +210,7 @@ export function createGuard(
   const prevention = createPrevention({
     limit,
     directory,
-    readMessages: (sessionID) => host.readMessages(sessionID, limit, preventTimeoutMs),
+    readMessages: (sessionID, current) => readForDecision(sessionID, current, preventTimeoutMs),
     readForStep: (sessionID) => readForStep(sessionID, limit),
     warn: (message, error, sessionID) => log("warn", `${message}: ${reason(error)}`, { sessionID }),
   });
@@ -168,17 +226,23 @@ export function createGuard(
     fetch: deps.fetch,
   });
 
+  // One copy of the guard reads a session at first sight; the others read only when they decide.
+  owners?.join("first-read", self);
+  const firstSight = (sessionID: string): void => {
+    if (!owners || owners.owns("first-read", self)) command.firstSight(sessionID);
+  };
+
   const hooks: Hooks = {
     "experimental.compaction.autocontinue": createAutocontinueHandler({
       settings,
       host,
       notes,
       directory,
-      messagesTimeoutMs,
+      read: (sessionID, current) => readForDecision(sessionID, current, messagesTimeoutMs),
       registry,
       modeOf: command.modeOf,
     }),
-    event: createEventHandler({ notes, toolLoop, v2, mirror }),
+    event: createEventHandler({ notes, toolLoop, v2, mirror, firstSight }),
     dispose: async () => {
       owners?.leave(self);
       await notes.dispose();

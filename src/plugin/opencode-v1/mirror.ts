@@ -12,7 +12,18 @@
  * turns a finished part (a completed or failed tool call, a text with its end time) back into
  * an unfinished one, so that a read racing the stream keeps the newer state.
  */
+import type { Timeline } from "../../model/timeline.js";
 import { isRecord } from "../../shared/record.js";
+
+/**
+ * A session's newest messages for a decision at a compaction, oldest first, and their
+ * timeline: those kept when `current` finds in their timeline what the decision is about,
+ * else read from opencode. Rejects when the read fails.
+ */
+export type DecisionRead = (
+  sessionID: string,
+  current: (timeline: Timeline) => boolean,
+) => Promise<{ readonly data: readonly unknown[]; readonly timeline: Timeline }>;
 
 /** Sessions kept at once; the least recently used is dropped first. */
 export const MAX_MIRRORED_SESSIONS = 8;
@@ -47,6 +58,10 @@ export interface SessionMirror {
    * resolved (undefined: nothing read, nothing kept). Rejects as `read` does.
    */
   readonly seed: (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => Promise<unknown[] | undefined>;
+  /** The seed of the session under way (what {@link seed} will resolve), or undefined when none is. */
+  readonly seeding: (sessionID: string) => Promise<unknown[] | undefined> | undefined;
+  /** Is the session kept (seeded and not dropped since)? */
+  readonly kept: (sessionID: string) => boolean;
   /** Forgets a session (idle or deleted). */
   readonly drop: (sessionID: string) => void;
   /** Sessions kept (for tests: at most {@link MAX_MIRRORED_SESSIONS}). */
@@ -91,6 +106,8 @@ export function createMirror(): SessionMirror {
   const states = new Map<string, SessionState>();
   /** Events of sessions being read, applied once the read is kept. */
   const pending = new Map<string, unknown[]>();
+  /** The seed under way of each session being read (the newest one when several overlap). */
+  const seeds = new Map<string, Promise<unknown[] | undefined>>();
 
   const touch = (sessionID: string, state: SessionState): void => {
     states.delete(sessionID);
@@ -167,7 +184,15 @@ export function createMirror(): SessionMirror {
     return state.messages.slice(-count).map((kept) => ({ info: kept.info, parts: [...kept.parts] }));
   };
 
-  const seed: SessionMirror["seed"] = async (sessionID, count, read) => {
+  const seed: SessionMirror["seed"] = (sessionID, count, read) => {
+    const running = seedOnce(sessionID, count, read);
+    seeds.set(sessionID, running);
+    const forget = () => void (seeds.get(sessionID) === running && seeds.delete(sessionID));
+    running.then(forget, forget);
+    return running;
+  };
+
+  const seedOnce = async (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => {
     const buffer: unknown[] = [];
     const before = pending.get(sessionID);
     pending.set(sessionID, buffer);
@@ -200,6 +225,8 @@ export function createMirror(): SessionMirror {
     event,
     newest,
     seed,
+    seeding: (sessionID) => seeds.get(sessionID),
+    kept: (sessionID) => states.has(sessionID),
     drop: (sessionID) => void states.delete(sessionID),
     sessions: () => states.size,
   };

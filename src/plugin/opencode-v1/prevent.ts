@@ -27,6 +27,7 @@ import { continueNote, LEDGER_HEADER } from "../../judge/ledger.js";
 import { continueNoteBefore, summaryLedger } from "../../guard/prevention.js";
 import { continueParts, rewriteContinueText } from "../../hosts/opencode/continue-turn.js";
 import { v1Timeline } from "../timelines.js";
+import type { DecisionRead } from "./mirror.js";
 
 type CompactingHook = NonNullable<Hooks["experimental.session.compacting"]>;
 type TransformHook = NonNullable<Hooks["experimental.chat.messages.transform"]>;
@@ -34,10 +35,11 @@ type TransformHook = NonNullable<Hooks["experimental.chat.messages.transform"]>;
 /** What the prevention hooks take from the guard. */
 export interface PreventionDeps {
   /**
-   * The newest `limit` messages of a session, oldest first (`client.session.messages` with
-   * `query.limit`, under a timeout); rejects when the read fails or returns no list.
+   * The newest `limit` messages of a session, oldest first, and their timeline (the kept ones
+   * when current, else `client.session.messages` with `query.limit`, under a timeout);
+   * rejects when the read fails or returns no list.
    */
-  readonly readMessages: (sessionID: string) => Promise<readonly unknown[]>;
+  readonly readMessages: DecisionRead;
   /**
    * The same read for the transform, which runs before every model request: undefined when
    * this request reads nothing (the guard backs off from a slow opencode, plugin/opencode-v1/backoff.ts,
@@ -118,8 +120,8 @@ export function createPrevention(deps: PreventionDeps): PreventionHooks {
       if (!Array.isArray(output?.context)) throw new Error("the hook's output has no context list");
       // The plugin listed twice: the first copy already wrote it.
       if (output.context.some((text) => typeof text === "string" && text.startsWith(LEDGER_HEADER))) return;
-      const data = await deps.readMessages(sessionID);
-      const timeline = v1Timeline(data);
+      // Kept messages do once they hold the compaction being summarised: one whose summary has not finished.
+      const { data, timeline } = await deps.readMessages(sessionID, (kept) => kept.compactions.at(-1)?.succeeded === false);
       const compaction = timeline.compactions.at(-1);
       if (!compaction) throw new Error(`no compaction among the ${data.length} newest messages`);
       // After an overflow compaction opencode re-sends the user's message instead of "Continue".
