@@ -63,7 +63,8 @@ export function canonicalJson(value: unknown): string {
  *   one (`req_0e93b7d15a2c`), a number of 3+ digits in brackets mid-line (a log prefix's
  *   process id, `UTC [48207] FATAL`), docker's 12-hex container ids, and an elapsed-time
  *   prefix at a line's start (BuildKit's `#7 1.330` or `1.330`, the kernel's `[   12.345678]`).
- * ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is
+ * A benchmark's result line keeps its durations (see {@link BENCHMARK_LINE}): there they are
+ * the result. ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is
  * progress; so do percentages, plain numbers (row counts, batch ids, job numbers) and short
  * hex ids such as a git commit's (under 16 characters, all hex: a new commit is progress).
  */
@@ -173,8 +174,20 @@ function normalizeText(text: string): string {
   if (text.includes("/tmp/") || text.includes("/var/")) text = text.replace(TEMP_PATH, "/tmp/~");
   if (text.includes("[")) text = text.replace(JOB_NUMBER, "[~]").replace(BRACKETED_PID, "[~]");
   text = text.replace(ELAPSED_PREFIX, "~");
-  return text.replace(NOISE, "~").replace(MIXED_TOKEN, (token) => (looksRandom(token) ? "~" : token));
+  const denoised = BENCHMARK_LINE.test(text)
+    ? text
+        .split("\n")
+        .map((line) => (BENCHMARK_LINE.test(line) ? line : line.replace(NOISE, "~")))
+        .join("\n")
+    : text.replace(NOISE, "~");
+  return denoised.replace(MIXED_TOKEN, (token) => (looksRandom(token) ? "~" : token));
 }
+
+/**
+ * A benchmark's result line, whose durations are the measurement, not noise: Go's
+ * `1203 ns/op`, criterion's `time: [12.3 ms 12.4 ms 12.5 ms]`, a `mean ± σ`, `ops/sec`.
+ */
+const BENCHMARK_LINE = /\d[^\S\n]?(?:ns|µs|us|ms|s)\/(?:op|iter|call)\b|\btime:[^\S\n]+\[|±|\b(?:mean|median)\b|\bops\/s(?:ec)?\b/;
 
 /**
  * A tool output as results are compared: `a.sameAs(b)` is

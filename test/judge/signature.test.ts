@@ -109,7 +109,10 @@ describe("normalizeOutput", () => {
     "HEAD is now at 9fa0432c1e Merge",
     "items[1234] = 0",
     "loss 0.532 after epoch 4",
-  ])("keeps %j: counts are progress", (output) => {
+    "BenchmarkEncode-8   \t 1000000\t      1203 ns/op\t     512 B/op",
+    "hot/sum   time:   [12.301 ms 12.412 ms 12.530 ms]",
+    "  Time (mean ± σ):      12.3 ms ±   0.4 ms",
+  ])("keeps %j: counts are progress, and a benchmark's durations its result", (output) => {
     expect(normalizeOutput(output)).toBe(output);
   });
 });

@@ -153,8 +153,13 @@ describe("answerItems: a JSON answer is the set of its items, without what echoe
     );
   });
 
-  it("an element is one item, less the fields that echo the request, at any depth", () => {
-    expect(answerItems('[{"id": 7, "title": "x", "tags": ["a", "b"]}]', { id: 7 })).toBe('[] {"tags":["a","b"],"title":"x"}');
+  it("an element is one item, less the fields that echo the request's words, at any depth; an echoed identifier stays", () => {
+    expect(answerItems('[{"q": "red shoes", "title": "x", "tags": ["a", "b"]}]', { q: "red shoes" })).toBe(
+      '[] {"tags":["a","b"],"title":"x"}',
+    );
+    expect(answerItems('{"name": "api", "namespace": "prod-us", "replicas": 3}', { name: "api", namespace: "prod-us" })).toBe(
+      ['name "api"', 'namespace "prod-us"', "replicas 3"].join("\n"),
+    );
   });
 
   it("text, a JSON scalar and broken JSON are returned as they are", () => {
