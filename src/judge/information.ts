@@ -566,6 +566,10 @@ export class InformationState {
   private delegated = new Map<string, { epoch: number; quiet: boolean | undefined }>();
   /** Each shell command read so far (see {@link commandOf}). */
   private readonly commands = new Map<string, ShellCommand>();
+  /** How many observations brought something (information or a wait) since the user's last message. */
+  private learned = 0;
+  /** Per world state the world left, {@link learned} when it left it last. */
+  private leftAt = new Map<string, number>();
 
   constructor(
     /** Whether answers enter the judgement (`matchOutput`); off, a call is new exactly when its input is. */
@@ -586,6 +590,8 @@ export class InformationState {
     this.said.clear();
     this.runs.clear();
     this.delegated.clear();
+    this.learned = 0;
+    this.leftAt.clear();
   }
 
   /** Judges one action, then remembers it. */
@@ -639,20 +645,23 @@ export class InformationState {
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];
     const since = (file: string | undefined, epoch: number) => (this.touched.get(file ?? "") ?? 0) > epoch;
-    const repeated = earlier.find(
+    // Done again with the same answer: on a known file that nothing changed since, or on files
+    // not known from the very state that run left (a command that fails the same way again).
+    const repeated = earlier.some(
       (done) =>
         done.answer.text === answer.text &&
-        (done.target === undefined || (this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch))),
+        (done.target === undefined
+          ? this.world.name === done.reached.name
+          : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
     );
-    if (repeated !== undefined) {
-      // Done again on files not known, answering as before: the world is as that run left it.
-      if (repeated.target === undefined) this.enter(repeated.reached, undefined);
-      return false;
-    }
+    if (repeated) return false;
     if (this.redelegated(what)) return false;
     const next = this.world.next(call, target);
+    // Back to a state left with nothing learned since (`foo`→`bar`→`foo`) brings nothing; a
+    // return after what an attempt showed (a revert after a failed test) is a step of its own.
+    const back = next.had && (this.leftAt.get(next.name) ?? -1) >= this.learned;
     this.enter(next, target);
-    if (next.had) return false;
+    if (back) return false;
     earlier.push({ answer, epoch: this.epoch, target, reached: next });
     this.done.set(what, earlier);
     if (call.tool === "task") this.delegated.set(what, { epoch: this.epoch, quiet: undefined });
@@ -668,6 +677,7 @@ export class InformationState {
    */
   private enter(next: Next, target: string | undefined): void {
     if (next.name === this.world.name) return;
+    this.leftAt.set(this.world.name, this.learned);
     const world = this.world.enter(next);
     let seen = this.seenIn.get(world);
     if (seen === undefined) this.seenIn.set(world, (seen = new Seen()));
@@ -679,6 +689,7 @@ export class InformationState {
 
   /** What an observation brought, for the delegations since which nothing changed: all quiet while each brings nothing. */
   private observed(brought: Brought): void {
+    if (brought !== "nothing") this.learned += 1;
     for (const run of this.delegated.values()) if (run.epoch === this.epoch) run.quiet = (run.quiet ?? true) && brought === "nothing";
   }
 

@@ -27,6 +27,8 @@ export type NoNewWorkEvidence =
       readonly actions: number;
       /** Index (in the cycle, from 0) of the first action that brought something new, or null when none did. */
       readonly firstNew: number | null;
+      /** The cycle redid the cycle before it call for call: the same calls, inputs and results, in order. */
+      readonly repeatsPreviousCycle: boolean;
       /**
        * When it fired, the cycle's first action, for the notice: a tool call's name and
        * redacted preview, or "text"; null otherwise.
@@ -45,6 +47,24 @@ function indexInCycle(cycle: readonly StepView[], test: (action: Action) => bool
     }
   }
   return -1;
+}
+
+/** The actions of `steps`, in order. */
+const actionsOf = (steps: readonly StepView[]): Action[] => steps.flatMap((step) => step.actions);
+
+/**
+ * Does `cycle` redo `previous` call for call: as many actions, each the same as the one at
+ * its place (the same key, input and result; text the same), none a deliberate wait? What
+ * the session learned in `previous`, it learned again, and the next cycle will not differ.
+ */
+function repeatsCycle(cycle: readonly StepView[], previous: readonly StepView[]): boolean {
+  const now = actionsOf(cycle);
+  const before = actionsOf(previous);
+  return (
+    now.length > 0 &&
+    now.length === before.length &&
+    now.every((action, i) => action.input === before[i]!.input && action.sameAs(before[i]!))
+  );
 }
 
 /** The rule abstains: it did not fire, and says why. */
@@ -67,7 +87,9 @@ export const noNewWork = defineRule({
     if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
     const index = indexInCycle(cycle, (action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
-    const first = firstNew === null ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
+    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(cycle, view.previousCycle);
+    const fired = firstNew === null || repeatsPreviousCycle;
+    const first = fired ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;
     const example = first
       ? call
@@ -80,14 +102,20 @@ export const noNewWork = defineRule({
       steps: cycle.length,
       actions,
       firstNew,
+      repeatsPreviousCycle,
       example,
     };
-    return { fired: firstNew === null, evidence };
+    return { fired, evidence };
   },
   words: {
     explain: (e) => {
       if (e.status !== "measured") return `no-new-work abstained (${e.reason})`;
       const what = e.example?.tool === "text" ? "the same text" : e.example ? `${e.example.tool} (${e.example.preview})` : "it";
+      if (e.repeatsPreviousCycle)
+        return (
+          `all ${e.actions} action${e.actions === 1 ? "" : "s"} in the ${e.steps} step${e.steps === 1 ? "" : "s"} since the previous compaction ` +
+          `redid the cycle before it call for call, with the same results, such as ${what}, so the next cycle will repeat it again`
+        );
       return (
         `all ${e.actions} action${e.actions === 1 ? "" : "s"} in the ${e.steps} step${e.steps === 1 ? "" : "s"} since the previous compaction ` +
         `repeated work done before it, such as ${what}, so the next cycle will repeat it again`
