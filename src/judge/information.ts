@@ -23,7 +23,7 @@
  */
 import type { ToolCall } from "../model/entry.js";
 import { commandRole, pathSegments, shownFile, type CommandKind } from "./commands.js";
-import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent } from "./signature.js";
+import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent, sameTask } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
@@ -519,6 +519,32 @@ interface ShellCommand {
   readonly shows: string | undefined;
 }
 
+/**
+ * A task handed to a subagent that may change things: its agent and prompt, the epoch after
+ * its last run, whether everything asked since brought nothing (undefined: nothing asked
+ * yet), and its runs in a row with nothing else changed between.
+ */
+interface Delegation {
+  readonly agent: string;
+  readonly prompt: string;
+  epoch: number;
+  quiet: boolean | undefined;
+  runs: number;
+}
+
+/**
+ * Runs in a row of one task, with nothing changed between, from which a run brings nothing
+ * when nothing was learned since the run before it: the second may be the subagent's second
+ * try (it reports a fix), the third is a loop.
+ */
+const SAME_TASK_RUNS = 3;
+
+/** A task call's agent and prompt. */
+function taskOf(call: ToolCall): { agent: string; prompt: string } {
+  const task = call.input as { subagent_type?: unknown; prompt?: unknown } | null;
+  return { agent: String(task?.subagent_type), prompt: String(task?.prompt).trim() };
+}
+
 /** One effect as done: its answer, when, and the file it changed (undefined: not known). */
 interface Done {
   readonly answer: EffectAnswer;
@@ -563,7 +589,7 @@ export class InformationState {
    * epoch after its last run, and whether everything asked since brought nothing (undefined:
    * nothing asked yet).
    */
-  private delegated = new Map<string, { epoch: number; quiet: boolean | undefined }>();
+  private delegated: Delegation[] = [];
   /** Each shell command read so far (see {@link commandOf}). */
   private readonly commands = new Map<string, ShellCommand>();
   /** How many observations brought something (information or a wait) since the user's last message. */
@@ -589,7 +615,7 @@ export class InformationState {
     this.lastUnknown = 0;
     this.said.clear();
     this.runs.clear();
-    this.delegated.clear();
+    this.delegated = [];
     this.learned = 0;
     this.leftAt.clear();
   }
@@ -655,7 +681,11 @@ export class InformationState {
           : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
     );
     if (repeated) return false;
-    if (this.redelegated(what)) return false;
+    // The same task handed again with nothing changed since its last run; by its third run in
+    // a row, with nothing learned since the last, it brings nothing.
+    const delegation = call.tool === "task" ? this.delegationOf(call) : undefined;
+    const again = delegation !== undefined && delegation.epoch === this.epoch;
+    if (again && delegation.quiet === true && delegation.runs + 1 >= SAME_TASK_RUNS) return false;
     const next = this.world.next(call, target);
     // Back to a state left with nothing learned since (`foo`→`bar`→`foo`) brings nothing; a
     // return after what an attempt showed (a revert after a failed test) is a step of its own.
@@ -664,7 +694,8 @@ export class InformationState {
     if (back) return false;
     earlier.push({ answer, epoch: this.epoch, target, reached: next });
     this.done.set(what, earlier);
-    if (call.tool === "task") this.delegated.set(what, { epoch: this.epoch, quiet: undefined });
+    if (delegation !== undefined) Object.assign(delegation, { epoch: this.epoch, quiet: undefined, runs: again ? delegation.runs + 1 : 1 });
+    else if (call.tool === "task") this.delegated.push({ ...taskOf(call), epoch: this.epoch, quiet: undefined, runs: 1 });
     // A check may answer otherwise now.
     this.runs = new Map();
     return true;
@@ -690,18 +721,20 @@ export class InformationState {
   /** What an observation brought, for the delegations since which nothing changed: all quiet while each brings nothing. */
   private observed(brought: Brought): void {
     if (brought !== "nothing") this.learned += 1;
-    for (const run of this.delegated.values()) if (run.epoch === this.epoch) run.quiet = (run.quiet ?? true) && brought === "nothing";
+    for (const run of this.delegated) if (run.epoch === this.epoch) run.quiet = (run.quiet ?? true) && brought === "nothing";
   }
 
   /**
-   * Is the task `what` (a subagent's agent and prompt) handed again with nothing changed
-   * since its last run, after which the session asked again and everything it asked brought
-   * nothing? Then that run found and changed nothing the session could see, and so does this
-   * one, however its report is worded.
+   * The task handed before that `call` hands again: the same agent given the same task (the
+   * same prompt, or one that names the same things, ./signature.ts `sameTask`); undefined
+   * for a new one. A task handed {@link SAME_TASK_RUNS} times in a row, with nothing else
+   * changed between and everything asked since the last run bringing nothing, brings nothing,
+   * however its report is worded: its earlier runs found and changed nothing the session
+   * could see.
    */
-  private redelegated(what: string): boolean {
-    const run = this.delegated.get(what);
-    return run !== undefined && run.epoch === this.epoch && run.quiet === true;
+  private delegationOf(call: ToolCall): Delegation | undefined {
+    const task = taskOf(call);
+    return this.delegated.find((d) => d.agent === task.agent && (d.prompt === task.prompt || sameTask(d.prompt, task.prompt)));
   }
 
   /** What a shell command does and the file it shows (commands.ts), read once a session: a session runs a few commands again and again. */

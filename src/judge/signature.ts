@@ -419,6 +419,20 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 }
 
 /**
+ * Do two prompts hand a subagent the same task, in other words? They state the same numbers
+ * and name the same things (more than {@link SAME_REPORT_NAMED} of the identifiers, paths and
+ * file names of the two together are in both), or, naming nothing, use nearly the same words
+ * ({@link SAME_REPORT_WORDS}).
+ */
+export function sameTask(a: string, b: string): boolean {
+  const x = reportContent(a);
+  const y = reportContent(b);
+  if (x.numbers.size !== y.numbers.size || [...x.numbers].some((n) => !y.numbers.has(n))) return false;
+  if (x.named.size > 0 || y.named.size > 0) return overlap(x.named, y.named) > SAME_REPORT_NAMED;
+  return overlap(x.words, y.words) >= SAME_REPORT_WORDS;
+}
+
+/**
  * Does `later` bring back what `earlier` already said? Meant for two answers to the same
  * delegated question, which a subagent words anew each time. They say the same thing when
  * `later` states no number `earlier` did not (a count that moved, 87 → 63 errors left, is
