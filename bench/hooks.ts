@@ -42,7 +42,7 @@ const STEPS_BETWEEN_COMPACTIONS = 3;
 const LIMITS = { context: 200_000, output: 32_000 };
 
 /** A tool output of exactly `bytes` ASCII bytes, different for every `step`. */
-function outputOf(step: number, bytes: number): string {
+export function outputOf(step: number, bytes: number): string {
   let text = "";
   for (let line = 0; text.length < bytes; line++) text += `step ${step} line ${line}: PASS src/module${line % 37}.test.ts (12 tests)\n`;
   return text.slice(0, bytes);

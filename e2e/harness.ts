@@ -137,8 +137,8 @@ export interface ScenarioRun {
   children: SessionExport[];
 }
 
-/** A finished child process. */
-interface Finished {
+/** A finished child process. Times in ms. */
+export interface Finished {
   code: number | null;
   signal: string | null;
   timedOut: boolean;
@@ -149,9 +149,16 @@ interface Finished {
 
 /**
  * Run opencode in its own process group; on timeout, kill the whole group. After a normal
- * exit, stragglers left in the group (tool subprocesses) are killed too.
+ * exit, stragglers left in the group (tool subprocesses) are killed too. `onSpawn` gets
+ * opencode's pid once it is started (e.g. to sample its memory).
  */
-export function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number, stdoutFd?: number): Promise<Finished> {
+export function runOpencode(
+  args: string[],
+  sandbox: Sandbox,
+  timeoutMs: number,
+  stdoutFd?: number,
+  onSpawn?: (pid: number) => void,
+): Promise<Finished> {
   const started = performance.now();
   const child = spawn(sandbox.opencodeBin, args, {
     cwd: sandbox.project,
@@ -159,6 +166,7 @@ export function runOpencode(args: string[], sandbox: Sandbox, timeoutMs: number,
     stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
     detached: true,
   });
+  if (child.pid) onSpawn?.(child.pid);
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");

@@ -68,6 +68,12 @@
  *   the step's number), one automatic compaction after step 2 (so every later request carries a
  *   continue turn), then 1,000 prompt tokens a step, until the server's cap.
  *
+ * What each hook of the guard costs in a long session (bench/host-hooks.ts):
+ *
+ * - host-hooks: healthy work of {@link HOST_HOOKS_STEPS} steps, a different call each (the
+ *   45,000-byte file printed, a window of it read, a number range, a listing), an automatic
+ *   compaction after each step of {@link HOST_HOOKS_COMPACT_AFTER}, then the final answer.
+ *
  * Token figures are chosen against the model limits the harness configures
  * (context 8000, output 2000 → opencode's usable context is 6000 tokens): a step that
  * reports `prompt_tokens + completion_tokens >= 6000` makes opencode compact.
@@ -118,6 +124,7 @@ export const SCENARIOS = [
   "tool-loop-echo",
   "tool-loop-varied",
   "step-cost",
+  "host-hooks",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -223,6 +230,7 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "tool-loop-echo": "say hi",
   "tool-loop-varied": "look around the project",
   "step-cost": "print the big file once per step",
+  "host-hooks": "carry on with the remaining checks",
 };
 
 /** tool-loop scenarios: prompt tokens of every step, far under the 6000-token line (no compaction). */
@@ -236,6 +244,11 @@ export const STEP_COST_FILE = "big.txt";
 export const STEP_COST_BYTES = 45_000;
 /** step-cost: the steps after which the one automatic compaction comes (the step reports a prompt over the line). */
 export const STEP_COST_COMPACT_AFTER = 2;
+
+/** host-hooks: chat and continue requests before the final answer (which is one more). */
+export const HOST_HOOKS_STEPS = 38;
+/** host-hooks: the steps that report a prompt over the line, each followed by an automatic compaction. */
+export const HOST_HOOKS_COMPACT_AFTER: readonly number[] = [8, 24];
 
 /** A first prompt, answered with plain text, for runs that need an earlier real user turn. */
 export const PRIOR_PROMPT = "say hello";
@@ -448,6 +461,7 @@ export function scenarioSetup(scenario: ScenarioName): ScenarioSetup {
     case "compaction-reserved":
       return { ...base, limits: { ...RESERVED_LIMITS }, compaction: { reserved: RESERVED_TOKENS } };
     case "step-cost":
+    case "host-hooks":
       return { ...base, files: { [STEP_COST_FILE]: `${"x".repeat(STEP_COST_BYTES / 600 - 1)}\n`.repeat(600) } };
     case "fixed-point-counted":
       return { ...base, files: { "AGENTS.md": BIG_AGENTS_MD }, limits: { ...COUNTED_LIMITS } };
@@ -622,6 +636,21 @@ export function chatReply(scenario: ScenarioName, s: ScenarioState, ctx: Scenari
         promptTokens: s.step === STEP_COST_COMPACT_AFTER && s.compactions === 0 ? LOOP_PROMPT_TOKENS : TOOL_LOOP_PROMPT_TOKENS,
         completionTokens: STEP_COMPLETION_TOKENS,
       };
+    case "host-hooks": {
+      if (s.step > HOST_HOOKS_STEPS) return final("The remaining checks are done.", TOOL_LOOP_PROMPT_TOKENS);
+      const calls = [
+        bash(`cat ${STEP_COST_FILE}; echo step-${s.step}`),
+        { name: "read", args: { filePath: inProject(STEP_COST_FILE), offset: s.step, limit: 40 } },
+        bash(`seq ${s.step} ${s.step + 2000}`),
+        bash(`ls -la; echo step-${s.step}`),
+      ];
+      return {
+        type: "tool-call",
+        call: calls[(s.step - 1) % calls.length]!,
+        promptTokens: HOST_HOOKS_COMPACT_AFTER.includes(s.step) ? LOOP_PROMPT_TOKENS : TOOL_LOOP_PROMPT_TOKENS,
+        completionTokens: STEP_COMPLETION_TOKENS,
+      };
+    }
     case "provider-overflow":
       return { type: "error", status: 400, body: CONTEXT_LENGTH_ERROR };
 
