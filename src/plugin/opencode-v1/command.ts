@@ -83,8 +83,8 @@ export interface GuardCommand {
     hook: (input: I, output: O) => Promise<void>,
   ) => (input: I, output: O) => Promise<void>;
   /**
-   * At a session's first event: its first read, then its switch, found in that read or looked
-   * up in the whole session, all in the background. Returns at once; never rejects.
+   * At a session's first event: its first read, and its switch when that read holds it (or is
+   * the whole session), in the background. Returns at once; never rejects.
    */
   readonly firstSight: (sessionID: string) => void;
 }
@@ -275,9 +275,15 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     const recent = await deps.readRecent(sessionID);
     return recent === undefined ? undefined : fromRecent(sessionID, recent);
   };
+  // The switch is looked for in the first read only: a look-up in the whole session (a long
+  // one is tens of MB) waits for a tool call, so that it never delays the session's first request.
   const firstSight: GuardCommand["firstSight"] = (sessionID) => {
     void deps.firstRead(sessionID).then(
-      (recent) => void (recent !== undefined && !modes.has(sessionID) && fromRecent(sessionID, recent)),
+      (recent) => {
+        const found = recent === undefined || modes.has(sessionID) ? undefined : findSwitch(recent);
+        if (found !== undefined || (recent !== undefined && recent.length < deps.limit && !modes.has(sessionID)))
+          remember(sessionID, found?.mode ?? null);
+      },
       () => undefined,
     );
   };
