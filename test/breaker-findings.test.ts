@@ -226,3 +226,79 @@ describe("structured answers about different resources", () => {
     expect(verdicts(s)).toBe("1:allow 2:allow 3:allow");
   });
 });
+
+describe("a second breaker's healthy sessions", () => {
+  it("one subagent per module, from one template prompt, the parent checking between runs", () => {
+    const P = (m: string) =>
+      `Review the ${m} module for security problems: injection, missing authorization checks, secrets written to logs, unsafe deserialization. Report each finding with its file and line; change nothing.`;
+    const s = new SessionBuilder().user("security-review each module, one subagent each");
+    for (const [m, r] of [
+      ["payments", "2 findings in payments/refund.go:41 and payments/charge.go:88"],
+      ["accounts", "1 finding: accounts/login.go:17 logs the password"],
+      ["billing", "no findings"],
+      ["search", "1 finding: search/query.go:55 builds SQL by concatenation"],
+    ] as const)
+      s.step(
+        {
+          tool: "task",
+          input: { description: "review", prompt: P(m), subagent_type: "general" },
+          output: `<task_result>\n${r}\n</task_result>`,
+        },
+        40_000,
+      )
+        .step(bash("git status --short", ""), 80_000)
+        .compact();
+    expect(verdicts(s)).toBe("1:allow 2:allow 3:allow 4:allow");
+  });
+
+  it("a flaky integration test run twice, call for call, as the user asked: one repeat is under the threshold", () => {
+    const out = "FAIL test/orders.int.test.ts > orders > creates an order\nError: connect ECONNREFUSED\n Tests  1 failed | 40 passed (41)";
+    const cycle = (b: SessionBuilder) =>
+      b
+        .step(bash("docker compose up -d db", " Container app-db-1  Started"), 40_000)
+        .step(bash("npm run test:integration", out), 80_000)
+        .step(bash("docker compose down", " Container app-db-1  Removed"), 90_000)
+        .compact();
+    const s = cycle(
+      cycle(new SessionBuilder().user("the integration test fails in CI; run it locally a few times to see whether it is flaky")),
+    );
+    expect(verdicts(s)).toBe("1:allow 2:allow");
+  });
+
+  it("a fix that did not change the failure, undone, then another fix", () => {
+    const fail =
+      "FAIL test/total.test.ts > total > applies discount\nAssertionError: expected 100 to be 90\n Tests  1 failed | 11 passed (12)";
+    const s = new SessionBuilder()
+      .user("make the discount test pass")
+      .step(bash("npx vitest run", fail), 40_000)
+      .step(edit(F, "return sum", "return Math.round(sum)"), 80_000)
+      .compact()
+      .step(bash("npx vitest run", fail), 40_000)
+      .step(edit(F, "return Math.round(sum)", "return sum"), 80_000)
+      .compact()
+      .step(edit(F, "sum += i.price", "sum += i.price * 0.9"), 40_000)
+      .step(bash("npx vitest run", " Tests  12 passed (12)"), 80_000)
+      .compact();
+    expect(verdicts(s)).toBe("1:allow 2:allow 3:allow");
+  });
+
+  it("projects looked up by names with spaces: each answer is about another project", () => {
+    const p = (name: string): ToolSpec => ({
+      tool: "linear_get_project",
+      input: { name },
+      output: JSON.stringify({ name, state: "started", health: "onTrack", lead: "dana", targetDate: "2026-12-31" }),
+    });
+    const s = new SessionBuilder()
+      .user("is every Q4 project on track?")
+      .step(p("Mobile App"), 40_000)
+      .step(p("Web Checkout"), 80_000)
+      .compact()
+      .step(p("Billing Revamp"), 40_000)
+      .step(p("Search Relevance"), 80_000)
+      .compact()
+      .step(p("Partner API"), 40_000)
+      .step(p("Data Warehouse"), 80_000)
+      .compact();
+    expect(verdicts(s)).toBe("1:allow 2:allow 3:allow");
+  });
+});

@@ -596,6 +596,8 @@ export class InformationState {
   private learned = 0;
   /** Per world state the world left, {@link learned} when it left it last. */
   private leftAt = new Map<string, number>();
+  /** Per world state, how many times an effect brought the world back to it. */
+  private returns = new Map<string, number>();
 
   constructor(
     /** Whether answers enter the judgement (`matchOutput`); off, a call is new exactly when its input is. */
@@ -618,6 +620,7 @@ export class InformationState {
     this.delegated = [];
     this.learned = 0;
     this.leftAt.clear();
+    this.returns.clear();
   }
 
   /** Judges one action, then remembers it. */
@@ -687,9 +690,12 @@ export class InformationState {
     const again = delegation !== undefined && delegation.epoch === this.epoch;
     if (again && delegation.quiet === true && delegation.runs + 1 >= SAME_TASK_RUNS) return false;
     const next = this.world.next(call, target);
-    // Back to a state left with nothing learned since (`foo`→`bar`→`foo`) brings nothing; a
-    // return after what an attempt showed (a revert after a failed test) is a step of its own.
-    const back = next.had && (this.leftAt.get(next.name) ?? -1) >= this.learned;
+    // Back to a state left with nothing learned since brings nothing from its second return on
+    // (`foo`→`bar`→`foo`→`bar`→`foo`); a first return (an attempt undone), or one after what an
+    // attempt showed (a revert after a failed test), is a step of its own.
+    const returns = next.had ? (this.returns.get(next.name) ?? 0) + 1 : 0;
+    if (next.had) this.returns.set(next.name, returns);
+    const back = returns >= 2 && (this.leftAt.get(next.name) ?? -1) >= this.learned;
     this.enter(next, target);
     if (back) return false;
     earlier.push({ answer, epoch: this.epoch, target, reached: next });

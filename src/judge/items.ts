@@ -14,15 +14,19 @@ function inputValues(input: unknown, into = new Set<string>()): Set<string> {
   return into;
 }
 
-/** Fields that carry where a listing is, not what it lists: a cursor, a page, an offset. */
-const POSITION_KEYS = /^(?:cursor|next_?cursor|page|page_?token|next_?page_?token|offset|after|before|limit|per_?page)$/i;
+/**
+ * Fields that carry the request's wording, not what the answer is about: a search's words
+ * (`query`, `q`, `search`, …) and a listing's position (a cursor, a page, an offset).
+ */
+const WORDING_KEYS =
+  /^(?:query|q|search|search_?query|text|keywords?|terms?|prompt|question|cursor|next_?cursor|page|page_?token|next_?page_?token|offset|after|before|limit|per_?page)$/i;
 
 /**
- * Is a field that echoes the request only the request's wording? Free text (a search's
- * words) and a listing's position are; an identifier (a name, an id, a namespace, a path)
- * says which thing the answer is about, and two answers about two things differ by it.
+ * Is a field that echoes the request only the request's wording ({@link WORDING_KEYS})? An
+ * identifier (a name, an id, a namespace, a path) says which thing the answer is about, and
+ * two answers about two things differ by it.
  */
-const echoesWording = (key: string, value: string): boolean => /\s/.test(value.trim()) || POSITION_KEYS.test(key);
+const echoesWording = (key: string): boolean => WORDING_KEYS.test(key);
 
 /** `value` without the object fields, at any depth, whose scalar value echoes the request's wording. */
 function withoutEcho(value: unknown, echoed: ReadonlySet<string>): unknown {
@@ -30,7 +34,7 @@ function withoutEcho(value: unknown, echoed: ReadonlySet<string>): unknown {
   if (value === null || typeof value !== "object") return value;
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value as object)) {
-    if ((field === null || typeof field !== "object") && echoed.has(String(field)) && echoesWording(key, String(field))) continue;
+    if ((field === null || typeof field !== "object") && echoed.has(String(field)) && echoesWording(key)) continue;
     kept[key] = withoutEcho(field, echoed);
   }
   return kept;
@@ -52,8 +56,8 @@ function linesOf(value: unknown, at: string, lines: string[]): void {
 /**
  * An answer that is one JSON object or array, as its items: one line per array element (its
  * canonical JSON, under the path of its array) and per scalar field (`path value`), with the
- * fields that echo the request's wording (`input`: its free text, a cursor or page) left
- * out; an echoed identifier stays. Any other answer is returned as it is.
+ * fields that echo the request's wording (`input`: a search's words, a cursor or page, by
+ * their keys) left out; an echoed identifier stays. Any other answer is returned as it is.
  *
  * @param output a tool call's output (a string for opencode's tools).
  * @param input the call's input.

@@ -419,17 +419,16 @@ function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 }
 
 /**
- * Do two prompts hand a subagent the same task, in other words? They state the same numbers
- * and name the same things (more than {@link SAME_REPORT_NAMED} of the identifiers, paths and
- * file names of the two together are in both), or, naming nothing, use nearly the same words
- * ({@link SAME_REPORT_WORDS}).
+ * Do two prompts hand a subagent the same task, in other words? They name the same things
+ * (the same identifiers, paths and file names, at least one) and state the same numbers. Two
+ * prompts that name nothing are the same task only word for word: a template filled with
+ * another module's name is another task.
  */
 export function sameTask(a: string, b: string): boolean {
   const x = reportContent(a);
   const y = reportContent(b);
-  if (x.numbers.size !== y.numbers.size || [...x.numbers].some((n) => !y.numbers.has(n))) return false;
-  if (x.named.size > 0 || y.named.size > 0) return overlap(x.named, y.named) > SAME_REPORT_NAMED;
-  return overlap(x.words, y.words) >= SAME_REPORT_WORDS;
+  const same = (p: ReadonlySet<string>, q: ReadonlySet<string>) => p.size === q.size && [...p].every((item) => q.has(item));
+  return x.named.size > 0 && same(x.named, y.named) && same(x.numbers, y.numbers);
 }
 
 /**

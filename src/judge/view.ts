@@ -454,11 +454,6 @@ export class DecisionView extends StepsView {
   readonly userSteppedIn: boolean;
   /** The steps of k−1's cycle (after k−1's summary, before k; since `from`), oldest first. */
   readonly cycle: readonly StepView[];
-  /**
-   * The steps of the cycle before it (after k−2's summary, or since `from`, before k−1),
-   * oldest first; empty without a k−1.
-   */
-  readonly previousCycle: readonly StepView[];
   /** Index in `timeline.compactions` just past k. */
   private readonly upTo: number;
 
@@ -483,14 +478,23 @@ export class DecisionView extends StepsView {
     this.previous = previous;
     this.userSteppedIn = previous !== undefined && this.lastUserPosition > compactionEnd(previous);
     this.cycle = previous ? this.stepsUpTo(compaction.position - 1, Number.POSITIVE_INFINITY, compactionEnd(previous) + 1) : [];
-    const before = previous
-      ? this.recentCompactions(3)
-          .filter((c) => c.position < previous.position)
-          .at(-1)
-      : undefined;
-    this.previousCycle = previous
-      ? this.stepsUpTo(previous.position - 1, Number.POSITIVE_INFINITY, Math.max(this.from, before ? compactionEnd(before) + 1 : this.from))
-      : [];
+  }
+
+  /**
+   * Up to `n` cycles before k−1's, newest first: the steps after each automatic compaction's
+   * summary (or since `from`) up to the next one; the oldest may start at `from`.
+   */
+  earlierCycles(n: number): StepView[][] {
+    const compactions = this.recentCompactions(n + 2);
+    const cycles: StepView[][] = [];
+    for (let i = compactions.length - 2; i >= 0 && cycles.length < n; i--) {
+      const end = compactions[i]!;
+      const start = i > 0 ? compactionEnd(compactions[i - 1]!) + 1 : this.from;
+      if (end.position <= this.from) break;
+      cycles.push(this.stepsUpTo(end.position - 1, Number.POSITIVE_INFINITY, Math.max(this.from, start)));
+      if (start <= this.from) break;
+    }
+    return cycles;
   }
 
   /** The newest `n` automatic compactions in view up to and including k, oldest first. */

@@ -27,7 +27,7 @@ export type NoNewWorkEvidence =
       readonly actions: number;
       /** Index (in the cycle, from 0) of the first action that brought something new, or null when none did. */
       readonly firstNew: number | null;
-      /** The cycle redid the cycle before it call for call: the same calls, inputs and results, in order. */
+      /** The cycle redid the `threshold − 1` cycles before it call for call: the same calls, inputs and results, in order. */
       readonly repeatsPreviousCycle: boolean;
       /**
        * When it fired, the cycle's first action, for the notice: a tool call's name and
@@ -52,19 +52,25 @@ function indexInCycle(cycle: readonly StepView[], test: (action: Action) => bool
 /** The actions of `steps`, in order. */
 const actionsOf = (steps: readonly StepView[]): Action[] => steps.flatMap((step) => step.actions);
 
+/** Do the actions `before` end with `now`, each the same as the one at its place (the same key, input and result; text the same)? */
+function endsWith(before: readonly Action[], now: readonly Action[]): boolean {
+  const offset = before.length - now.length;
+  return offset >= 0 && now.every((action, i) => action.input === before[offset + i]!.input && action.sameAs(before[offset + i]!));
+}
+
 /**
- * Does `cycle` redo `previous` call for call: as many actions, each the same as the one at
- * its place (the same key, input and result; text the same), none a deliberate wait? What
- * the session learned in `previous`, it learned again, and the next cycle will not differ.
+ * Is `cycle` the `runs`-th run in a row of one cycle: the `runs − 1` cycles before it
+ * (`earlier`, newest first) did the same actions with the same results, none a deliberate
+ * wait, the oldest of them perhaps after other work of its own? What the session learned
+ * in them it learned again each time, and the next cycle will not differ.
  */
-function repeatsCycle(cycle: readonly StepView[], previous: readonly StepView[]): boolean {
+function repeatsCycle(cycle: readonly StepView[], earlier: readonly (readonly StepView[])[], runs: number): boolean {
   const now = actionsOf(cycle);
-  const before = actionsOf(previous);
-  return (
-    now.length > 0 &&
-    now.length === before.length &&
-    now.every((action, i) => action.input === before[i]!.input && action.sameAs(before[i]!))
-  );
+  if (now.length === 0 || earlier.length < runs - 1) return false;
+  return earlier.slice(0, runs - 1).every((steps, i) => {
+    const before = actionsOf(steps);
+    return (i === runs - 2 || before.length === now.length) && endsWith(before, now);
+  });
 }
 
 /** The rule abstains: it did not fire, and says why. */
@@ -78,7 +84,7 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const noNewWork = defineRule({
   name: "no-new-work",
   severity: "warning",
-  check(view, { directory }) {
+  check(view, { directory, settings }) {
     if (!view.previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     const { cycle } = view;
@@ -87,7 +93,7 @@ export const noNewWork = defineRule({
     if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
     const index = indexInCycle(cycle, (action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
-    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(cycle, view.previousCycle);
+    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(cycle, view.earlierCycles(settings.threshold - 1), settings.threshold);
     const fired = firstNew === null || repeatsPreviousCycle;
     const first = fired ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
     const call = first?.call;
@@ -114,7 +120,7 @@ export const noNewWork = defineRule({
       if (e.repeatsPreviousCycle)
         return (
           `all ${e.actions} action${e.actions === 1 ? "" : "s"} in the ${e.steps} step${e.steps === 1 ? "" : "s"} since the previous compaction ` +
-          `redid the cycle before it call for call, with the same results, such as ${what}, so the next cycle will repeat it again`
+          `redid the cycles before it call for call, with the same results, such as ${what}, so the next cycle will repeat it again`
         );
       return (
         `all ${e.actions} action${e.actions === 1 ? "" : "s"} in the ${e.steps} step${e.steps === 1 ? "" : "s"} since the previous compaction ` +
