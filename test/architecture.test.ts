@@ -1,6 +1,7 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
- * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts; shared/
+ * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
+ * plugin, cli → config → judge; shared/
  * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
  * rule, only the list in judge/rules/index.ts names a rule file, model/, judge/ and audit/ do
@@ -22,11 +23,12 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   judge: ["model", "redact", "shared"],
   hosts: ["model", "redact", "shared"],
   guard: ["judge", "model", "redact", "shared"],
-  plugin: ["guard", "hosts", "judge", "model", "redact", "shared"],
+  config: ["judge", "shared"],
+  plugin: ["config", "guard", "hosts", "judge", "model", "redact", "shared"],
   sources: ["hosts", "judge", "model", "redact", "shared"],
   audit: ["sources", "judge", "model", "redact", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shared"],
-  cli: ["report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
+  cli: ["config", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {

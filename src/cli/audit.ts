@@ -94,7 +94,8 @@ export const AUDIT_USAGE = [
   "given, override these for every session (with paths, they are the only source of limits).",
   "With --agent: every transcript in that agent's own folder.",
   "",
-  "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
+  "Options (defaults, then the settings files compaction-guard.jsonc, global then the project's,",
+  "then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
   ...AUDIT_FLAGS.map(([flag, help]) => helpLines(flag, help)),
   "",
@@ -104,7 +105,8 @@ export const AUDIT_USAGE = [
 const isOpencodeError = (error: unknown): boolean => (error as Error)?.name === "OpencodeError";
 
 /**
- * Runs `audit` (argv includes the word `audit`). Same conventions as the CLI's `main`.
+ * Runs `audit` (argv includes the word `audit`). Same conventions as the CLI's `main`; `cwd`
+ * is where the project's settings file is looked for.
  * @returns the exit code; never throws.
  */
 export async function runAudit(
@@ -113,6 +115,7 @@ export async function runAudit(
   err: (text: string) => void,
   env: Readonly<Record<string, string | undefined>>,
   progress: NodeJS.WritableStream & { isTTY?: boolean },
+  cwd: string,
 ): Promise<number> {
   let source: SessionSource | undefined;
   let bar: cliProgress.SingleBar | undefined;
@@ -153,7 +156,7 @@ export async function runAudit(
     }
     const recursive = values.recursive === true || agent !== undefined;
     if (values.recursive && paths.length === 0) throw new UsageError("--recursive needs a folder to read");
-    const inputs = decisionInputs(values, env, err);
+    const inputs = decisionInputs(values, env, err, cwd);
     // With paths the flags are the only source of limits; with no path opencode lists each session's model's own.
     if (paths.length > 0) warnPredictWithoutLimits(inputs, err);
     warnReservedWithoutEffect(inputs, err, paths.length === 0);

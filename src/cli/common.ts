@@ -6,6 +6,7 @@
 import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../sources/export.js";
 import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../hosts/opencode/facts.js";
+import { loadSettingsFiles } from "../config/file.js";
 import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../judge/settings.js";
 import { BUGS_URL, VERSION } from "../shared/version.js";
 import { MAX_PHYSICAL_TOKENS } from "../model/entry.js";
@@ -199,17 +200,19 @@ export interface DecisionInputs {
 }
 
 /**
- * Guard settings (defaults < `OPENCODE_COMPACTION_GUARD_*` < flags), model limits and
- * `--reserved`, exactly as `replay` reads them. A bad environment value is a `warning: …`
- * line on `err` (the value below it stands).
+ * Guard settings (defaults < the global settings file < the project's, found from `cwd` as the
+ * plugin finds it from opencode's directory < `OPENCODE_COMPACTION_GUARD_*` < flags), model
+ * limits and `--reserved`, exactly as `replay` reads them. A bad file or environment value is a
+ * `warning: …` line on `err` (the value below it stands).
  * @throws UsageError for a bad flag value.
  */
 export function decisionInputs(
   values: Record<string, string | boolean | undefined>,
   env: Readonly<Record<string, string | undefined>>,
   err: (text: string) => void,
+  cwd: string,
 ): DecisionInputs {
-  const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS });
+  const resolved = resolveSettings(undefined, env, { only: REPLAY_KEYS, files: loadSettingsFiles(env, cwd) });
   for (const problem of resolved.problems) err(`warning: ${problem}\n`);
   const settings: Record<string, unknown> = { ...resolved.settings };
   let predictAsked = resolved.sources.predict !== "default";

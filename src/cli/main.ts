@@ -81,7 +81,8 @@ const USAGE = [
   "With - it reads the export from standard input; but `opencode export` writes at most",
   "64–128 KiB into a pipe (1.18.33), so a real session arrives cut short: redirect it to a file.",
   "",
-  "Options (defaults, then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
+  "Options (defaults, then the settings files compaction-guard.jsonc, global then the project's,",
+  "then OPENCODE_COMPACTION_GUARD_* environment variables, then these):",
   ...SETTINGS_USAGE,
   ...OTHER_FLAGS.map(([flag, help]) => helpLines(flag, help)),
   "",
@@ -127,6 +128,8 @@ function positionalsOf(argv: readonly string[]): string[] {
  * @param env the environment the `OPENCODE_COMPACTION_GUARD_*` settings are read from (and,
  *   for `audit` with no path, the environment opencode runs with).
  * @param progress where `audit` draws its progress bar, only when it is a TTY (default: standard error).
+ * @param cwd where the project's settings file (`.opencode/compaction-guard.jsonc`) is looked
+ *   for, up the tree (default: the working directory).
  * @returns the exit code (0, 1 or 2, see above); never throws.
  */
 export async function main(
@@ -135,11 +138,12 @@ export async function main(
   err: (text: string) => void = (t) => process.stderr.write(t),
   env: Readonly<Record<string, string | undefined>> = process.env,
   progress: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
+  cwd: string = process.cwd(),
 ): Promise<number> {
   const args = joinNegativeValues(argv, { ...AUDIT_PARSE_OPTIONS, ...REPLAY_OPTIONS });
   const [first, topic] = positionalsOf(args);
   // Each command loads what it needs when it runs: audit its sources, outputs and progress bar.
-  if (first === "audit") return (await import("./audit.js")).runAudit(args, out, err, env, progress);
+  if (first === "audit") return (await import("./audit.js")).runAudit(args, out, err, env, progress, cwd);
   try {
     if (first === "help") {
       const help = topic === undefined ? COMMANDS_USAGE : await helpOf(topic);
@@ -164,7 +168,7 @@ export async function main(
     if (instead && under.length > 0)
       throw new UsageError(`--${under[0]!.flag} draws under the table; it does not go with --${instead.flag}`);
 
-    const inputs = decisionInputs(values, env, err);
+    const inputs = decisionInputs(values, env, err, cwd);
     warnPredictWithoutLimits(inputs, err);
     warnReservedWithoutEffect(inputs, err);
     const { settings, limits, reserved } = inputs;

@@ -205,8 +205,13 @@ export function startupLines(
 ): Array<{ readonly level: "warn" | "info"; readonly message: string }> {
   const lines = resolved.problems.map((problem) => ({ level: "warn" as const, message: `compaction-guard: setting ignored: ${problem}` }));
   if (!resolved.settings.enabled) {
+    const source = resolved.sources.enabled;
     const by =
-      resolved.sources.enabled === "env" ? `${SETTINGS.enabled.env}=${env[SETTINGS.enabled.env]}` : "the plugin option enabled: false";
+      source === "env"
+        ? `${SETTINGS.enabled.env}=${env[SETTINGS.enabled.env]}`
+        : source === "global file" || source === "project file"
+          ? `enabled: false in the ${source}`
+          : "the plugin option enabled: false";
     return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it` }];
   }
   const loaded =

@@ -1,14 +1,15 @@
 /**
- * The guard's settings: defaults < the options object of the plugin's entry in
- * `opencode.json` < environment variables (< the replay command's flags). Each value is
- * validated on its own; an invalid one is reported (the caller logs it once) and ignored:
- * the value below it stands.
+ * The guard's settings: defaults < the global settings file < the project's settings file
+ * (`compaction-guard.jsonc`, read and parsed by config/file.ts: this module reads no file) <
+ * the options object of the plugin's entry in `opencode.json` < environment variables (< the
+ * replay command's flags). Each value is validated on its own; an invalid one is reported (the
+ * caller logs it once) and ignored: the value below it stands.
  *
  * {@link SETTINGS} is the one source of every setting: its schema (type and bounds), default,
  * option key, environment variable, replay flag and help text. Everything else here (and the
  * replay command's flags and help) is derived from it.
  */
-import { closest } from "fastest-levenshtein";
+import { closest, distance } from "fastest-levenshtein";
 import type { z } from "zod";
 import { lazily, zod } from "../shared/zod.js";
 
@@ -26,7 +27,24 @@ export type GuardMode = "enforce" | "observe";
 export type ToolLoopMode = "warn" | "stop" | "off";
 
 /** Where an effective setting came from. */
-export type SettingSource = "default" | "option" | "env" | "flag";
+export type SettingSource = "default" | FileSource | "option" | "env" | "flag";
+
+/** Which settings file a value came from: the one in opencode's global config folder, or the project's `.opencode/`. */
+export type FileSource = "global file" | "project file";
+
+/**
+ * One settings file, already read and parsed (config/file.ts): its top-level entries with the
+ * line each starts on, and the problems found while parsing it (already worded, one line each).
+ */
+export interface FileLayer {
+  readonly source: FileSource;
+  /** The file as a problem line names it, e.g. `~/.config/opencode/compaction-guard.jsonc`. */
+  readonly name: string;
+  /** Its top-level keys in file order, with their values (JSON) and 1-based line numbers. */
+  readonly entries: ReadonlyArray<{ readonly key: string; readonly value: unknown; readonly line: number }>;
+  /** Problems of the file itself (unreadable, not JSONC, not an object), each a whole line. */
+  readonly problems: readonly string[];
+}
 
 /** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
 const boolText = lazily(() => zod().stringbool());
@@ -249,20 +267,32 @@ function unknownEnvProblem(name: string): string {
   return `${name}: not a setting; did you mean ${closest(name, names)}?`;
 }
 
+/** A settings file's key that is no setting: the nearest name when it is close (a typo), else the list. */
+function unknownKeyProblem(key: string): string {
+  const near = closest(key, KEYS);
+  const typo = distance(key.toLowerCase(), near.toLowerCase()) <= Math.max(2, Math.floor(near.length / 3));
+  return `${showValue(key)} is not a setting; ${typo ? `did you mean ${near}?` : `known: ${KEYS.join(", ")};`} ignored`;
+}
+
+/** The key a settings file may hold besides the settings: the JSON Schema an editor checks it with. */
+export const SCHEMA_KEY = "$schema";
+
 /**
- * Resolves settings from the plugin's options object and the environment.
+ * Resolves settings from the settings files, the plugin's options object and the environment.
  *
  * @param options the second argument opencode passes to the plugin (the object of a
  *   `["plugin", { … }]` entry in `opencode.json`), or undefined.
  * @param env environment variables, normally `process.env`.
- * @param scope `only`: the settings to read from the environment (the replay command reads
- *   those it has flags for; the rest keep their defaults and are not reported).
+ * @param scope `only`: the settings to read from the files and the environment (the replay
+ *   command reads those it has flags for; the rest keep their defaults and are not reported).
+ *   `files`: the settings files, already parsed (config/file.ts), lowest first (global, then
+ *   project); their own problems are reported first, in order.
  * @returns the settings, their sources and the list of ignored values; never throws.
  */
 export function resolveSettings(
   options: unknown,
   env: Readonly<Record<string, string | undefined>>,
-  scope: { readonly only?: readonly Key[] } = {},
+  scope: { readonly only?: readonly Key[]; readonly files?: readonly FileLayer[] } = {},
 ): ResolvedSettings {
   const inScope = (key: Key) => scope.only === undefined || scope.only.includes(key);
   const values: Record<string, unknown> = { ...DEFAULT_SETTINGS };
@@ -275,6 +305,16 @@ export function resolveSettings(
       sources[key] = kind;
     } else problems.push(`${source}: ${checked.problem}; using ${showValue(values[key])}`);
   };
+
+  for (const file of scope.files ?? []) {
+    problems.push(...file.problems);
+    for (const { key, value, line } of file.entries) {
+      const where = `${file.name}:${line}`;
+      if (key === SCHEMA_KEY) continue;
+      if (!isKey(key)) problems.push(`${where}: ${unknownKeyProblem(key)}`);
+      else if (inScope(key)) apply(key, value, where, file.source);
+    }
+  }
 
   if (options !== undefined && options !== null) {
     if (typeof options !== "object" || Array.isArray(options)) {
@@ -315,7 +355,8 @@ export function resolveSettings(
 
 /**
  * Every effective setting and where it came from, for the start-up line:
- * `threshold 3 (default), window 8 (option), …, ignore ["gh run watch"] (env)`.
+ * `threshold 3 (default), window 8 (option), …, ignore ["gh run watch"] (env)`; `statusFile`
+ * only when one is set.
  */
 export function describeSettings(resolved: Pick<ResolvedSettings, "settings" | "sources">): string {
   return KEYS.filter((key) => key !== "enabled")

@@ -1,33 +1,9 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import plugin from "../../src/index.js";
 import { createGuard, SERVICE } from "../../src/plugin/opencode-v1/guard.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
+import { hookInput, loop, upToSummary } from "../support/loop-hook.js";
 import { fakeClient } from "../support/client.js";
-
-const loop = JSON.parse(readFileSync(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
-  info: { id: string };
-  messages: Message[];
-};
-
-/** The history as it stood when the summary of compaction `n` (1-based) finished. */
-function upToSummary(messages: Message[], n: number): Message[] {
-  let seen = 0;
-  const end = messages.findIndex((m) => m.info.summary === true && ++seen === n);
-  return messages.slice(0, end + 1);
-}
-
-const hookInput = (messages: Message[], limit = { context: 8000, output: 2000 }) => {
-  const compaction = [...messages].reverse().find((m) => m.parts.some((p) => p.type === "compaction"))!;
-  return {
-    sessionID: loop.info.id,
-    agent: "build",
-    model: { id: "fakemodel", providerID: "fake", limit },
-    provider: { source: "config", info: {}, options: { apiKey: "sk-live-SECRET1234567890" } },
-    message: compaction.info,
-    overflow: false,
-  } as never;
-};
 
 async function run(messages: Message[], options?: unknown, env: Record<string, string> = {}) {
   const fake = fakeClient(() => ({ data: messages }));

@@ -11,8 +11,9 @@ export interface CliRun {
 /**
  * Runs `main(args)` with standard output and error collected as strings.
  * @param env the environment the settings are read from (default: none, so the machine's own variables never leak in).
+ * @param cwd where the project's settings file is looked for (default: the working directory).
  */
-export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+export async function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await main(
@@ -20,6 +21,8 @@ export async function cli(args: string[], env: Record<string, string> = {}): Pro
     (t) => (stdout += t),
     (t) => (stderr += t),
     env,
+    undefined,
+    cwd,
   );
   return { code, stdout, stderr };
 }

@@ -144,9 +144,13 @@ export function runBlock(block: Block, env: NodeJS.ProcessEnv, cwd: string = ROO
   return results;
 }
 
-/** The environment of a reader's shell: this machine's `OPENCODE_COMPACTION_GUARD_*` settings left out, UTC, `bin` first on PATH. */
+/**
+ * The environment of a reader's shell: this machine's `OPENCODE_COMPACTION_GUARD_*` settings
+ * and its global settings file left out (`XDG_CONFIG_HOME` names a folder that is not there),
+ * UTC, `bin` first on PATH.
+ */
 export function readerEnv(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("OPENCODE_COMPACTION_GUARD_")) out[k] = v;
-  return { ...out, PATH: `${bin}:${process.env.PATH ?? ""}`, TZ: "UTC", NO_COLOR: "1", ...extra };
+  return { ...out, PATH: `${bin}:${process.env.PATH ?? ""}`, TZ: "UTC", NO_COLOR: "1", XDG_CONFIG_HOME: `${bin}/no-config`, ...extra };
 }

@@ -7,6 +7,7 @@
  * opencode's runtime.
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
+import { loadSettingsFiles } from "../../config/file.js";
 import { resolveSettings } from "../../judge/settings.js";
 import { historyLimit } from "../../judge/verdict.js";
 import { reason } from "../../guard/host.js";
@@ -76,7 +77,8 @@ export interface GuardDeps {
 }
 
 /**
- * Builds the hooks for one opencode instance. Settings are resolved once; each ignored
+ * Builds the hooks for one opencode instance. Settings are resolved once (the settings files
+ * of config/file.ts: the global one, and the project's found from `input.directory`); each ignored
  * setting is logged once as a warning. Per-session state: the stop notes waiting for their
  * session to go idle, and the tool-loop check's (plugin/opencode-v1/tool-loop.ts), both bounded.
  *
@@ -96,7 +98,7 @@ export function createGuard(
   /** The project directory opencode runs in: previews show file paths relative to it. */
   const directory = typeof input.directory === "string" ? input.directory : undefined;
   const env = deps.env ?? process.env;
-  const resolved = resolveSettings(options, env);
+  const resolved = resolveSettings(options, env, { files: loadSettingsFiles(env, directory) });
   const { settings } = resolved;
   const registry = deps.registry;
   const copy = registry ? ++registry.copies : 1;

@@ -21,13 +21,14 @@
  *   compaction, the note that the turn goes on after a compaction and what already completed.
  *
  * Logs go to standard error, one line each, starting `compaction-guard` (the 2.x context offers
- * no log domain). Settings are the V1 plugin's (judge/settings.ts): `ctx.options`, then the
- * `OPENCODE_COMPACTION_GUARD_*` variables. Any failure is one warn line and opencode's own
+ * no log domain). Settings are the V1 plugin's (judge/settings.ts): the settings files, then
+ * `ctx.options`, then the `OPENCODE_COMPACTION_GUARD_*` variables. Any failure is one warn line and opencode's own
  * behaviour. Every part of the context may be missing: stopping loops needs `event.subscribe`
  * and `session.interrupt` (observe mode only the first), prevention `event.subscribe` and
  * `session.hook`; a feature whose part is missing is off, with one warn line naming it, and
  * `setup` never throws.
  */
+import { loadSettingsFiles } from "../../config/file.js";
 import { resolveSettings } from "../../judge/settings.js";
 import { historyLimit } from "../../judge/verdict.js";
 import { v2Event } from "../../hosts/opencode/v2.js";
@@ -102,11 +103,12 @@ const EVENTS_PER_MESSAGE = 6;
 
 /**
  * Builds the 2.x plugin.
- * @param deps test seams: the environment (default `process.env`) and where lines go
- *   (default standard error).
+ * @param deps test seams: the environment (default `process.env`), where lines go
+ *   (default standard error) and the folder the project's settings file is found from
+ *   (default the working directory).
  */
 export function createV2Plugin(
-  deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void } = {},
+  deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void; cwd?: string } = {},
 ): V2Plugin {
   const write = deps.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log: Log = async (level, message, extra) => {
@@ -120,7 +122,8 @@ export function createV2Plugin(
   const setup = async (context: V2PluginContext | undefined): Promise<(() => Promise<void>) | void> => {
     const ctx: V2PluginContext = isRecord(context) ? context : {};
     const env = deps.env ?? process.env;
-    const resolved = resolveSettings(ctx.options, env);
+    // The 2.x context names no directory: the project's settings file is found from the working directory.
+    const resolved = resolveSettings(ctx.options, env, { files: loadSettingsFiles(env, deps.cwd ?? process.cwd()) });
     const { settings } = resolved;
     for (const line of startupLines(resolved, env, "OpenCode 2.x entry", 1)) await log(line.level, line.message);
     if (!settings.enabled) return;
