@@ -90,9 +90,14 @@ afterAll(async () => {
 });
 
 describe("the packed package", () => {
-  it("holds LICENSE, README.md, package.json and dist/ only", () => {
+  it("holds LICENSE, README.md, package.json, dist/ and the settings files' JSON Schema only", () => {
     const files = pack.project.files;
-    expect(files.filter((f) => !f.startsWith("dist/"))).toEqual(["LICENSE", "README.md", "package.json"]);
+    expect(files.filter((f) => !f.startsWith("dist/"))).toEqual([
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "schema/compaction-guard.schema.json",
+    ]);
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/cli/bin.js");
     expect(files.some((f) => /test|fixture|\.ts$/.test(f.replace(/\.d\.ts$/, "")))).toBe(false);

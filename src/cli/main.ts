@@ -4,6 +4,7 @@
  * compaction of an `opencode export` file or a Claude Code / Codex transcript (`--chart`: its
  * context size per step under the table).
  * `opencode-compaction-guard audit …` (cli/audit.ts): the same decision over many sessions.
+ * `opencode-compaction-guard init [--global] [--force]` (cli/init.ts): a settings file to edit.
  *
  * Exit codes: 0 it ran (whatever it decided); 2 bad input or usage, one line on stderr;
  * 1 an internal error (a bug), one line on stderr.
@@ -60,6 +61,10 @@ const COMMANDS_USAGE = [
     "how often did your sessions loop, and what did it cost? Every session of your own opencode, " +
       "or every export and Claude Code / Codex transcript among the files and folders given (audit --help)",
   ),
+  helpLines(
+    "init [--global]",
+    "write .opencode/compaction-guard.jsonc here (--global: in opencode's global config folder), every setting commented out at its default (init --help)",
+  ),
   helpLines("help [command]", "this help, or a command's"),
   helpLines("version", "print the version (also -v, --version)"),
   "",
@@ -90,7 +95,13 @@ const USAGE = [
 
 /** The help a topic asks for (`help audit`, audit's loaded only then); undefined for a topic that is no command. */
 const helpOf = async (topic: string): Promise<string | undefined> =>
-  topic === "replay" ? USAGE : topic === "audit" ? (await import("./audit.js")).AUDIT_USAGE : undefined;
+  topic === "replay"
+    ? USAGE
+    : topic === "audit"
+      ? (await import("./audit.js")).AUDIT_USAGE
+      : topic === "init"
+        ? (await import("./init.js")).INIT_USAGE
+        : undefined;
 
 /** Every long flag replay knows, for "did you mean". */
 const KNOWN_FLAGS = [...DECISION_FLAGS, ...REPLAY_FLAGS.map((o) => `--${o.flag}`), "--version", "--help"];
@@ -129,7 +140,7 @@ function positionalsOf(argv: readonly string[]): string[] {
  *   for `audit` with no path, the environment opencode runs with).
  * @param progress where `audit` draws its progress bar, only when it is a TTY (default: standard error).
  * @param cwd where the project's settings file (`.opencode/compaction-guard.jsonc`) is looked
- *   for, up the tree (default: the working directory).
+ *   for, up the tree, and where `init` writes it (default: the working directory).
  * @returns the exit code (0, 1 or 2, see above); never throws.
  */
 export async function main(
@@ -151,6 +162,7 @@ export async function main(
       out(help);
       return 0;
     }
+    if (first === "init") return await (await import("./init.js")).runInit(args, out, env, cwd);
     if (first === "version") {
       out(`${VERSION}\n`);
       return 0;
