@@ -44,6 +44,12 @@ export interface GuardHost {
   readonly halt: (sessionID: string) => Promise<void> | void;
   /** Leaves the stop note in the session (now, or when it goes idle); absent where the host offers no way. */
   readonly note?: ((sessionID: string, text: string) => Promise<void> | void) | undefined;
+  /**
+   * Told of each stop that took effect (enforce mode, a loop, after `halt`), with the rule and
+   * the compaction's index (null when unknown): the headless stop line and the status file.
+   * Never rejects; absent where the host reports no stop.
+   */
+  readonly stopped?: ((sessionID: string, rule: string, index: number | null) => Promise<void>) | undefined;
 }
 
 /** A one-line description of anything thrown, without stack or payload, secrets masked, at most 200 characters. */

@@ -28,9 +28,10 @@ const sessionWord = (host: GuardHost, sessionID: string): string => `${host.stop
  *
  * - allowed, or housekeeping (severity `info`) where the host interrupts (a V2 session has no
  *   continue turn to skip): one info line (none with `notify: "off"`);
- * - otherwise, in enforce mode, `host.halt` first (a failure is one warn line and the end);
- *   then, unless `notify` is `off`: for a loop (severity `warning`) a toast (`notify: "toast"`),
- *   a warn line and, in enforce mode, the stop note; for housekeeping an info line only. Observe
+ * - otherwise, in enforce mode, `host.halt` first (a failure is one warn line and the end),
+ *   then for a loop `host.stopped`; then, unless `notify` is `off`: for a loop (severity
+ *   `warning`) a toast (`notify: "toast"`), a warn line and, in enforce mode, the stop note;
+ *   for housekeeping an info line only. Observe
  *   mode halts nothing, writes no note, and its line and toast say what would have been done.
  *
  * Never rejects.
@@ -60,6 +61,7 @@ export async function respond(
       return;
     }
   }
+  if (!observe && loop) await host.stopped?.(sessionID, verdict.rule ?? "unknown", index);
   if (settings.notify === "off") return;
   const title = await Promise.resolve(context.title).catch(() => undefined);
   const session = sessionLabel(sessionID, title);

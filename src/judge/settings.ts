@@ -183,6 +183,15 @@ export const SETTINGS = {
     help: "after a compaction, tell the summarizer and the model what was already done and that the continue turn is no new instruction",
     fromText: boolean,
   }),
+  statusFile: spec({
+    schema: lazily(() => zod().string().max(4096)),
+    default: "",
+    expected: "a file path (empty: none)",
+    env: "OPENCODE_COMPACTION_GUARD_STATUS_FILE",
+    flag: null,
+    help: "a file the guard writes a JSON status to each time it stops a session (empty: none); relative to the project directory",
+    fromText: (text) => text,
+  }),
   enabled: spec({
     schema: lazily(() => zod().boolean()),
     default: true,
@@ -359,7 +368,7 @@ export function resolveSettings(
  * only when one is set.
  */
 export function describeSettings(resolved: Pick<ResolvedSettings, "settings" | "sources">): string {
-  return KEYS.filter((key) => key !== "enabled")
+  return KEYS.filter((key) => key !== "enabled" && !(key === "statusFile" && resolved.settings.statusFile === ""))
     .map((key) => `${key} ${showValue(resolved.settings[key])} (${resolved.sources[key]})`)
     .join(", ");
 }

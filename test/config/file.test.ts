@@ -109,7 +109,7 @@ describe("a broken file: one line naming the file, the line and the key; the res
     expect(resolved.problems).toEqual([
       '~/proj/.opencode/compaction-guard.jsonc:4: window must be an integer from 1 to 1000, got "x"; using 8',
       '~/proj/.opencode/compaction-guard.jsonc:5: "thresold" is not a setting; did you mean threshold? ignored',
-      '~/proj/.opencode/compaction-guard.jsonc:6: "colour" is not a setting; known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, enabled; ignored',
+      '~/proj/.opencode/compaction-guard.jsonc:6: "colour" is not a setting; known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, statusFile, enabled; ignored',
     ]);
     expect(resolved.settings).toMatchObject({ threshold: 5, window: 8, mode: "observe" });
     expect(resolved.sources).toMatchObject({ threshold: "project file", window: "default", mode: "project file" });

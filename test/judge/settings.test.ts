@@ -15,6 +15,7 @@ describe("resolveSettings", () => {
         notify: "toast",
         mode: "enforce",
         prevent: true,
+        statusFile: "",
         enabled: true,
       },
       sources: {
@@ -28,6 +29,7 @@ describe("resolveSettings", () => {
         notify: "default",
         mode: "default",
         prevent: "default",
+        statusFile: "default",
         enabled: "default",
       },
       problems: [],
@@ -53,6 +55,7 @@ describe("resolveSettings", () => {
       notify: "log",
       mode: "enforce",
       prevent: true,
+      statusFile: "",
       enabled: true,
       ignore: ["gh run watch"],
       toolLoop: "warn",
@@ -88,6 +91,7 @@ describe("resolveSettings", () => {
       "OPENCODE_COMPACTION_GUARD_NOTIFY",
       "OPENCODE_COMPACTION_GUARD_MODE",
       "OPENCODE_COMPACTION_GUARD_PREVENT",
+      "OPENCODE_COMPACTION_GUARD_STATUS_FILE",
       "OPENCODE_COMPACTION_GUARD_DISABLED",
     ]);
   });
@@ -102,7 +106,7 @@ describe("resolveSettings", () => {
       "plugin option threshold: threshold must be an integer from 2 to 1000, got 2.5; using 3",
       'plugin option window: window must be an integer from 1 to 1000, got "8"; using 8',
       'plugin option notify: notify must be toast, log or off, got "popup"; using "toast"',
-      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, enabled); ignored",
+      "plugin option typo: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, statusFile, enabled); ignored",
       "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION: minReduction must be a number from 0 to below 1, got 1; using 0.1",
       'OPENCODE_COMPACTION_GUARD_DISABLED: must be true or false (or 1/0, yes/no, on/off), got "maybe"; the guard stays enabled',
     ]);

@@ -279,7 +279,7 @@ describe("notifications that fail never undo a denial nor hold the hook", () => 
     const messages = fake.client.app.log.mock.calls.map(([options]) => (options as { body: { message: string } }).body.message);
     expect(messages).toEqual([
       'compaction-guard: setting ignored: plugin option threshold: threshold must be an integer from 2 to 1000, got "three"; using 3',
-      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, enabled); ignored",
+      "compaction-guard: setting ignored: plugin option colour: unknown setting (known: threshold, window, minReduction, predict, matchOutput, ignore, toolLoop, notify, mode, prevent, statusFile, enabled); ignored",
       `compaction-guard ${VERSION} loaded: threshold 3 (default), window 8 (default), minReduction 0.1 (default), predict true (default), matchOutput true (default), ignore [] (default), toolLoop "warn" (default), notify "toast" (default), mode "enforce" (default), prevent true (default)`,
       expect.stringMatching(/^compaction-guard stopped auto-continue/),
     ]);

@@ -3,8 +3,11 @@
  * notice after the output, one warn line per chain, the refusal and the abort in stop mode,
  * the note once the session is idle, bounded state, and SDK failures that change nothing.
  */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
+import { createGuard, type GuardDeps } from "../../src/plugin/opencode-v1/guard.js";
 import { MAX_TOOL_LOOP_SESSIONS, createToolLoopHooks } from "../../src/plugin/opencode-v1/tool-loop.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
 import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
@@ -15,12 +18,12 @@ import { publish } from "./publish.js";
 const echo = bash("echo hi", "hi\n");
 
 /** A guard on a session whose history grows by one echo step per call of `run`. */
-function setup(options: Record<string, unknown> = {}) {
+function setup(options: Record<string, unknown> = {}, deps: Omit<GuardDeps, "env"> = {}) {
   const session = new SessionBuilder("ses_loop").user("say hi");
   const fake = fakeClient((query) => newestMessages(session.messages)(query));
   const abort = vi.fn(async () => ({ data: true }));
   (fake.client.session as Record<string, unknown>).abort = abort;
-  const hooks = createGuard({ client: fake.client as never }, options, { env: {} });
+  const hooks = createGuard({ client: fake.client as never }, options, { env: {}, ...deps });
   /** One call of `echo hi`: before, then after with its output; the step is then stored (with what the hook made of the output) and its events sent. */
   const run = async (spec = echo) => {
     const callID = `call_${session.messages.length}`;
@@ -97,6 +100,25 @@ describe("stop", () => {
     expect(part.metadata).toEqual({ compaction_guard: { note: "tool-loop-stopped" } });
     expect(part.text).toMatch(/^Tool loop stopped by compaction-guard: the same bash call \(echo hi\) returned the same result 4 times/);
     expect(fake.prompts[0]!.body.noReply).toBe(true);
+  });
+
+  it("under opencode run, the stop prints its one line (rule tool-loop) and writes the status file once", async () => {
+    const statusFile = join(mkdtempSync(join(tmpdir(), "ocg-tool-loop-")), "status.json");
+    const stderr: string[] = [];
+    const { run } = setup({ toolLoop: "stop", statusFile }, { headless: true, writeErr: (line) => stderr.push(line) });
+    for (let i = 0; i < 4; i++) await run();
+    expect(stderr).toEqual([]);
+    await expect(run()).rejects.toThrow(/refused/);
+    await expect(run()).rejects.toThrow(/refused/);
+    expect(stderr).toEqual(["compaction-guard: stopped ses_loop (tool-loop)"]);
+    // The status is written beside the refusal, not awaited by it.
+    await vi.waitFor(() => expect(existsSync(statusFile)).toBe(true));
+    expect(JSON.parse(readFileSync(statusFile, "utf8"))).toMatchObject({
+      session: "ses_loop",
+      decision: "deny",
+      rule: "tool-loop",
+      compaction: null,
+    });
   });
 
   it("a different call after the warnings is not refused", async () => {

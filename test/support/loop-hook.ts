@@ -30,17 +30,23 @@ export const hookInput = (messages: Message[], limit = { context: 8000, output: 
 };
 
 /**
- * One autocontinue decision of a guard built by createGuard (fake client) at compaction `n` of
- * the loop: the output and the log.
+ * One autocontinue decision of a guard built by createGuard (fake client, `headless` true unless
+ * said) at compaction `n` of the loop: the output, the lines written to standard error, the log.
  */
-export async function decide(n: number, options: { env?: Record<string, string>; directory?: string; plugin?: unknown } = {}) {
+export async function decide(
+  n: number,
+  options: { env?: Record<string, string>; headless?: boolean; directory?: string; plugin?: unknown } = {},
+) {
   const messages = upToSummary(loop.messages, n);
   const fake = fakeClient(() => ({ data: messages }));
+  const stderr: string[] = [];
   const hooks = createGuard({ client: fake.client as never, directory: options.directory }, options.plugin, {
     env: options.env ?? {},
+    headless: options.headless ?? true,
+    writeErr: (line) => stderr.push(line),
   });
   const output = { enabled: true };
   // A disabled guard has no hook: the output stays as opencode made it.
   await hooks["experimental.compaction.autocontinue"]?.(hookInput(messages), output);
-  return { output, logs: fake.logs, startup: fake.startup };
+  return { output, stderr, logs: fake.logs, startup: fake.startup };
 }

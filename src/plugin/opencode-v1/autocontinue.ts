@@ -16,6 +16,7 @@ import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { respond } from "../../guard/respond.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
 import type { DecisionRead } from "./mirror.js";
+import type { Outcome } from "./outcome.js";
 import type { DecisionRegistry } from "./registry.js";
 import type { StopNotes } from "./stop-note.js";
 import type { V1Host } from "./v1-host.js";
@@ -39,6 +40,8 @@ export interface AutocontinueDeps {
    * or else in the whole session when `whole` is false; undefined when never switched.
    */
   readonly modeOf?: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
+  /** Told of each stop: the headless stop line and the status file (./outcome.ts). */
+  readonly outcome?: Outcome;
 }
 
 /** Builds the hook. It never throws; any failure is one warn line and opencode's own behaviour. */
@@ -98,6 +101,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
           halt: () => {
             output.enabled = false;
           },
+          stopped: deps.outcome?.stopped,
           // The toast is gone in seconds: leave the reason in the session too. Not now: right
           // after this hook opencode reads the history again, and answers a user message added
           // now as a new turn (checked in 1.18.33: the loop goes on). The note is written when

@@ -17,6 +17,7 @@ import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
 import { createMirror, type DecisionRead } from "./mirror.js";
 import { v1Timeline } from "../timelines.js";
+import { createOutcome } from "./outcome.js";
 import { createPrevention } from "./prevent.js";
 import { owned, PROCESS_OWNERS, PROCESS_REGISTRY, type DecisionRegistry, type HookOwners } from "./registry.js";
 import { createStopNotes } from "./stop-note.js";
@@ -74,6 +75,10 @@ export interface GuardDeps {
   readonly backoff?: Pick<BackoffDeps, "now" | "firstDelayMs" | "maxDelayMs">;
   /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
   readonly fetch?: typeof fetch;
+  /** Is this `opencode run`? (default: from this process's pid and command line, ./outcome.ts `isHeadlessRun`). */
+  readonly headless?: boolean;
+  /** Where the headless stop line goes (default standard error). */
+  readonly writeErr?: (line: string) => void;
 }
 
 /**
@@ -175,6 +180,8 @@ export function createGuard(
     return { data, timeline: v1Timeline(data) };
   };
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
+  /** What a script sees of a stop: the line under `opencode run`, the status file (./outcome.ts). */
+  const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({
     client: input.client,
@@ -207,6 +214,7 @@ export function createGuard(
         variant: undefined,
       }),
     reason,
+    stopped: outcome.stopped,
   });
   const preventTimeoutMs = deps.preventTimeoutMs ?? PREVENT_READ_TIMEOUT_MS;
   const prevention = createPrevention({
@@ -226,6 +234,7 @@ export function createGuard(
     toast: host.toast,
     claim: registry ? (sessionID, messageID) => registry.claim(sessionID, messageID) : undefined,
     fetch: deps.fetch,
+    stopped: outcome.stopped,
   });
 
   // One copy of the guard reads a session at first sight; the others read only when they decide.
@@ -243,6 +252,7 @@ export function createGuard(
       read: (sessionID, current) => readForDecision(sessionID, current, messagesTimeoutMs),
       registry,
       modeOf: command.modeOf,
+      outcome,
     }),
     event: createEventHandler({ notes, toolLoop, v2, mirror, firstSight }),
     dispose: async () => {

@@ -42,6 +42,8 @@ export interface ToolLoopDeps {
   readonly noteWhenIdle: (sessionID: string, text: string) => void;
   /** A one-line reason of anything thrown, secrets masked. */
   readonly reason: (error: unknown) => string;
+  /** Told of each session stopped (rule `tool-loop`): the headless stop line and the status file; never rejects. */
+  readonly stopped?: (sessionID: string, rule: string, compaction: number | null) => Promise<void>;
 }
 
 /** Per session: the chain already logged, and (stop mode) the call to refuse next. */
@@ -101,6 +103,7 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
           `compaction-guard stopped a tool loop in session ${sessionID}: ${refuse.tool} (${refuse.preview}) refused after ${refuse.runs} identical runs`,
           { sessionID, tool: refuse.tool, runs: refuse.runs },
         );
+        void deps.stopped?.(sessionID, "tool-loop", null);
         // Not awaited (the abort waits for the tool call this hook runs inside), and sent after
         // the refusal is recorded: an abort that lands first records "Tool execution aborted".
         setTimeout(() => {

@@ -31,6 +31,8 @@ export interface V2RunnerDeps {
   readonly claim?: ((sessionID: string, messageID: string) => boolean) | undefined;
   /** Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
+  /** Told of each session stopped: the status file (../opencode-v1/outcome.ts); never rejects. */
+  readonly stopped?: (sessionID: string, rule: string, index: number | null) => Promise<void>;
 }
 
 /**
@@ -66,6 +68,7 @@ export function createV2Runner(deps: V2RunnerDeps): { event(event: unknown): Pro
       halt: async (sessionID) => {
         await call("POST", `${encodeURIComponent(sessionID)}/interrupt`);
       },
+      stopped: deps.stopped,
       readTitle: async (sessionID) => {
         const body = await call("GET", encodeURIComponent(sessionID));
         return titleOf(isRecord(body) ? body.data : undefined);
