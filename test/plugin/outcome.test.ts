@@ -19,6 +19,8 @@ describe("isHeadlessRun", () => {
     expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "run", "--print-logs", "fix it"], env, 42)).toBe(true);
     expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "--print-logs", "run", "x"], env, 42)).toBe(true);
     expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js"], env, 42)).toBe(false);
+    // The TUI's plugins run in its worker (seen in 1.18.33).
+    expect(isHeadlessRun(["bun", "/$bunfs/root/src/cli/tui/worker.js"], env, 42)).toBe(false);
     expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "serve"], env, 42)).toBe(false);
     expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "/home/me/run"], env, 42)).toBe(false);
     // A child of opencode (a test runner started by its bash tool) inherits OPENCODE_PID with another pid.
