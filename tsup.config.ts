@@ -36,8 +36,8 @@ export default defineConfig([
     // dist/cli/pictures.mjs, imported when they draw (the build below). Three stay in
     // node_modules, imported on first use: the SDK (an ES module; only audit through opencode
     // serve needs it), cli-progress (only audit on a terminal draws a bar: a tenth of the file
-    // to parse at every start) and zod, which src/shared/zod.ts requires (the bundler does not
-    // see that require). dist/cli/package.json says the folder's .js files are CommonJS.
+    // to parse at every start), zod, which src/shared/zod.ts requires (the bundler does not
+    // see that require), and jsonc-parser, which src/config/file.ts requires the same way. dist/cli/package.json says the folder's .js files are CommonJS.
     entry: { bin: "src/bin.ts" },
     outDir: "dist/cli",
     format: ["cjs"],
