@@ -16,13 +16,16 @@ const folder = () => mkdtempSync(join(tmpdir(), "ocg-outcome-"));
 describe("isHeadlessRun", () => {
   it("is opencode's own process (OPENCODE_PID is its pid) whose first word is run", () => {
     const env = { OPENCODE_PID: "42" };
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "run", "--print-logs", "fix it"], env, 42)).toBe(true);
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "--print-logs", "run", "x"], env, 42)).toBe(true);
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js"], env, 42)).toBe(false);
+    // opencode's bundled entry and the TUI's worker, as the binary names them (their folder does not matter).
+    const entry = "$bunfs/root/src/index.js";
+    const worker = "$bunfs/root/src/cli/tui/worker.js";
+    expect(isHeadlessRun(["bun", entry, "run", "--print-logs", "fix it"], env, 42)).toBe(true);
+    expect(isHeadlessRun(["bun", entry, "--print-logs", "run", "x"], env, 42)).toBe(true);
+    expect(isHeadlessRun(["bun", entry], env, 42)).toBe(false);
     // The TUI's plugins run in its worker (seen in 1.18.33).
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/cli/tui/worker.js"], env, 42)).toBe(false);
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "serve"], env, 42)).toBe(false);
-    expect(isHeadlessRun(["bun", "/$bunfs/root/src/index.js", "/home/me/run"], env, 42)).toBe(false);
+    expect(isHeadlessRun(["bun", worker], env, 42)).toBe(false);
+    expect(isHeadlessRun(["bun", entry, "serve"], env, 42)).toBe(false);
+    expect(isHeadlessRun(["bun", entry, "projects/run"], env, 42)).toBe(false);
     // A child of opencode (a test runner started by its bash tool) inherits OPENCODE_PID with another pid.
     expect(isHeadlessRun(["node", "vitest.mjs", "run"], env, 43)).toBe(false);
     expect(isHeadlessRun(["node", "vitest.mjs", "run"], {}, 43)).toBe(false);

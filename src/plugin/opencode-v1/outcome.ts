@@ -16,8 +16,8 @@ import { reason, type Log } from "../../guard/host.js";
  * sets `OPENCODE_PID` to its own pid at start-up (its children inherit it with another pid, so
  * it names the opencode process itself, not a test runner or a tool it started), and it runs
  * plugins in the process that parsed its command line, where `run` is the first word that is no
- * flag (`["bun", "/$bunfs/root/src/index.js", "run", "--print-logs", …]`; the TUI runs them in
- * a worker whose command line is `["bun", "/$bunfs/root/src/cli/tui/worker.js"]`, `serve` has
+ * flag (`["bun", <its bundled src/index.js>, "run", "--print-logs", …]`; the TUI runs them in
+ * a worker whose command line is `["bun", <its bundled src/cli/tui/worker.js>]`, `serve` has
  * its own word). Other signals fail: `opencode run` answers `tui.showToast` with `data:
  * true` as the TUI does, and standard error is a terminal, or not, in both. (`run --attach`
  * sends the prompt to another opencode's server: its plugins run there, under that process's
