@@ -584,11 +584,7 @@ export class InformationState {
   private said = new Set<string>();
   /** Per check, its run since the last new effect (or since its answer last moved). */
   private runs = new Map<string, CheckRun>();
-  /**
-   * Per task handed to a subagent that may change things (by its agent and prompt): the
-   * epoch after its last run, and whether everything asked since brought nothing (undefined:
-   * nothing asked yet).
-   */
+  /** The tasks handed to subagents that may change things since the user's last message (see {@link Delegation}). */
   private delegated: Delegation[] = [];
   /** Each shell command read so far (see {@link commandOf}). */
   private readonly commands = new Map<string, ShellCommand>();
@@ -664,8 +660,10 @@ export class InformationState {
    * Is the effect new? Not when it was done before with the same answer and, for an effect
    * on a known file, nothing changed that file since (another effect on it, or one whose
    * files are not known): an effect on files not known that answers exactly as before
-   * changed nothing the session can see. Nor when it brings the world back to a state it
-   * had since the user's last message (./world.ts): what was seen in that state holds again.
+   * changed nothing the session can see. Nor when it brings the world back, for the second
+   * time or more, to a state it had since the user's last message with nothing learned since
+   * it left it (./world.ts): what was seen in that state holds again. Nor a task handed a
+   * third time in a row with nothing learned since ({@link delegationOf}).
    * A new one starts afresh: what was seen before it may have changed.
    */
   private effect(call: ToolCall, input: string | undefined): boolean {
