@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ANSWERED } from "../../src/plugin/opencode-v1/command.js";
 import { GUARD_COMMAND_DESCRIPTION, switchLine } from "../../src/plugin/opencode-v1/guard-command.js";
@@ -14,7 +16,7 @@ const loop = JSON.parse(readFileSync(new URL("../../fixtures/opencode-1.18.33-lo
 const SESSION = loop.info.id;
 
 /** A guard over a session whose messages are `messages` (the note a prompt writes is appended, as opencode stores it). */
-async function guardOver(messages: Message[], options?: unknown) {
+async function guardOver(messages: Message[], options?: unknown, env: Record<string, string> = {}) {
   const fake = fakeClient(newestMessages(messages));
   fake.client.session.prompt.mockImplementation(async (call: { path: { id: string }; body: PromptBody }) => {
     fake.prompts.push({ sessionID: call.path.id, body: call.body });
@@ -22,7 +24,7 @@ async function guardOver(messages: Message[], options?: unknown) {
     messages.push({ info, parts: call.body.parts as never });
     return { data: { info, parts: call.body.parts } };
   });
-  const hooks = createGuard({ client: fake.client as never }, options, { env: {} });
+  const hooks = createGuard({ client: fake.client as never }, options, { env });
   const cfg: { command?: Record<string, { template?: string; description?: string }> } = {};
   await hooks.config!(cfg as never);
   return { ...fake, hooks, cfg };
@@ -155,54 +157,55 @@ describe("the per-session switch", () => {
     expect(await decide(restarted.hooks, messages)).toBe(false);
   });
 
-  it("a switch further back than the bounded read is found in the whole session", async () => {
-    const session = new SessionBuilder(SESSION).user();
-    const messages: Message[] = [...session.messages];
-    const first = await guardOver(messages, { predict: false });
-    await guard(first.hooks, "off");
+  /** A session switched off at its start, then 210 steps and four compactions of one failing call: the switch is older than the bounded read. */
+  const switchedLongAgo = async (env: Record<string, string>) => {
+    const messages: Message[] = [...new SessionBuilder(SESSION).user().messages];
+    await guard((await guardOver(messages, { predict: false }, env)).hooks, "off");
     const more = new SessionBuilder(SESSION);
     for (let i = 0; i < 210; i++) more.step(bash(`echo ${i}`, `${i}\n`));
     for (let i = 0; i < 4; i++) more.step(bash("npm test", "1 failing")).compact();
     messages.push(...more.messages);
-    const restarted = await guardOver(messages, { predict: false });
+    return messages;
+  };
+  const limitsAsked = (client: Awaited<ReturnType<typeof guardOver>>["client"]) =>
+    client.session.messages.mock.calls.map((c) => (c[0] as { query?: { limit?: number } }).query?.limit);
+
+  it("a switch further back than the bounded read is found in the switch file: the whole session is never read", async () => {
+    const env = { XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "switches-")) };
+    const messages = await switchedLongAgo(env);
+    expect(JSON.parse(readFileSync(join(env.XDG_DATA_HOME, "opencode/compaction-guard/switches.json"), "utf8"))).toEqual({
+      [SESSION]: "off",
+    });
+    const restarted = await guardOver(messages, { predict: false }, env);
     expect(await decide(restarted.hooks, messages)).toBe(true);
-    expect(restarted.client.session.messages.mock.calls.map((c) => (c[0] as { query?: { limit?: number } }).query?.limit)).toEqual([
-      200,
-      undefined,
-    ]);
+    expect(limitsAsked(restarted.client)).toEqual([200]);
   });
 
-  it("at tool time, a switch older than the per-step read is read in the background: the step does not wait for the whole session", async () => {
+  it("with no home in the environment there is no switch file: a switch older than the bounded read is not found, and the settings apply", async () => {
+    const messages = await switchedLongAgo({});
+    const restarted = await guardOver(messages, { predict: false });
+    expect(await decide(restarted.hooks, messages)).toBe(false);
+    expect(limitsAsked(restarted.client)).toEqual([200]);
+  });
+
+  it("at tool time, a switch older than the per-step read holds from the first step, read from the switch file", async () => {
+    const env = { XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "switches-")) };
     const messages: Message[] = [...new SessionBuilder(SESSION).user().messages];
-    const first = await guardOver(messages);
-    await guard(first.hooks, "off");
+    await guard((await guardOver(messages, undefined, env)).hooks, "off");
     const more = new SessionBuilder(SESSION);
     for (let i = 0; i < 210; i++) more.step(bash(`echo ${i}`, `${i}\n`));
     for (let i = 0; i < 3; i++) more.step(bash("make", "error 1"));
     messages.push(...more.messages);
-    const restarted = await guardOver(messages);
-    // The whole-session read answers only when told to.
-    let answerWhole: () => void = () => {};
-    const answered = newestMessages(messages);
-    restarted.client.session.messages.mockImplementation(async (call: { path: { id: string }; query?: { limit?: number } }) => {
-      if (call.query?.limit === undefined) await new Promise<void>((resolve) => (answerWhole = resolve));
-      return answered(call.query ?? {});
-    });
-    const call = async () => {
-      const output = { title: "", output: "error 1", metadata: {} };
-      await restarted.hooks["tool.execute.after"]!({ tool: "bash", sessionID: SESSION, callID: "c", args: { command: "make" } }, output);
-      return output.output;
-    };
-    // The first step is checked with the settings while the whole session is read.
-    expect(await call()).toBe(`error 1${toolLoopNotice(4, false)}`);
-    expect(await call()).toContain("error 1");
-    const limits = () => restarted.client.session.messages.mock.calls.map((c) => (c[0] as { query?: { limit?: number } }).query?.limit);
-    expect(limits().filter((limit) => limit === undefined)).toHaveLength(1);
-    answerWhole();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    // Read: the switch (off) holds from now on.
-    expect(await call()).toBe("error 1");
-    expect(limits().filter((limit) => limit === undefined)).toHaveLength(1);
+    const restarted = await guardOver(messages, undefined, env);
+    const output = { title: "", output: "error 1", metadata: {} };
+    await restarted.hooks["tool.execute.after"]!({ tool: "bash", sessionID: SESSION, callID: "c", args: { command: "make" } }, output);
+    expect(output.output).toBe("error 1");
+    expect(limitsAsked(restarted.client).filter((limit) => limit === undefined)).toEqual([]);
+    // The same session without the switch file: the notice is added.
+    const unswitched = await guardOver(messages);
+    const plain = { title: "", output: "error 1", metadata: {} };
+    await unswitched.hooks["tool.execute.after"]!({ tool: "bash", sessionID: SESSION, callID: "c", args: { command: "make" } }, plain);
+    expect(plain.output).toBe(`error 1${toolLoopNotice(4, false)}`);
   });
 
   it("/guard observe: the loop goes on, with the observe line", async () => {

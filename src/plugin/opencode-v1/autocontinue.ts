@@ -37,9 +37,9 @@ export interface AutocontinueDeps {
   readonly registry: DecisionRegistry | undefined;
   /**
    * The session's `/guard` switch (./command.ts), found in `newest` (the messages just read)
-   * or else in the whole session when `whole` is false; undefined when never switched.
+   * or else in the switch file; undefined when never switched.
    */
-  readonly modeOf?: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
+  readonly modeOf?: (sessionID: string, newest: readonly unknown[]) => Promise<SessionMode | undefined>;
   /** Told of each stop: the headless stop line and the status file (./outcome.ts). */
   readonly outcome?: Outcome;
 }
@@ -63,7 +63,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
         const found = findDecisionPoint(kept, compactionID);
         return compactionID !== undefined && found?.messageID === compactionID && found.succeeded;
       });
-      const switched = await deps.modeOf?.(sessionID, data, data.length < limit);
+      const switched = await deps.modeOf?.(sessionID, data);
       if (switched === "off") return void (await host.log("info", switchedOffLogMessage(sessionID), { sessionID }));
       const point = findDecisionPoint(timeline, compactionID);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);

@@ -10,8 +10,9 @@
  * message the model reads. opencode logs the throw as one ERROR line; `opencode run
  * --command guard` prints it and exits 1.
  *
- * The switch (`/guard off|on|observe`) is kept in the session's history and cached here per
- * session; the autocontinue and tool-time hooks ask {@link GuardCommand.modeOf} before acting.
+ * The switch (`/guard off|on|observe`) is written into the session's history and into the
+ * switch file (./switches.ts), and cached here per session; the autocontinue and tool-time
+ * hooks ask {@link GuardCommand.modeOf} before acting.
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
@@ -33,6 +34,7 @@ import {
   type SessionMode,
 } from "./guard-command.js";
 import { isRecord } from "../../shared/record.js";
+import type { SwitchFile } from "./switches.js";
 
 /** What the thrown error says: opencode logs it, and `opencode run --command guard` prints it. */
 export const ANSWERED = "compaction-guard answered /guard in the session itself (no model request)";
@@ -43,13 +45,13 @@ const MAX_SESSIONS = 1_000;
 /** What the command takes from the guard (plugin/opencode-v1/guard.ts). */
 export interface CommandDeps {
   readonly client: Client;
+  /** Where each session's switch is kept, so that it is found without reading the whole session (./switches.ts). */
+  readonly switches: SwitchFile;
   /** The guard's read of a session's messages (./v1-host.ts `readMessages`): the newest `count`, or all when undefined. */
   readonly readMessages: (sessionID: string, count: number | undefined, timeoutMs: number) => Promise<unknown[]>;
   readonly resolved: Pick<ResolvedSettings, "settings" | "sources">;
   readonly directory: string | undefined;
   readonly log: Log;
-  /** How many messages the guard's bounded read asks for (`historyLimit`). */
-  readonly limit: number;
   /** How long each SDK call may take, ms. */
   readonly timeoutMs: number;
   /** opencode's `compaction.reserved` (tokens), as the guard reads it; never rejects. */
@@ -70,11 +72,11 @@ export interface GuardCommand {
   readonly before: NonNullable<Hooks["command.execute.before"]>;
   /**
    * The session's switch, or undefined when none was set (the settings apply). Read from
-   * `newest` (the caller's bounded read, oldest first; `whole`: it is the whole session) when
-   * it holds one, else from the whole session (one more read, unless `whole`), once per session;
-   * cached. Never rejects: a failed read counts as no switch (cached too), with one warn line.
+   * `newest` (the caller's bounded read, oldest first) when it holds one, else from the switch
+   * file, once per session; cached. Never rejects: a file that cannot be read counts as no
+   * switch (cached too), with one warn line.
    */
-  readonly modeOf: (sessionID: string, newest: readonly unknown[], whole: boolean) => Promise<SessionMode | undefined>;
+  readonly modeOf: (sessionID: string, newest: readonly unknown[]) => Promise<SessionMode | undefined>;
   /**
    * `hook`, skipped in a session switched off. The switch is read as {@link modeOf} reads it,
    * through the per-step back-off: while backed off the hook runs (and reads nothing itself).
@@ -83,8 +85,8 @@ export interface GuardCommand {
     hook: (input: I, output: O) => Promise<void>,
   ) => (input: I, output: O) => Promise<void>;
   /**
-   * At a session's first event: its first read, and its switch when that read holds it (or is
-   * the whole session), in the background. Returns at once; never rejects.
+   * At a session's first event: its first read, and its switch (from that read or the switch
+   * file), in the background. Returns at once; never rejects.
    */
   readonly firstSight: (sessionID: string) => void;
 }
@@ -142,37 +144,31 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
 
   const read = (sessionID: string, limit?: number, ms = timeoutMs): Promise<unknown[]> => deps.readMessages(sessionID, limit, ms);
 
-  /** The switch in `newest`, else in the whole session (read when `newest` is not all of it); rejects when a read fails. */
-  const lookUp = async (sessionID: string, newest: readonly unknown[], whole: boolean, ms: number): Promise<SessionMode | null> => {
-    const found = findSwitch(newest) ?? (whole ? undefined : findSwitch(await read(sessionID, undefined, ms)));
-    return found?.mode ?? null;
-  };
-
   /** Look-ups of a switch under way, by session: a second caller waits for the first. */
   const lookingUp = new Map<string, Promise<SessionMode | undefined>>();
-  const modeOf: GuardCommand["modeOf"] = (sessionID, newest, whole) => {
+  const modeOf: GuardCommand["modeOf"] = (sessionID, newest) => {
     const cached = modes.get(sessionID);
     if (cached !== undefined) return Promise.resolve(cached ?? undefined);
     const running = lookingUp.get(sessionID);
     if (running) return running;
-    const started = lookUpOnce(sessionID, newest, whole).finally(() => lookingUp.delete(sessionID));
+    const started = lookUpOnce(sessionID, newest).finally(() => lookingUp.delete(sessionID));
     lookingUp.set(sessionID, started);
     return started;
   };
-  const lookUpOnce = async (sessionID: string, newest: readonly unknown[], whole: boolean): Promise<SessionMode | undefined> => {
+  const lookUpOnce = async (sessionID: string, newest: readonly unknown[]): Promise<SessionMode | undefined> => {
+    let mode: SessionMode | null;
     try {
-      const mode = await lookUp(sessionID, newest, whole, timeoutMs);
-      // A `/guard` switch set meanwhile is newer than what the read found.
-      if (modes.has(sessionID)) return modes.get(sessionID) ?? undefined;
-      remember(sessionID, mode);
-      return mode ?? undefined;
+      mode = findSwitch(newest)?.mode ?? (await deps.switches.read(sessionID));
     } catch (error) {
-      remember(sessionID, null);
+      mode = null;
       await log("warn", `compaction-guard could not read the /guard switch of session ${sessionID}; the settings apply: ${reason(error)}`, {
         sessionID,
       });
-      return undefined;
     }
+    // A `/guard` switch set meanwhile is newer than what the look-up found.
+    if (modes.has(sessionID)) return modes.get(sessionID) ?? undefined;
+    remember(sessionID, mode);
+    return mode ?? undefined;
   };
 
   /** Writes `text` into the session as an ignored user message (no turn). Rejects on failure. */
@@ -205,6 +201,15 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
       if (request.kind === "switch") {
         await answer(sessionID, messages, switchLine(request.mode), switchMetadata(request.mode));
         remember(sessionID, request.mode);
+        await deps.switches.write(sessionID, request.mode).catch((error: unknown) =>
+          log(
+            "warn",
+            `compaction-guard could not keep the /guard switch of session ${sessionID} beside opencode's data: ${reason(error)}`,
+            {
+              sessionID,
+            },
+          ),
+        );
         await log("info", `compaction-guard: /guard ${request.mode} in session ${sessionID}`, { sessionID, mode: request.mode });
       } else if (request.kind === "usage") {
         await answer(sessionID, messages, usageLine(request.problem), reportMetadata());
@@ -254,36 +259,16 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     }
   };
 
-  /**
-   * The switch found in `recent` (the newest `limit` messages); in a longer session without
-   * one there, undefined while the whole history is read once in the background (the switch
-   * may be older); until it is, the settings apply.
-   */
-  const fromRecent = (sessionID: string, recent: readonly unknown[]): SessionMode | null | undefined => {
-    const found = findSwitch(recent)?.mode ?? null;
-    if (found !== null || recent.length < deps.limit) {
-      remember(sessionID, found);
-      return found;
-    }
-    void modeOf(sessionID, recent, false);
-    return undefined;
-  };
-  /** The switch for a tool-time hook: cached, else read as {@link fromRecent} reads it (undefined while backed off). */
+  /** The switch for a tool-time hook: cached, else read as {@link modeOf} reads it (undefined while backed off). */
   const stepMode = async (sessionID: string): Promise<SessionMode | null | undefined> => {
     const cached = modes.get(sessionID);
     if (cached !== undefined || deps.backoff.backedOff()) return cached;
     const recent = await deps.readRecent(sessionID);
-    return recent === undefined ? undefined : fromRecent(sessionID, recent);
+    return recent === undefined ? undefined : modeOf(sessionID, recent);
   };
-  // The switch is looked for in the first read only: a look-up in the whole session (a long
-  // one is tens of MB) waits for a tool call, so that it never delays the session's first request.
   const firstSight: GuardCommand["firstSight"] = (sessionID) => {
     void deps.firstRead(sessionID).then(
-      (recent) => {
-        const found = recent === undefined || modes.has(sessionID) ? undefined : findSwitch(recent);
-        if (found !== undefined || (recent !== undefined && recent.length < deps.limit && !modes.has(sessionID)))
-          remember(sessionID, found?.mode ?? null);
-      },
+      (recent) => (recent === undefined ? undefined : modeOf(sessionID, recent)),
       () => undefined,
     );
   };

@@ -25,6 +25,7 @@ import { createToolLoopHooks } from "./tool-loop.js";
 import { createV1Host } from "./v1-host.js";
 import { createV2Runner } from "../opencode-v2/v2-runner.js";
 import { createGuardCommand } from "./command.js";
+import { createSwitchFile, switchFilePath } from "./switches.js";
 
 export { SERVICE } from "./v1-host.js";
 export { DecisionRegistry, HookOwners } from "./registry.js";
@@ -185,11 +186,11 @@ export function createGuard(
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({
     client: input.client,
+    switches: createSwitchFile(switchFilePath(env)),
     readMessages: host.readMessages,
     resolved,
     directory,
     log,
-    limit,
     timeoutMs: messagesTimeoutMs,
     reserved: host.readReserved,
     backoff,
