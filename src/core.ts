@@ -36,7 +36,7 @@ export type { ReplayRow } from "./judge/replay.js";
 export { OPENCODE_FACTS, usableContext, type ModelLimits } from "./hosts/opencode/facts.js";
 export type { HostFacts, HostInputs } from "./model/host-facts.js";
 export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./judge/settings.js";
-export { canonicalJson, toolCallSignature } from "./judge/signature.js";
+export { canonicalJson } from "./judge/signature.js";
 export { findDecisionPoint, historyLimit, type Evidence, type RuleName, type Severity, type Verdict } from "./judge/verdict.js";
 export { readExport, type SessionExport } from "./sources/export.js";
 

@@ -1,10 +1,10 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
- * plugin, cli → config → judge; shared/
+ * plugin, cli → config → judge; judge, hosts → redact → shell, the one bash reader; shared/
  * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
- * rule, only the list in judge/rules/index.ts names a rule file, model/, judge/ and audit/ do
+ * rule, only the list in judge/rules/index.ts names a rule file, model/, shell/, judge/ and audit/ do
  * no I/O, nothing sets a V8 flag at run time, and no rule's evidence has a getter. Inside
  * plugin/: opencode-v1/ (which also runs the 1.18 V2 runner) → opencode-v2/ → plugin/*.ts.
  */
@@ -19,16 +19,17 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   shared: [],
   model: ["shared"],
-  redact: ["shared"],
-  judge: ["model", "redact", "shared"],
-  hosts: ["model", "redact", "shared"],
-  guard: ["judge", "model", "redact", "shared"],
+  shell: [],
+  redact: ["shell", "shared"],
+  judge: ["model", "redact", "shell", "shared"],
+  hosts: ["model", "redact", "shell", "shared"],
+  guard: ["judge", "model", "redact", "shell", "shared"],
   config: ["judge", "shared"],
-  plugin: ["config", "guard", "hosts", "judge", "model", "redact", "shared"],
-  sources: ["hosts", "judge", "model", "redact", "shared"],
-  audit: ["sources", "judge", "model", "redact", "shared"],
-  report: ["audit", "sources", "hosts", "judge", "model", "redact", "shared"],
-  cli: ["config", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
+  plugin: ["config", "guard", "hosts", "judge", "model", "redact", "shell", "shared"],
+  sources: ["hosts", "judge", "model", "redact", "shell", "shared"],
+  audit: ["sources", "judge", "model", "redact", "shell", "shared"],
+  report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
+  cli: ["config", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {
@@ -38,7 +39,7 @@ const TOP: Readonly<Record<string, readonly string[]>> = {
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;
-const PURE = ["model", "judge", "audit"];
+const PURE = ["model", "shell", "judge", "audit"];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
-import { commandRole } from "../src/judge/commands.js";
+import { commandRole } from "../src/shell/role.js";
 import { callRole } from "../src/judge/information.js";
 import type { ToolCall } from "../src/model/entry.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";

@@ -22,7 +22,7 @@
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
 import type { ToolCall } from "../model/entry.js";
-import { commandRole, pathSegments, shownFile, type CommandKind } from "./commands.js";
+import { commandRole, pathSegments, shownFile, type CommandKind } from "../shell/role.js";
 import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent, sameTask } from "./signature.js";
 import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
@@ -89,7 +89,7 @@ export function callRole(call: ToolCall): CallRole {
   return roleOf(call, command === undefined ? undefined : commandRole(command));
 }
 
-/** {@link callRole}, given what its shell command does (commands.ts `commandRole`) when it runs one. */
+/** {@link callRole}, given what its shell command does (shell/role.ts `commandRole`) when it runs one. */
 function roleOf(call: ToolCall, commandKind: CommandKind | undefined): CallRole {
   if (isEffect(call.tool)) return "effect";
   if (commandKind !== undefined) return commandKind === "effect" ? "effect" : "question";
@@ -513,7 +513,7 @@ interface Asked {
   last: Answer;
 }
 
-/** What a shell command does (commands.ts `commandRole`) and the file it shows (commands.ts `shownFile`). */
+/** What a shell command does (shell/role.ts `commandRole`) and the file it shows (shell/role.ts `shownFile`). */
 interface ShellCommand {
   readonly kind: CommandKind;
   readonly shows: string | undefined;
@@ -741,7 +741,7 @@ export class InformationState {
     return this.delegated.find((d) => d.agent === task.agent && (d.prompt === task.prompt || sameTask(d.prompt, task.prompt)));
   }
 
-  /** What a shell command does and the file it shows (commands.ts), read once a session: a session runs a few commands again and again. */
+  /** What a shell command does and the file it shows (shell/role.ts), read once a session: a session runs a few commands again and again. */
   private commandOf(command: string): ShellCommand {
     let read = this.commands.get(command);
     if (read === undefined) this.commands.set(command, (read = { kind: commandRole(command), shows: shownFile(command) }));

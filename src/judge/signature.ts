@@ -1,5 +1,6 @@
 /**
- * The canonical signature of a completed tool call: what makes two calls "the same".
+ * What two tool calls are compared by: a call's canonical input (sorted-key JSON, its
+ * `description` label out), its output with the noise removed, a text's signature.
  *
  * Lessons from prior art (Cline, Roo/Kilo `ToolRepetitionDetector`, openclaw): compare
  * sorted-key JSON, never raw `JSON.stringify` (opencode's own doom-loop check in
@@ -346,19 +347,6 @@ function hashFields(fields: readonly string[]): string {
   const hash = sha256();
   for (const field of fields) hash.update(`${field.length}:`).update(field);
   return hash.digest("hex");
-}
-
-/**
- * The signature of a tool call, a 64-hex-character sha256 of
- * tool name + canonical input + status (+ normalised output or error when `matchOutput`).
- * Equal signatures mean: same tool, same input up to key order and its `description`
- * label (see {@link comparableInput}), same ending (completed or failed), and same result
- * up to the noise of {@link normalizeOutput}.
- */
-export function toolCallSignature(call: ToolCall, matchOutput: boolean): string {
-  const fields = [call.tool, comparableInputJson(call), call.status ?? "completed"];
-  if (matchOutput) fields.push(normalizeOutput(call.output));
-  return hashFields(fields);
 }
 
 /**

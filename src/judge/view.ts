@@ -15,7 +15,7 @@ import { compactionEnd, type Compaction, type Timeline } from "../model/timeline
 import type { GuardSettings } from "./settings.js";
 import { comparableInputJson, normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
 import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
-import { commandLines } from "./waits.js";
+import { commandLines } from "../shell/command.js";
 import { InformationState, type Judgement } from "./information.js";
 
 /**

@@ -21,8 +21,8 @@
 import { homedir } from "node:os";
 import nodePath from "node:path";
 import { isRecord } from "../shared/record.js";
-import { tokenize, type Token, type Word } from "./bash-lexer.js";
-import { CLOSERS, DATA_PROGRAMS, INTERPRETER, KEYWORDS, PREFIXES, SUBCOMMANDS, type PrefixSpec } from "./bash-words.js";
+import { tokenize, type Token, type Word } from "../shell/lexer.js";
+import { CLOSERS, DATA_PROGRAMS, INTERPRETER, KEYWORDS, PREFIXES, SUBCOMMANDS, type PrefixSpec } from "../shell/words.js";
 import { PREVIEW_MAX, redactSecrets } from "./secrets.js";
 import { terminalSafe } from "./terminal-safe.js";
 

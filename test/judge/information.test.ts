@@ -3,7 +3,7 @@
  * or nothing, judged by answers and effects rather than by how a call was spelled.
  */
 import { describe, expect, it } from "vitest";
-import { commandRole } from "../../src/judge/commands.js";
+import { commandRole } from "../../src/shell/role.js";
 import fc from "fast-check";
 import { callRole, contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/judge/information.js";
 import type { ToolCall } from "../../src/model/entry.js";

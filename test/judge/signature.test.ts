@@ -8,7 +8,6 @@ import {
   normalizeOutput,
   sameNormalizedOutput,
   sameReport,
-  toolCallSignature,
 } from "../../src/judge/signature.js";
 
 describe("canonicalJson", () => {
@@ -23,31 +22,6 @@ describe("canonicalJson", () => {
     expect(canonicalJson(cyclic)).toBe('{"a":1,"self":"[Circular]"}');
     expect(canonicalJson({ n: 10n })).toBe('{"n":10}');
     expect(canonicalJson(undefined)).toBe("null");
-  });
-});
-
-describe("toolCallSignature", () => {
-  const call = (input: unknown, output: unknown = "ok", tool = "bash") => ({ tool, input, output, status: "completed" as const });
-
-  it("is a sha256 hex digest", () => {
-    expect(toolCallSignature(call({ command: "ls" }), true)).toMatch(/^[0-9a-f]{64}$/);
-  });
-
-  it("ignores key order, and the output only when matchOutput is off", () => {
-    const a = call({ command: "ls", description: "x" }, "a\n");
-    const b = call({ description: "x", command: "ls" }, "b\n");
-    expect(toolCallSignature(a, false)).toBe(toolCallSignature(b, false));
-    expect(toolCallSignature(a, true)).not.toBe(toolCallSignature(b, true));
-  });
-
-  it("separates a call that failed from one that completed with the same text", () => {
-    const failed = { ...call({ command: "./deploy.sh" }, "denied"), status: "error" as const };
-    expect(toolCallSignature(failed, true)).not.toBe(toolCallSignature(call({ command: "./deploy.sh" }, "denied"), true));
-  });
-
-  it("separates tools and cannot be fooled by joining fields", () => {
-    expect(toolCallSignature(call({ x: 1 }, "o", "read"), true)).not.toBe(toolCallSignature(call({ x: 1 }, "o", "grep"), true));
-    expect(toolCallSignature(call("a", "bc"), true)).not.toBe(toolCallSignature(call("ab", "c"), true));
   });
 });
 

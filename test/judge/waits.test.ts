@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { toolKind } from "../../src/judge/tool-kinds.js";
-import {
-  commandLines,
-  commandsOf,
-  commandWaitSeconds,
-  durationSeconds,
-  isWait,
-  MIN_WAIT_SECONDS,
-  waitParamSeconds,
-} from "../../src/judge/waits.js";
+import { isWait, MIN_WAIT_SECONDS, waitParamSeconds } from "../../src/judge/waits.js";
+import { commandLines, commandsOf, durationSeconds } from "../../src/shell/command.js";
+import { commandWaitSeconds } from "../../src/shell/wait.js";
 
 const call = (tool: string, input: unknown = {}) => ({ tool, input, output: "", status: "completed" as const });
 const bash = (command: string, extra: Record<string, unknown> = {}) => call("bash", { command, ...extra });

@@ -1,14 +1,13 @@
 /**
- * What a shell command line does, as the information model (./information.ts) needs it: does
- * it only read, check the code (a test, build or lint run), or may it change something; and
- * which file a reading command shows. Lines are read through the one bash reader
- * (./waits.ts `simpleCommandsOf`). A command not known to read is taken to change
+ * What a shell command line does: does it only read, check the code (a test, build or lint
+ * run), or may it change something; and which file a reading command shows. Lines are read
+ * through the parsed command (./command.ts `simpleCommandsOf`). A command not known to read is taken to change
  * something: the cautious side, since an effect counts as new work.
  *
  * The verbs decide, not the nouns: `gh pr view` reads and `gh pr checkout` changes the
  * working tree; `kubectl rollout status` reads and `kubectl rollout restart` restarts pods.
  */
-import { simpleCommandsOf } from "./waits.js";
+import { simpleCommandsOf } from "./command.js";
 
 /** What a command does: reads, checks the code, or may change something. */
 export type CommandKind = "read" | "check" | "effect";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lex, tokenize, type Lexed } from "../../src/redact/bash-lexer.js";
+import { lex, tokenize, type Lexed } from "../../src/shell/lexer.js";
 
 /** Words as their values, operators as themselves, redirections as `>` (`>_` when no target word follows). */
 const shape = (tokens: readonly Lexed[]): string[] =>

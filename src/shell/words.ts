@@ -1,8 +1,9 @@
 /**
- * The word lists the bash preview is built from: the subcommand words it may show, the
- * programs whose arguments are data, interpreters, shell keywords, and the prefix commands
- * (`sudo`, `env`, `timeout` …) with the options they take. Showing a word is a decision made
- * here: anything not listed is elided.
+ * The word lists the parsed command (./command.ts) and redaction's bash preview
+ * (redact/preview.ts) are built from: the subcommand words the preview may show, the programs
+ * whose arguments are data, interpreters, shell keywords, and the prefix commands (`sudo`,
+ * `env`, `timeout` …) with the options they take. Showing a word is a decision made here:
+ * anything not listed is elided.
  */
 
 /**

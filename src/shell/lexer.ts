@@ -1,6 +1,6 @@
 /**
  * A small bash lexer: a command line split into words, redirections and operators, as the
- * preview and the reading of waits (judge/waits.ts) need it.
+ * parsed command (./command.ts) and redaction's preview (redact/preview.ts) need it.
  */
 
 /** A word of the command; `plain` when it has no quoting, escape or expansion. */

@@ -1,6 +1,6 @@
-/** What a shell command does (src/judge/commands.ts): reads, checks the code, or may change something; which file it shows. */
+/** What a shell command does (src/shell/role.ts): reads, checks the code, or may change something; which file it shows. */
 import { describe, expect, it } from "vitest";
-import { commandRole, pathSegments, shownFile, type CommandKind } from "../../src/judge/commands.js";
+import { commandRole, pathSegments, shownFile, type CommandKind } from "../../src/shell/role.js";
 
 describe("commandRole: the verb decides, not the noun", () => {
   it.each<[string, CommandKind]>([
