@@ -6,9 +6,10 @@
  * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
  * file (`rule.words`, read through judge/explain.ts).
  */
+import type { KeptCulprits } from "../judge/culprits.js";
 import { describeEvidence, nextSteps, wordsOf } from "../judge/explain.js";
 import type { Evidence, Verdict } from "../judge/verdict.js";
-import { percent } from "../judge/words.js";
+import { percent, tokens } from "../judge/words.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import type { StopKind } from "./host.js";
 import { describeSettings, SETTINGS, type ResolvedSettings } from "../judge/settings.js";
@@ -118,9 +119,77 @@ const toastName = (sessionID: string, title: string | undefined): string => {
   return line ? `"${line.length > 40 ? `${line.slice(0, 39)}…` : line}"` : sessionID;
 };
 
+/** A stop at a compaction that cannot make room: what the compaction keeps, and the sizes (tokens; null when unknown). */
+interface RoomStop {
+  readonly culprits: KeptCulprits;
+  /** What is left after the compaction: predicted at least (cannot-make-room) or measured (no-progress). */
+  readonly residual: number | null;
+  readonly usable: number | null;
+  readonly trigger: number | null;
+}
+
+/** The culprits of a verdict whose rule is cannot-make-room or no-progress (judge/culprits.ts), else undefined. */
+function roomStop(verdict: Verdict): RoomStop | undefined {
+  if (verdict.rule === "cannot-make-room") {
+    const e = verdict.evidence["cannot-make-room"];
+    if (e.status !== "predicted" || e.culprits === undefined) return undefined;
+    return { culprits: e.culprits, residual: e.predictedTokens - e.marginTokens, usable: e.usableTokens, trigger: e.triggerTokens };
+  }
+  if (verdict.rule === "no-progress") {
+    const e = verdict.evidence["no-progress"];
+    if (e.status !== "measured" || e.culprits === undefined) return undefined;
+    return { culprits: e.culprits, residual: e.afterTokens, usable: e.usableTokens, trigger: e.triggerTokens };
+  }
+  return undefined;
+}
+
+/** One kept item in words: `bash seq 1 3000 (3 runs, ~10,500 tokens)`. */
+function culpritWords(item: KeptCulprits["items"][number]): string {
+  const runs = item.runs > 1 ? `${item.runs} runs, ` : "";
+  return `${item.tool} ${item.preview} (${runs}~${tokens(item.tokens)})`;
+}
+
+/**
+ * The remedy of a stop that cannot make room, in words (the settings are the host's: V1
+ * `compaction.preserve_recent_tokens`, the 2.x runner's `keep.tokens`).
+ */
+function remedyWords(stop: StopKind, room: RoomStop): string {
+  const largest = room.culprits.items[0];
+  switch (room.culprits.remedy) {
+    case "narrow-output":
+      if (largest?.tool === "read") return `ask for ${largest.preview} to be read in ranges (the read tool's offset and limit), not whole`;
+      if (largest?.tool === "bash")
+        return "ask for that command's output to be narrowed (head, tail, grep, a smaller range), not printed whole";
+      return `ask for a smaller ${largest?.tool ?? "tool"} result`;
+    case "keep-less":
+      return (
+        `lower ${stop === "interrupt" ? "keep.tokens" : "compaction.preserve_recent_tokens"} in opencode.json: ` +
+        `compaction now keeps ~${tokens(room.culprits.keptTokens)} of recent tool calls verbatim`
+      );
+    case "larger-model":
+      return "switch to a model with a larger context: what is left is what every request carries (system prompt, tools, summary)";
+  }
+}
+
+/**
+ * The two lines of a stop note that name the culprit, for cannot-make-room and no-progress:
+ * the largest items the compaction keeps with the sizes (left after compaction, usable,
+ * trigger), and the one remedy; [] for any other rule or without culprits in the evidence.
+ */
+export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
+  const room = roomStop(verdict);
+  if (room === undefined) return [];
+  const items = room.culprits.items;
+  const kept = items.length === 0 ? "no tool call" : items.map(culpritWords).join("; ");
+  const atLeast = verdict.rule === "cannot-make-room" ? " at least" : "";
+  const sizes = `left after compaction${atLeast} ${tokens(room.residual)}, usable ${tokens(room.usable)}, trigger ${tokens(room.trigger)}`;
+  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(stop, room)}.`];
+}
+
 /**
  * The TUI toast for a stopped loop: a title and two short sentences (what happened, what
- * to do, where the details are), which wrap cleanly at 54–60 columns.
+ * to do, where the details are), which wrap cleanly at 54–60 columns; where compaction cannot
+ * make room, one more between them naming the largest item it keeps.
  *
  * @param details where the full evidence is: `note` (the stop note the guard leaves in the
  *   session) or `log` (only the warn line, where the host takes no note).
@@ -133,9 +202,12 @@ export function denialToast(
 ): { title: string; message: string; variant: "warning" } {
   const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
   const where = details === "note" ? "the note in the session says why" : "opencode's log says why";
+  // The largest item the compaction keeps, when that is what does not fit.
+  const largest = roomStop(verdict)?.culprits.items[0];
+  const culprit = largest === undefined ? "" : ` Largest kept: ${culpritWords(largest)}.`;
   return {
     title: "Compaction loop stopped",
-    message: `${toastName(sessionID, title)} stopped: ${short}. Reply to go on; ${where}.`,
+    message: `${toastName(sessionID, title)} stopped: ${short}.${culprit} Reply to go on; ${where}.`,
     variant: "warning",
   };
 }
@@ -154,7 +226,8 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  * The note the guard leaves in the session after it stopped a loop at a compaction, so that
  * the reason is still there when the user comes back (the toast is gone after a few seconds).
  * Five lines: what happened after (V1) or at (V2) which compaction, the session, the rule with
- * one sentence of evidence, the next step, and whose note it is. V1 writes it as a text part
+ * one sentence of evidence, the next step, and whose note it is; for a compaction that cannot
+ * make room two more after the evidence ({@link culpritLines}): what it keeps, and the fix. V1 writes it as a text part
  * with `ignored: true`: opencode shows it in the conversation, never sends it to the model, and
  * the guard does not take it for the user speaking (hosts/opencode/v1.ts); a V2 note is a
  * synthetic message, hence its shorter last line.
@@ -171,6 +244,7 @@ export function stopRecord(stop: StopKind, session: string, verdict: Verdict, in
     WORDS[stop].headline(compaction),
     `Session: ${session}`,
     `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
+    ...culpritLines(stop, verdict),
     `Next: ${nextSteps(verdict)}`,
     WORDS[stop].footer,
   ]

@@ -66,6 +66,9 @@ describe("the note's text (stopRecord)", () => {
       "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
       `Session: "Fix the build" (${SESSION})`,
       `Why (no-progress): ${describeEvidence(verdict)}.`,
+      // The export keeps no tail (no tail_start_id): nothing but what every request carries is left.
+      "Kept by compaction: no tool call; left after compaction 7,000 tokens, usable 6,000 tokens, trigger 7,020 tokens.",
+      "Fix: switch to a model with a larger context: what is left is what every request carries (system prompt, tools, summary).",
       `Next: ${nextSteps(verdict)}`,
       "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
     ]);
@@ -129,7 +132,7 @@ describe("when the guard stops a loop, it leaves the note once the session is id
     });
     expect(part.time!.end).toBe(part.time!.start);
     // The same session label, evidence and next step as the warn line.
-    const [first, named, why, next] = part.text!.split("\n");
+    const [first, named, why, , , next] = part.text!.split("\n");
     expect(first).toBe(
       "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
     );

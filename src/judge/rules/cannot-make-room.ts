@@ -23,6 +23,7 @@ import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedP
 import { defineRule } from "./rule.js";
 import { percent, tokens } from "../words.js";
 import { endedTheTurn } from "../turn.js";
+import { keptCulprits, type KeptCulprits } from "../culprits.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
 export type CannotMakeRoomEvidence =
@@ -37,6 +38,8 @@ export type CannotMakeRoomEvidence =
       readonly reduction: number | null;
       /** Which test failed, or null when the compaction can make room. */
       readonly stalled: null | "still-over-usable-context" | "reduction-below-minimum";
+      /** When it fired: the largest items the compaction keeps (../culprits.ts). */
+      readonly culprits?: KeptCulprits;
     });
 
 /** The rule abstains: it did not fire, and says why. */
@@ -45,7 +48,7 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const cannotMakeRoom = defineRule({
   name: "cannot-make-room",
   severity: "warning",
-  check(view, { settings, usable: usableTokens, facts, wholeSession }) {
+  check(view, { settings, usable: usableTokens, facts, wholeSession, directory }) {
     if (!settings.predict) return abstain("prediction is off (predict: false)");
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
     // From the second compaction on no-progress measures what the previous one left, unless the
@@ -79,6 +82,9 @@ export const cannotMakeRoom = defineRule({
         minReduction: settings.minReduction,
         reduction,
         stalled,
+        ...(stalled === null
+          ? {}
+          : { culprits: keptCulprits(view.timeline, view.compaction, { residualTokens: atLeast, usableTokens }, 0, directory) }),
       } as CannotMakeRoomEvidence,
     };
   },

@@ -17,6 +17,7 @@ import { compactionEnd } from "../../model/timeline.js";
 import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY, tokens } from "../words.js";
+import { keptCulprits, type KeptCulprits } from "../culprits.js";
 
 /** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
 export type NoProgressEvidence =
@@ -39,6 +40,8 @@ export type NoProgressEvidence =
       readonly usableTokens: number | null;
       /** Which test failed, or null when the compaction made progress. */
       readonly stalled: NoProgressStall;
+      /** When it fired: the largest items the compaction keeps (../culprits.ts). */
+      readonly culprits?: KeptCulprits;
     } & CompactionSizes);
 
 /** Which of no-progress's tests failed, or null when the compaction made progress. */
@@ -102,8 +105,11 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const noProgress = defineRule({
   name: "no-progress",
   severity: "warning",
-  check(view, { settings, usable: usableTokens }) {
+  check(view, { settings, usable: usableTokens, directory }) {
     const { previous, compaction, timeline } = view;
+    const culprits = (residualTokens: number | null) => ({
+      culprits: keptCulprits(timeline, compaction, { residualTokens, usableTokens }, view.start, directory),
+    });
     if (!previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
 
@@ -111,7 +117,10 @@ export const noProgress = defineRule({
     if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
       return {
         fired: true,
-        evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, null, "provider-overflow-again"),
+        evidence: {
+          ...measured(previous.messageID, sizes, settings.minReduction, usableTokens, null, "provider-overflow-again"),
+          ...culprits(null),
+        },
       };
     }
     const { triggerTokens, afterTokens } = sizes;
@@ -126,7 +135,10 @@ export const noProgress = defineRule({
           : null;
     return {
       fired: stalled !== null,
-      evidence: measured(previous.messageID, sizes, settings.minReduction, usableTokens, reduction, stalled),
+      evidence: {
+        ...measured(previous.messageID, sizes, settings.minReduction, usableTokens, reduction, stalled),
+        ...(stalled === null ? {} : culprits(afterTokens)),
+      },
     };
   },
   words: {
