@@ -22,7 +22,13 @@ export default defineConfig([
   {
     ...common,
     // index: the V1 plugin (`main`, `exports["./server"]`); v2: the OpenCode 2.x plugin (`exports["."]`).
-    entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/opencode-v2/v2-entry.ts" },
+    // v2/index: the same 2.x module as a folder's entry, for a 2.x that loads a plugin folder (docs/opencode-2.md).
+    entry: {
+      index: "src/index.ts",
+      core: "src/core.ts",
+      v2: "src/plugin/opencode-v2/v2-entry.ts",
+      "v2/index": "src/plugin/opencode-v2/v2-entry.ts",
+    },
     dts: { entry: { index: "src/index.ts", core: "src/core.ts", v2: "src/plugin/opencode-v2/v2-entry.ts" } },
     // dist/cli/ is the other build's (both run at once): each cleans only its own files.
     clean: ["!cli/**"],

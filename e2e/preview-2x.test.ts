@@ -1,5 +1,5 @@
 /**
- * The OpenCode 2.x entry (dist/v2.js) in a real 2.x-API host: the npm "OpenCode 2.0 preview"
+ * The OpenCode 2.x entry (dist/v2.js, and the same module as the folder dist/v2/) in a real 2.x-API host: the npm "OpenCode 2.0 preview"
  * CLI (`@opencode-ai/cli-<platform>` 1.18.18, binary `lildax`, installed into
  * .cache/opencode/cli-1.18.18/ by e2e/install-opencode.sh when missing). It has no `run`:
  * `lildax serve` runs in a sandbox with the entry listed in `opencode.json`, and one session is
@@ -18,6 +18,8 @@ import { createSandbox, installedOpencode, OPENCODE_PREVIEW, PROJECT_ROOT, write
 import { PRIOR_ANSWER } from "./scenarios.js";
 
 const V2_ENTRY = join(PROJECT_ROOT, "dist", "v2.js");
+/** The same module as a folder's entry (`dist/v2/index.js`), listed as the folder. */
+const V2_FOLDER = join(PROJECT_ROOT, "dist", "v2");
 /** The prompt, answered by the scripted model with {@link PRIOR_ANSWER} in plain text. */
 const PROMPT = "say hello";
 /** `lildax serve` wants HTTP basic auth (user `opencode`) on every request, with the password `lildax service password` stores. */
@@ -41,7 +43,12 @@ let messages: Array<{
   content?: Array<{ type?: string; text?: string }>;
 }> = [];
 
-beforeAll(async () => {
+/** Starts `lildax serve` with `entry` listed as the plugin, and prompts one session. */
+async function boot(entry: string): Promise<void> {
+  stdout = "";
+  stderr = "";
+  exited = undefined;
+  messages = [];
   let bin: string;
   try {
     bin = installedOpencode(OPENCODE_PREVIEW);
@@ -51,11 +58,11 @@ beforeAll(async () => {
         `linux-x64 only) with e2e/install-opencode.sh ${OPENCODE_PREVIEW}; this test needs it: ${(error as Error).message}`,
     );
   }
-  if (!existsSync(V2_ENTRY)) throw new Error(`${V2_ENTRY} is missing: run npm run build`);
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build`);
   sandbox = await createSandbox({ opencodeBin: bin });
   model = await startModelServer({ scenario: "healthy", readPath: sandbox.readPath, warmupPrompt: PROMPT });
   // The 1.x form `plugin: [[entry, options]]`; the preview migrates it to `plugins: [{ package, options }]`.
-  await writeOpencodeConfig(sandbox, { baseURL: model.baseURL, plugin: [[pathToFileURL(V2_ENTRY).href, { threshold: 4 }]] });
+  await writeOpencodeConfig(sandbox, { baseURL: model.baseURL, plugin: [[pathToFileURL(entry).href, { threshold: 4 }]] });
   await promisify(execFile)(bin, ["service", "password", PASSWORD], { env: sandbox.env, cwd: sandbox.project, timeout: 20_000 });
 
   serve = spawn(bin, ["serve"], { cwd: sandbox.project, env: sandbox.env, stdio: ["ignore", "pipe", "pipe"] });
@@ -107,18 +114,25 @@ beforeAll(async () => {
   }
   // The location loads its plugins in the background: their lines may come a little later.
   for (let i = 0; i < 100 && guardLines(stderr).length < 3; i++) await sleep(100);
-}, 150_000);
+}
 
-afterAll(async () => {
+/** Stops the server and removes the sandbox. */
+async function shutdown(): Promise<void> {
   if (serve && !exited) {
     serve.kill("SIGTERM");
     await new Promise((resolve) => (exited ? resolve(undefined) : serve.once("exit", resolve)));
   }
   await model?.close();
   await sandbox?.dispose();
-});
+}
 
-describe("dist/v2.js in the OpenCode 2.0 preview (lildax 1.18.18), whose plugin context has no session nor event", () => {
+describe.each([
+  ["dist/v2.js", V2_ENTRY],
+  ["the folder dist/v2/ (its index.js)", V2_FOLDER],
+])("%s in the OpenCode 2.0 preview (lildax 1.18.18), whose plugin context has no session nor event", (_name, entry) => {
+  beforeAll(() => boot(entry), 150_000);
+  afterAll(shutdown);
+
   it("loads with its options and says, one warn line per feature, what it cannot do there", () => {
     expect(guardLines(stderr)).toEqual([
       expect.stringMatching(

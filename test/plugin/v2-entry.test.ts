@@ -6,7 +6,9 @@
  * opencode 1.18.33 (test/fixtures/v2/, recorded with e2e/v2-harness.ts) and, like the runner,
  * sends no more events of a session once it is interrupted.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createV2Plugin, type V2PluginContext, type V2SessionRequest } from "../../src/plugin/opencode-v2/v2-plugin.js";
 import defaultExport from "../../src/plugin/opencode-v2/v2-entry.js";
@@ -105,6 +107,38 @@ describe("the OpenCode 2.x entry", () => {
     expect(host.notes[0]!.text.split("\n")[0]).toBe(
       "Compaction loop stopped by compaction-guard at compaction 2: the session was interrupted.",
     );
+  });
+
+  it("under opencode run, a stop prints the stop line and writes the status file, as the V1 plugin does", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "ocg-v2-status-"));
+    const lines: string[] = [];
+    const host = fakeHost(LOOP, { statusFile: "guard-status.json" });
+    await createV2Plugin({ env: {}, write: (line) => lines.push(line), cwd, headless: true }).setup(host.ctx);
+    await host.done;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(host.interrupts).toEqual([loopSession]);
+    expect(lines.filter((l) => l.startsWith("compaction-guard: stopped "))).toEqual([
+      `compaction-guard: stopped ${loopSession} (repeated-tool-call)`,
+    ]);
+    const status = JSON.parse(readFileSync(join(cwd, "guard-status.json"), "utf8"));
+    expect(status).toEqual({ session: loopSession, decision: "deny", rule: "repeated-tool-call", compaction: 2, time: status.time });
+    expect(Number.isNaN(Date.parse(status.time))).toBe(false);
+  });
+
+  it("not under opencode run, and in observe mode: no stop line, no status file", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "ocg-v2-status-"));
+    for (const [options, headless] of [
+      [{ statusFile: "s.json", mode: "observe" }, true],
+      [{}, false],
+    ] as const) {
+      const lines: string[] = [];
+      const host = fakeHost(LOOP, options);
+      await createV2Plugin({ env: {}, write: (line) => lines.push(line), cwd, headless }).setup(host.ctx);
+      await host.done;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines.filter((l) => l.startsWith("compaction-guard: stopped "))).toEqual([]);
+    }
+    expect(() => readFileSync(join(cwd, "s.json"))).toThrow();
   });
 
   it("reads the later 2.x event names (session.compaction.ended, session.step.*) the same way", async () => {

@@ -39,6 +39,7 @@ import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
 import { v2MessagesOf, v2Timeline } from "../timelines.js";
 import { createV2Guard } from "./v2-guard.js";
+import { createOutcome } from "../opencode-v1/outcome.js";
 
 /**
  * What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts`
@@ -103,12 +104,16 @@ const EVENTS_PER_MESSAGE = 6;
 
 /**
  * Builds the 2.x plugin.
+ * A stop writes what the V1 plugin writes (../opencode-v1/outcome.ts): under `opencode run` the
+ * line `compaction-guard: stopped <session> (<rule>)` on standard error, and with `statusFile`
+ * the status JSON (a relative path from the working directory).
  * @param deps test seams: the environment (default `process.env`), where lines go
- *   (default standard error) and the folder the project's settings file is found from
- *   (default the working directory).
+ *   (default standard error), the folder the project's settings file and a relative status
+ *   file are found from (default the working directory), and whether this is `opencode run`
+ *   (default: as the V1 plugin tells, from this process's command line).
  */
 export function createV2Plugin(
-  deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void; cwd?: string } = {},
+  deps: { env?: Readonly<Record<string, string | undefined>>; write?: (line: string) => void; cwd?: string; headless?: boolean } = {},
 ): V2Plugin {
   const write = deps.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log: Log = async (level, message, extra) => {
@@ -157,6 +162,13 @@ export function createV2Plugin(
     if (!canWatch) return;
 
     const messagesOf = (sessionID: string) => v2MessagesOf(events.get(sessionID) ?? []);
+    const outcome = createOutcome({
+      settings,
+      directory: deps.cwd ?? process.cwd(),
+      log,
+      ...(deps.headless === undefined ? {} : { headless: deps.headless }),
+      writeErr: write,
+    });
     const guard = createV2Guard({
       settings,
       readMessages: async (sessionID, count) => messagesOf(sessionID).slice(-count),
@@ -165,6 +177,7 @@ export function createV2Plugin(
         halt: async (sessionID) => {
           await session!.interrupt!({ sessionID });
         },
+        stopped: outcome.stopped,
         readTitle: fn(session, "get")
           ? async (sessionID) => {
               const info = await session!.get!({ sessionID });
