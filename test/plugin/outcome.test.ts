@@ -1,5 +1,5 @@
 /**
- * What a script sees of a stop (plugin/opencode-v1/outcome.ts), through createGuard with a fake
+ * What a script sees of a stop (guard/outcome.ts), through createGuard with a fake
  * client on the recorded loop: under `opencode run` one fixed line on standard error; with a
  * status file, the JSON status written atomically; a failed write is one warn line and the
  * denial stands; observe mode and allowed compactions report nothing.
@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isHeadlessRun, writeAtomically } from "../../src/plugin/opencode-v1/outcome.js";
+import { isHeadlessRun, writeAtomically } from "../../src/guard/outcome.js";
 import { decide, loop } from "../support/loop-hook.js";
 
 const folder = () => mkdtempSync(join(tmpdir(), "ocg-outcome-"));

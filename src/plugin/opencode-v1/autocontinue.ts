@@ -16,7 +16,7 @@ import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { respond } from "../../guard/respond.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
 import type { DecisionRead } from "./mirror.js";
-import type { Outcome } from "./outcome.js";
+import type { Outcome } from "../../guard/outcome.js";
 import type { DecisionRegistry } from "./registry.js";
 import type { StopNotes } from "./stop-note.js";
 import type { V1Host } from "./v1-host.js";
@@ -40,7 +40,7 @@ export interface AutocontinueDeps {
    * or else in the switch file; undefined when never switched.
    */
   readonly modeOf?: (sessionID: string, newest: readonly unknown[]) => Promise<SessionMode | undefined>;
-  /** Told of each stop: the headless stop line and the status file (./outcome.ts). */
+  /** Told of each stop: the headless stop line and the status file (../../guard/outcome.ts). */
   readonly outcome?: Outcome;
 }
 

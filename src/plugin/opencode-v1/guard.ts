@@ -17,7 +17,7 @@ import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
 import { createMirror, type DecisionRead } from "./mirror.js";
 import { v1Timeline } from "../timelines.js";
-import { createOutcome } from "./outcome.js";
+import { createOutcome } from "../../guard/outcome.js";
 import { createPrevention } from "./prevent.js";
 import { owned, PROCESS_OWNERS, PROCESS_REGISTRY, type DecisionRegistry, type HookOwners } from "./registry.js";
 import { createStopNotes } from "./stop-note.js";
@@ -76,7 +76,7 @@ export interface GuardDeps {
   readonly backoff?: Pick<BackoffDeps, "now" | "firstDelayMs" | "maxDelayMs">;
   /** The `fetch` the V2 runner reaches opencode's V2 API with (default: the global one). */
   readonly fetch?: typeof fetch;
-  /** Is this `opencode run`? (default: from this process's pid and command line, ./outcome.ts `isHeadlessRun`). */
+  /** Is this `opencode run`? (default: from this process's pid and command line, ../../guard/outcome.ts `isHeadlessRun`). */
   readonly headless?: boolean;
   /** Where the headless stop line goes (default standard error). */
   readonly writeErr?: (line: string) => void;
@@ -181,7 +181,7 @@ export function createGuard(
     return { data, timeline: v1Timeline(data) };
   };
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
-  /** What a script sees of a stop: the line under `opencode run`, the status file (./outcome.ts). */
+  /** What a script sees of a stop: the line under `opencode run`, the status file (../../guard/outcome.ts). */
   const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({

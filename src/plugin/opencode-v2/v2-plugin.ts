@@ -39,7 +39,7 @@ import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
 import { v2MessagesOf, v2Timeline } from "../timelines.js";
 import { createV2Guard } from "./v2-guard.js";
-import { createOutcome } from "../opencode-v1/outcome.js";
+import { createOutcome } from "../../guard/outcome.js";
 
 /**
  * What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts`
@@ -104,7 +104,7 @@ const EVENTS_PER_MESSAGE = 6;
 
 /**
  * Builds the 2.x plugin.
- * A stop writes what the V1 plugin writes (../opencode-v1/outcome.ts): under `opencode run` the
+ * A stop writes what the V1 plugin writes (../../guard/outcome.ts): under `opencode run` the
  * line `compaction-guard: stopped <session> (<rule>)` on standard error, and with `statusFile`
  * the status JSON (a relative path from the working directory).
  * @param deps test seams: the environment (default `process.env`), where lines go

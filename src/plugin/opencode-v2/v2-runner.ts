@@ -31,7 +31,7 @@ export interface V2RunnerDeps {
   readonly claim?: ((sessionID: string, messageID: string) => boolean) | undefined;
   /** Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
-  /** Told of each session stopped: the status file (../opencode-v1/outcome.ts); never rejects. */
+  /** Told of each session stopped: the status file (../../guard/outcome.ts); never rejects. */
   readonly stopped?: (sessionID: string, rule: string, index: number | null) => Promise<void>;
 }
 

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { GuardSettings } from "../../judge/settings.js";
-import { reason, type Log } from "../../guard/host.js";
+import type { GuardSettings } from "../judge/settings.js";
+import { reason, type Log } from "./host.js";
 
 /**
  * Is this process `opencode run`? Two facts say so (both checked in opencode 1.18.33): opencode
