@@ -20,6 +20,7 @@
  * model's limits are unknown, and whenever a piece of the prediction has no token data.
  */
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
+import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { percent, tokens } from "../words.js";
 import { endedTheTurn } from "../turn.js";
@@ -53,7 +54,7 @@ export const cannotMakeRoom = defineRule({
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");
     // From the second compaction on no-progress measures what the previous one left, unless the
     // user spoke since it: then this compaction is as knowable as the session's first.
-    if (!isFirstCompaction(view.timeline, view.compaction, view.start) && !view.userSteppedIn) {
+    if (!isFirstCompaction(view.timeline, view.compaction, view.start) && !view.userSteppedIn && !rearmedAfterStop(view, usableTokens)) {
       return abstain("not the session's first compaction, nor the first after a message of the user's (no-progress measures)");
     }
     // A finished answer over the line is no loop: turn-finished's housekeeping (or, in a

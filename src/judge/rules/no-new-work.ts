@@ -9,6 +9,7 @@
  * same way. It compares cycles, as the reports describe the loop: after the compaction the
  * model does again what it did before it (anthropics/claude-code#86291).
  */
+import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 import { previewCall } from "../../redact/preview.js";
@@ -84,9 +85,10 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const noNewWork = defineRule({
   name: "no-new-work",
   severity: "warning",
-  check(view, { directory, settings }) {
+  check(view, { directory, settings, usable }) {
     if (!view.previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
+    if (rearmedAfterStop(view, usable)) return abstain("the guard stopped here and a later step fit under the usable context");
     const { cycle } = view;
     let actions = 0;
     for (let s = 0; s < cycle.length; s++) actions += cycle[s]!.actions.length;

@@ -18,6 +18,7 @@ import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY, tokens } from "../words.js";
 import { keptCulprits, type KeptCulprits } from "../culprits.js";
+import { rearmedAfterStop } from "../rearm.js";
 
 /** What no-progress saw: why it abstained, or the sizes it measured and whether they stalled. */
 export type NoProgressEvidence =
@@ -112,6 +113,7 @@ export const noProgress = defineRule({
     });
     if (!previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
+    if (rearmedAfterStop(view, usableTokens)) return abstain("the guard stopped here and a later step fit under the usable context");
 
     const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
     if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {

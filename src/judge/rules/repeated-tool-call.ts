@@ -21,6 +21,7 @@ import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type DecisionView, type StepView } from "../view.js";
 import type { GuardSettings } from "../settings.js";
+import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 
@@ -156,10 +157,13 @@ const across = (view: DecisionView, chain: Chain): boolean =>
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
-  check(view, { settings, directory }) {
+  check(view, { settings, directory, usable }) {
     const steps = view.recentSteps(settings.window);
-    const { best, fires, newSeen } = strongest(steps, view, settings.threshold);
-    const check = fires ? undefined : checkRunIn(view, settings.threshold);
+    const { best, fires: found, newSeen } = strongest(steps, view, settings.threshold);
+    // After a stop that a fitting step released, repeats from before it no longer count.
+    const rearmed = rearmedAfterStop(view, usable);
+    const fires = found && !rearmed;
+    const check = found || rearmed ? undefined : checkRunIn(view, settings.threshold);
     if (check) {
       const seen = { acrossCompaction: true, messagesRead: steps.length, movedOn: false, readsBetween: true };
       return { fired: true, evidence: evidenceOf(check, settings, directory, seen) };
