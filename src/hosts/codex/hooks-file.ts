@@ -84,11 +84,14 @@ function lineOf(text: string, offset: number): { line: number; character: number
   return { line: before.length, character: before.at(-1)!.length + 1 };
 }
 
-const FORMAT: Jsonc.FormattingOptions = { insertSpaces: true, tabSize: 2, eol: "\n" };
-
-/** `text` with `value` set at `path` (undefined: removed), only that part of the text rewritten. */
+/**
+ * `text` with `value` set at `path` (undefined: removed), only that part of the text rewritten.
+ * No formatting options: with them jsonc-parser reformats the neighbouring value too, so a
+ * user's one-line group would come back spread over lines after an install and an uninstall.
+ * The guard's own groups are written on one line each.
+ */
 function edited(text: string, path: Jsonc.JSONPath, value: unknown): string {
-  return jsonc().applyEdits(text, jsonc().modify(text, path, value, { formattingOptions: FORMAT }));
+  return jsonc().applyEdits(text, jsonc().modify(text, path, value, {}));
 }
 
 /** The group the guard installs for one event. */
@@ -166,7 +169,8 @@ export async function installHooks(scope: InstallScope, command: string, context
       `${ours.length > 0 ? "replaced" : "added"} the ${hook.event} hook${hook.matcher === undefined ? "" : ` (matcher "${hook.matcher}")`}: ${command}`,
     );
   }
-  if (changes.length > 0) write(file, text);
+  // A new file is written whole, two spaces a level; an existing one keeps its own text.
+  if (changes.length > 0) write(file, before === null ? JSON.stringify(jsonc().parse(text), null, 2) : text);
   return { file, changes };
 }
 
