@@ -1,11 +1,11 @@
 /**
  * The e2e suite's stand-in for `opencode-compaction-guard hook codex` until the CLI has that
  * command: reads the hook's JSON on standard input, answers through the Codex live guard
- * (src/hosts/codex/live.ts) and exits with its code. Bundled by e2e/codex-run.ts with esbuild;
+ * (src/live/codex.ts) and exits with its code. Bundled by e2e/codex-run.ts with esbuild;
  * run as `node <bundle> hook codex`, so its command ends in ` hook codex` as an installed one does.
  */
 import { homedir } from "node:os";
-import { live } from "../src/hosts/codex/live.js";
+import { live } from "../src/live/codex.js";
 
 const chunks: Buffer[] = [];
 process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk));

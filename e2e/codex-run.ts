@@ -9,7 +9,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSync } from "esbuild";
-import { live } from "../src/hosts/codex/live.js";
+import { live } from "../src/live/codex.js";
 import { startCodexModel, type CodexRequest, type CodexScenario } from "./codex-model.js";
 import { PROJECT_ROOT } from "./sandbox.js";
 

@@ -9,7 +9,7 @@ import { readExport } from "../src/sources/export.js";
 import { replaySession } from "../src/judge/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
-import { stopReason } from "../src/hosts/codex/live.js";
+import { stopReason } from "../src/live/codex.js";
 import { COMPACT_LIMIT, runCodex } from "./codex-run.js";
 
 /** Tokens a step reports: the first after a compaction well under the limit, the next over it (each cycle compacts). */

@@ -1,7 +1,8 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
- * plugin, cli → config → judge; judge, hosts → redact → shell, the one bash reader; shared/
+ * plugin, cli → config → judge; cli → live (the guard inside Claude Code and Codex, through their
+ * hooks) → guard, sources, config; judge, hosts → redact → shell, the one bash reader; shared/
  * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
  * rule, only the list in judge/rules/index.ts names a rule file, model/, shell/, judge/ and audit/ do
@@ -29,7 +30,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   sources: ["hosts", "judge", "model", "redact", "shell", "shared"],
   audit: ["sources", "judge", "model", "redact", "shell", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
-  cli: ["config", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
+  live: ["config", "guard", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
+  cli: ["config", "live", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {

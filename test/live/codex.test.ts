@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { codexHookInput, CodexHookInputError, findRollout, live } from "../../../src/hosts/codex/live.js";
-import { hooksFile, isGuardHandler } from "../../../src/hosts/codex/hooks-file.js";
-import { NOTE_HEADER } from "../../../src/judge/ledger.js";
-import type { LiveContext } from "../../../src/hosts/live.js";
+import { codexHookInput, CodexHookInputError, findRollout, live } from "../../src/live/codex.js";
+import { hooksFile, isGuardHandler } from "../../src/live/codex-hooks.js";
+import { NOTE_HEADER } from "../../src/judge/ledger.js";
+import type { LiveContext } from "../../src/live/agent.js";
 
 const FIXTURE = "fixtures/codex/codex-0.104.0-alpha.1-compacted.jsonl";
 const COMMAND = "npx -y opencode-compaction-guard hook codex";

@@ -17,23 +17,23 @@
  * it before the model's next request: the first tool call after it is the earliest stop.
  * The rollout is found by the hook's `transcript_path`, else by `session_id` under
  * `$CODEX_HOME/sessions`. Every failure answers "go on" with one line on standard error.
- * Installing: ./hooks-file.ts.
+ * Installing: ./codex-hooks.ts.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadSettingsFiles } from "../../config/file.js";
-import { continueNoteBefore } from "../../guard/prevention.js";
-import { describeEvidence, nextSteps } from "../../judge/explain.js";
-import { replaySession, type ReplayRow } from "../../judge/replay.js";
-import { resolveSettings, type GuardSettings } from "../../judge/settings.js";
-import type { SessionData } from "../../model/session.js";
-import { compactionEnd } from "../../model/timeline.js";
-import { terminalSafe } from "../../redact/terminal-safe.js";
-import { isRecord } from "../../shared/record.js";
-import { readExport } from "../../sources/export.js";
-import { sessionInputs } from "../../sources/sources.js";
-import type { AgentLive, HookReply, LiveContext } from "../live.js";
-import { codexHome, installHooks, uninstallHooks } from "./hooks-file.js";
+import { loadSettingsFiles } from "../config/file.js";
+import { continueNoteBefore } from "../guard/prevention.js";
+import { describeEvidence, nextSteps } from "../judge/explain.js";
+import { replaySession, type ReplayRow } from "../judge/replay.js";
+import { resolveSettings, type GuardSettings } from "../judge/settings.js";
+import type { SessionData } from "../model/session.js";
+import { compactionEnd } from "../model/timeline.js";
+import { terminalSafe } from "../redact/terminal-safe.js";
+import { isRecord } from "../shared/record.js";
+import { readExport } from "../sources/export.js";
+import { sessionInputs } from "../sources/sources.js";
+import type { AgentLive, HookReply, LiveContext } from "./agent.js";
+import { codexHome, installHooks, uninstallHooks } from "./codex-hooks.js";
 
 /** The hook events the guard answers, as Codex names them in `hook_event_name`. */
 export const CODEX_EVENTS = ["SessionStart", "PreToolUse"] as const;

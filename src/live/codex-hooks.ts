@@ -17,9 +17,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as Jsonc from "jsonc-parser";
-import { isRecord } from "../../shared/record.js";
-import { lazily } from "../../shared/zod.js";
-import type { InstallReport, InstallScope, LiveContext } from "../live.js";
+import { isRecord } from "../shared/record.js";
+import { lazily } from "../shared/zod.js";
+import type { InstallReport, InstallScope, LiveContext } from "./agent.js";
 
 const jsonc = lazily(() => createRequire(import.meta.url)("jsonc-parser") as typeof Jsonc);
 
