@@ -28,7 +28,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   sources: ["hosts", "judge", "model", "redact", "shared"],
   audit: ["sources", "judge", "model", "redact", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shared"],
-  cli: ["config", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
+  live: ["config", "guard", "hosts", "judge", "model", "redact", "shared"],
+  cli: ["config", "live", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {
@@ -56,7 +57,12 @@ function importsOf(file: string): string[] {
   return specs.map((spec) => (spec.startsWith(".") ? normalize(join(dirname(file), spec)).replace(/\.js$/, ".ts") : spec));
 }
 
-const folderOf = (file: string): string => (file.includes("/") ? file.slice(0, file.indexOf("/")) : "");
+/**
+ * A host's live guard (`hosts/<agent>/live.ts`: the guard inside that agent, through its
+ * hooks) is host glue as plugin/ is: it is its own layer, "live", above hosts/.
+ */
+const folderOf = (file: string): string =>
+  /^hosts\/[^/]+\/live\.ts$/.test(file) ? "live" : file.includes("/") ? file.slice(0, file.indexOf("/")) : "";
 const isRuleFile = (file: string): boolean =>
   /^judge\/rules\/[^/]+\.ts$/.test(file) && !file.endsWith("/index.ts") && !file.endsWith("/rule.ts");
 
