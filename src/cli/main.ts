@@ -65,6 +65,12 @@ const COMMANDS_USAGE = [
     "init [--global]",
     "write .opencode/compaction-guard.jsonc here (--global: in opencode's global config folder), every setting commented out at its default (init --help)",
   ),
+  helpLines(
+    "install <agent> [--project]",
+    "guard another agent live through its own hooks (claude-code): merges the guard's hooks into its user settings (--project: this project's) and prints what changed",
+  ),
+  helpLines("uninstall <agent> [--project]", "removes exactly the hooks install added"),
+  helpLines("hook <agent>", "what the installed hooks run: one hook's JSON on standard input, the agent's reply on standard output"),
   helpLines("help [command]", "this help, or a command's"),
   helpLines("version", "print the version (also -v, --version)"),
   "",
@@ -155,6 +161,8 @@ export async function main(
   const [first, topic] = positionalsOf(args);
   // Each command loads what it needs when it runs: audit its sources, outputs and progress bar.
   if (first === "audit") return (await import("./audit.js")).runAudit(args, out, err, env, progress, cwd);
+  // A hook answers whatever it is given, and never fails the agent that runs it.
+  if (first === "hook") return (await import("./agents.js")).runHook(topic, out, err, (await import("./agents.js")).liveContext(env, cwd));
   try {
     if (first === "help") {
       const help = topic === undefined ? COMMANDS_USAGE : await helpOf(topic);
@@ -163,6 +171,12 @@ export async function main(
       return 0;
     }
     if (first === "init") return await (await import("./init.js")).runInit(args, out, env, cwd);
+    if (first === "install" || first === "uninstall") {
+      const agents = await import("./agents.js");
+      const { values: flags, positionals: words } = parseArgs({ args, allowPositionals: true, options: { project: { type: "boolean" } } });
+      if (words.length > 2) throw new UsageError(`unexpected argument ${JSON.stringify(words[2])}`);
+      return await agents.runInstall(first, words[1], flags.project === true, out, agents.liveContext(env, cwd));
+    }
     if (first === "version") {
       out(`${VERSION}\n`);
       return 0;

@@ -1,0 +1,253 @@
+/**
+ * The guard inside Claude Code, through its `settings.json` hooks (measured with Claude Code
+ * 2.1.328, docs/other-agents.md):
+ *
+ * - `SessionStart` with source `compact` (after every compaction, once its summary is in the
+ *   transcript): the continue note (judge/ledger.ts, the one opencode's continue turn gets)
+ *   as `additionalContext`, which Claude Code hands the model as a system reminder. Its
+ *   `continue: false` is ignored by 2.1.328, so this hook never stops anything.
+ * - `PreToolUse` (every tool): when the session's latest automatic compaction is denied by
+ *   the judgement `replay` makes of the same transcript, and no person spoke since, the call
+ *   is refused (`permissionDecision: deny`, the reason for the model) and the turn stopped
+ *   (`continue: false`, `stopReason`; `systemMessage` for the user).
+ *
+ * Stateless: each invocation reads the transcript at `transcript_path`. Never throws: bad
+ * input or an unreadable transcript answers "go on" with one warning line on stderr.
+ */
+import { readFile, mkdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type * as Jsonc from "jsonc-parser";
+import { loadSettingsFiles } from "../config/file.js";
+import { continueNoteBefore } from "../guard/prevention.js";
+import { describeEvidence, nextSteps } from "../judge/explain.js";
+import { replaySession, type ReplayRow } from "../judge/replay.js";
+import { resolveSettings, type GuardSettings } from "../judge/settings.js";
+import { isRealUser } from "../model/entry.js";
+import type { SessionData } from "../model/session.js";
+import { redactSecrets } from "../redact/secrets.js";
+import { isRecord } from "../shared/record.js";
+import type { AgentLive, HookReply, InstallReport, InstallScope, LiveContext } from "./agent.js";
+import { transcriptRecord } from "../hosts/transcript.js";
+import { readClaudeCode } from "../hosts/claude-code/index.js";
+
+/** How the judge reads a Claude Code session's host facts (the same as `replay`'s: no continue text). */
+const FACTS = { source: "claude-code 2.1.328", afterCompaction: [] as const };
+
+/** Ends every hook command the installer writes: a shell comment that marks the entry as the guard's. */
+export const HOOK_MARK = "# opencode-compaction-guard";
+
+/** Seconds Claude Code waits for one hook before it goes on without it. */
+const HOOK_TIMEOUT_S = 30;
+
+/** The hook events installed, with their matcher: SessionStart only after a compaction, PreToolUse for every tool. */
+const EVENTS = [
+  { event: "SessionStart", matcher: "compact" },
+  { event: "PreToolUse", matcher: "*" },
+] as const;
+
+const GO_ON: HookReply = { stdout: null, stderr: null, exitCode: 0 };
+
+const warn = (line: string): HookReply => ({
+  stdout: null,
+  stderr: `compaction-guard: ${redactSecrets(line).split("\n")[0]!.slice(0, 300)}\n`,
+  exitCode: 0,
+});
+
+const json = (value: unknown): HookReply => ({ stdout: `${JSON.stringify(value)}\n`, stderr: null, exitCode: 0 });
+
+/** The hook input's fields the guard reads (Claude Code 2.1.x: `hook_event_name`, `transcript_path`, `cwd`, `source`). */
+interface HookInput {
+  readonly event: string;
+  readonly transcript: string;
+  readonly cwd: string;
+  readonly source: string | undefined;
+}
+
+function hookInput(input: unknown): HookInput | string {
+  if (!isRecord(input)) return "hook input is not a JSON object";
+  const { hook_event_name: event, transcript_path: transcript, cwd, source } = input;
+  if (typeof event !== "string") return "hook input has no hook_event_name";
+  if (typeof transcript !== "string" || transcript === "") return `${event} hook input has no transcript_path`;
+  return { event, transcript, cwd: typeof cwd === "string" ? cwd : "", source: typeof source === "string" ? source : undefined };
+}
+
+/** The session as `replay` reads it, from the transcript's text. */
+function sessionOf(text: string, fallbackID: string): SessionData {
+  const read = readClaudeCode(text, fallbackID);
+  return { record: transcriptRecord(read.info), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
+}
+
+/** What the judgement says of the session's latest automatic compaction: its row, position, and whether a person spoke after it. */
+interface Latest {
+  readonly session: SessionData;
+  readonly row: ReplayRow | undefined;
+  /** Index in the timeline's entries just after the latest compaction's summary (or the compaction). */
+  readonly end: number;
+  readonly userSince: boolean;
+}
+
+function judgeLatest(session: SessionData, settings: GuardSettings): Latest {
+  const replayed = replaySession(session, { settings, usable: session.usable ?? null, facts: FACTS }, { toolLoop: false });
+  const { timeline } = replayed;
+  const latest = timeline.compactions.filter((c) => c.auto && c.succeeded).at(-1);
+  const row = latest === undefined ? undefined : replayed.rows.find((r) => r.compaction.messageID === latest.messageID);
+  const end = latest === undefined ? 0 : Math.max(latest.position, latest.summaryPosition) + 1;
+  const userSince = timeline.entries.slice(end).some(isRealUser);
+  return { session, row, end, userSince };
+}
+
+/** The one line the user reads at a stop. */
+function stopLine(row: ReplayRow): string {
+  return (
+    `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row)}. ` +
+    `Next: ${nextSteps(row)}`
+  );
+}
+
+/** Answers one hook invocation (see the file's head). */
+async function handle(input: unknown, context: LiveContext): Promise<HookReply> {
+  try {
+    const hook = hookInput(input);
+    if (typeof hook === "string") return warn(`${hook}; going on without the guard`);
+    const compactStart = hook.event === "SessionStart" && hook.source === "compact";
+    if (!compactStart && hook.event !== "PreToolUse") return GO_ON;
+    const cwd = hook.cwd || context.cwd;
+    const resolved = resolveSettings(undefined, context.env, { files: loadSettingsFiles(context.env, cwd) });
+    const { settings } = resolved;
+    if (!settings.enabled) return GO_ON;
+    let text: string;
+    try {
+      text = await readFile(hook.transcript, "utf8");
+    } catch (error) {
+      return warn(`cannot read the transcript ${hook.transcript} (${(error as NodeJS.ErrnoException).code ?? "error"}); going on`);
+    }
+    // Most tool calls come before any compaction: nothing to judge then.
+    if (!text.includes("compact_boundary") && !text.includes("isCompactSummary")) return GO_ON;
+    const latest = judgeLatest(sessionOf(text, "claude-code"), settings);
+    const loop = latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
+    if (compactStart) {
+      const { timeline, record } = latest.session;
+      const note = settings.prevent ? continueNoteBefore(timeline, latest.end, { directory: record.directory, wholeSession: true }) : null;
+      const warning =
+        loop && settings.mode === "enforce"
+          ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
+          : null;
+      const context = [note, warning].filter((t): t is string => t !== null).join("\n");
+      if (context === "") return GO_ON;
+      return json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } });
+    }
+    if (!loop) return GO_ON;
+    const line = stopLine(latest.row!);
+    if (settings.mode === "observe") return json({ systemMessage: `(observe mode: it goes on) ${line}` });
+    return json({
+      continue: false,
+      stopReason: line,
+      systemMessage: line,
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: `${line} Do not retry this call; stop and tell the user.`,
+      },
+    });
+  } catch (error) {
+    return warn(`internal error: ${error instanceof Error ? error.message : String(error)}; going on without the guard`);
+  }
+}
+
+/** jsonc-parser, required on first use (src/config/file.ts does the same). */
+let parser: typeof Jsonc | undefined;
+const jsonc = (): typeof Jsonc => (parser ??= createRequire(import.meta.url)("jsonc-parser") as typeof Jsonc);
+
+/** The settings file of a scope: `$CLAUDE_CONFIG_DIR/settings.json` (default `~/.claude`), or the project's `.claude/settings.json`. */
+export function settingsFile(scope: InstallScope, context: LiveContext): string {
+  if (scope === "project") return join(context.cwd, ".claude", "settings.json");
+  return join(context.env.CLAUDE_CONFIG_DIR || join(context.home, ".claude"), "settings.json");
+}
+
+/** Is this hook entry (`{ type, command }`) one the installer wrote? */
+const isOurs = (hook: unknown): boolean => isRecord(hook) && typeof hook.command === "string" && hook.command.endsWith(HOOK_MARK);
+
+/** Reads a settings file: its text ("{}" when missing) and parsed object. @throws Error one line when it is no JSON object. */
+async function readSettings(file: string): Promise<{ text: string; value: Record<string, unknown> }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { text: "{}\n", value: {} };
+    throw new Error(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  const errors: Jsonc.ParseError[] = [];
+  const value: unknown = jsonc().parse(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0 || !isRecord(value)) throw new Error(`${file}: not a JSON object; fix it or move it away, then run this again`);
+  if (value.hooks !== undefined && !isRecord(value.hooks)) throw new Error(`${file}: "hooks" is not an object`);
+  return { text: text.trim() === "" ? "{}\n" : text, value };
+}
+
+/** One event's matcher groups without the guard's entries (groups left empty dropped). */
+function withoutOurs(groups: unknown): unknown[] {
+  if (!Array.isArray(groups)) return [];
+  return groups.flatMap((group) => {
+    if (!isRecord(group) || !Array.isArray(group.hooks) || !group.hooks.some(isOurs)) return [group];
+    const hooks = group.hooks.filter((hook) => !isOurs(hook));
+    return hooks.length === 0 ? [] : [{ ...group, hooks }];
+  });
+}
+
+/** `text` with `hooks.<event>` set to `groups` (removed when undefined), other keys as they were. */
+function setEvent(text: string, event: string, groups: unknown[] | undefined): string {
+  const { modify, applyEdits } = jsonc();
+  const edits = modify(text, ["hooks", event], groups, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" } });
+  return applyEdits(text, edits);
+}
+
+/** Merges the guard's hooks into the scope's settings file; idempotent. @throws Error one line for a file that is no JSON object. */
+async function install(scope: InstallScope, command: string, context: LiveContext): Promise<InstallReport> {
+  const file = settingsFile(scope, context);
+  const { text, value } = await readSettings(file);
+  const marked = `${command} ${HOOK_MARK}`;
+  const hooks = isRecord(value.hooks) ? value.hooks : {};
+  let next = text;
+  const changes: string[] = [];
+  for (const { event, matcher } of EVENTS) {
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    const ours = groups.flatMap((g) => (isRecord(g) && Array.isArray(g.hooks) ? g.hooks.filter(isOurs) : []));
+    const same = ours.length === 1 && (ours[0] as { command: string }).command === marked;
+    if (same) continue;
+    const entry = { matcher, hooks: [{ type: "command", command: marked, timeout: HOOK_TIMEOUT_S }] };
+    next = setEvent(next, event, [...withoutOurs(groups), entry]);
+    changes.push(`${ours.length > 0 ? "replaced" : "added"} hooks.${event} (matcher ${JSON.stringify(matcher)}): ${marked}`);
+  }
+  if (changes.length > 0) {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
+  }
+  return { file, changes };
+}
+
+/** Removes exactly the entries {@link install} wrote (marked with {@link HOOK_MARK}); the rest stays. */
+async function uninstall(scope: InstallScope, context: LiveContext): Promise<InstallReport> {
+  const file = settingsFile(scope, context);
+  const { text, value } = await readSettings(file);
+  if (!isRecord(value.hooks)) return { file, changes: [] };
+  let next = text;
+  const changes: string[] = [];
+  for (const [event, groups] of Object.entries(value.hooks)) {
+    if (!Array.isArray(groups) || !groups.some((g) => isRecord(g) && Array.isArray(g.hooks) && g.hooks.some(isOurs))) continue;
+    const kept = withoutOurs(groups);
+    next = setEvent(next, event, kept.length === 0 ? undefined : kept);
+    changes.push(`removed the guard's hook from hooks.${event}`);
+  }
+  if (changes.length === 0) return { file, changes };
+  const after = jsonc().parse(next) as Record<string, unknown>;
+  if (isRecord(after.hooks) && Object.keys(after.hooks).length === 0) {
+    const { modify, applyEdits } = jsonc();
+    next = applyEdits(next, modify(next, ["hooks"], undefined, {}));
+  }
+  await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
+  return { file, changes };
+}
+
+/** Claude Code's live guard. */
+export const claudeCodeLive: AgentLive = { agent: "claude-code", handle, install, uninstall };
+export default claudeCodeLive;
