@@ -67,7 +67,7 @@ const COMMANDS_USAGE = [
   ),
   helpLines(
     "install <agent> [--project]",
-    "guard another agent live through its own hooks (claude-code): merges the guard's hooks into its user settings (--project: this project's) and prints what changed",
+    "guard another agent live through its own hooks (claude-code, codex): merges the guard's hooks into its user settings (--project: this project's) and prints what changed",
   ),
   helpLines("uninstall <agent> [--project]", "removes exactly the hooks install added"),
   helpLines("hook <agent>", "what the installed hooks run: one hook's JSON on standard input, the agent's reply on standard output"),
