@@ -192,19 +192,34 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
       expect(files.length).toBe(18 + 25 + 12 + 10 + 22 + 87);
-      // The five transcripts are sessions too, none denied: the exports' rows and totals without them.
+      // The transcripts are sessions too (5 of them): the exports' rows and totals without them.
       const exports = audit.sessions.filter((row) => !("agent" in row));
-      expect(audit.sessions.length - exports.length).toBe(4);
+      expect(audit.sessions.length - exports.length).toBe(5);
+      // Of the six transcript files, five are sessions with compactions; one loops (Claude Code
+      // 2.1.328's, recorded against a scripted model), none was stopped by the guard.
+      const transcripts = audit.sessions.filter((row) => "agent" in row);
+      expect(transcripts.filter((row) => row.firstDeny !== null).map((row) => row.source)).toEqual([
+        expect.stringContaining("claude-code-2.1.328-loop.jsonl"),
+      ]);
       await expectAgreesWithReplay(
-        { ...audit, sessions: exports, totals: { ...audit.totals, sessions: audit.totals.sessions - 5 } },
+        {
+          ...audit,
+          sessions: exports,
+          totals: {
+            ...audit.totals,
+            sessions: audit.totals.sessions - 6,
+            looping: audit.totals.looping - 1,
+            tokensAfterDeny: audit.totals.tokensAfterDeny - transcripts.reduce((sum, row) => sum + (row.tokensAfterDeny ?? 0), 0),
+          },
+        },
         files,
       );
       // Every export here is its own session (each review fixture has its own id; the e2e
       // recordings are each a run of their own, and so are the 87 held sessions): 174 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
       expect(keptFiles(files)).toHaveLength(174);
-      // …and the five Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
-      expect(audit.totals.sessions).toBe(174 + 5);
+      // …and the six Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
+      expect(audit.totals.sessions).toBe(174 + 6);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
       // The README.md of fixtures/claude-code, fixtures/codex and fixtures/held are passed over, not read.
@@ -722,7 +737,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 189/189 files"); // 93 exports, 87 held ones, their 4 expect.json and 5 transcripts
+        expect(stream.text).toContain(" 190/190 files"); // 93 exports, 87 held ones, their 4 expect.json and 6 transcripts
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }
