@@ -359,10 +359,15 @@ describe("property: a secret token in a place that carries one is never shown", 
   );
   const flag = fc.constantFrom("-p", "-a", "-k", "-u", "--password", "--token", "--passphrase", "-H", "--auth", "-e");
   const name = fc.constantFrom("TOKEN", "API_KEY", "STRIPE_KEY", "DD_APP_KEY", "pw", "x");
+  /**
+   * A program and a flag that takes a value there: sudo's -k, -e and -H take none, so in
+   * `sudo -k X run` the word X is the command sudo runs (a program's name, shown), not a value.
+   */
+  const valued = fc.tuple(program, flag).filter(([p, f]) => !(p === "sudo" && ["-k", "-e", "-H"].includes(f)));
   /** The places a secret is given on a command line. */
   const place = (t: string) =>
     fc.oneof(
-      fc.tuple(program, flag).map(([p, f]) => `${p} ${f} ${t} run`),
+      valued.map(([p, f]) => `${p} ${f} ${t} run`),
       fc.tuple(program, flag).map(([p, f]) => `${p} ${f}${t} run`),
       fc.tuple(program, flag).map(([p, f]) => `${p} ${f}=${t} test`),
       fc.tuple(name, program).map(([n, p]) => `${n}=${t} ${p} test`),
