@@ -88,7 +88,10 @@ describe("after the deny (the first `opencode run`)", () => {
     expect(part.metadata).toEqual({
       compaction_guard: { note: "loop-stopped", rule: "no-progress", compactionMessageID: denied.messageID },
     });
-    const [first, session, why, next, whose] = part.text!.split("\n");
+    // The culprit lines (what compaction keeps, and a fix) stand between the reason and the next step.
+    const [first, session, why, kept, ...rest] = part.text!.split("\n");
+    const [next, whose] = rest.slice(-2);
+    expect(kept).toMatch(/^Kept by compaction: .*left after compaction [\d,]+ tokens, usable [\d,]+ tokens, trigger [\d,]+ tokens\.$/);
     expect(first).toBe(`${NOTE_START} 2: opencode did not send its automatic continue message, so the model stopped.`);
     // Named by its title once opencode has one (the scripted title answer comes first).
     expect([`Session: "Fake title" (${run.sessionID})`, `Session: ${run.sessionID}`]).toContain(session);
