@@ -11,13 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${CLAUDE_CODE_CACHE_DIR:-$root/.cache/claude-code}"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) platform=linux-x64 ;;
-  Linux-aarch64) platform=linux-arm64 ;;
-  Darwin-arm64) platform=darwin-arm64 ;;
-  Darwin-x86_64) platform=darwin-x64 ;;
-  *) echo "install-claude-code: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/platform.sh"
 [ "$#" -gt 0 ] || { echo "usage: $0 <claude code version>..." >&2; exit 2; }
 for version in "$@"; do
   [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "install-claude-code: not a version: $version" >&2; exit 2; }

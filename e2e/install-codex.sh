@@ -8,13 +8,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${CODEX_CACHE_DIR:-$root/.cache/codex}"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) platform=linux-x64 ;;
-  Linux-aarch64) platform=linux-arm64 ;;
-  Darwin-arm64) platform=darwin-arm64 ;;
-  Darwin-x86_64) platform=darwin-x64 ;;
-  *) echo "install-codex: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/platform.sh"
 [ "$#" -eq 1 ] || { echo "usage: $0 <codex version>" >&2; exit 2; }
 version="$1"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "install-codex: not a version: $version" >&2; exit 2; }

@@ -9,13 +9,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${OPENCODE_CACHE_DIR:-$root/.cache/opencode}"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) platform=linux-x64 ;;
-  Linux-aarch64) platform=linux-arm64 ;;
-  Darwin-arm64) platform=darwin-arm64 ;;
-  Darwin-x86_64) platform=darwin-x64 ;;
-  *) echo "install-opencode: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/platform.sh"
 [ "$#" -gt 0 ] || { echo "usage: $0 <opencode version | cli-<version>>..." >&2; exit 2; }
 for spec in "$@"; do
   case "$spec" in

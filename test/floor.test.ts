@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { replayBytes } from "./support/golden.js";
 
 interface Expected {
   readonly firstDeny: number | null | "any";
@@ -33,16 +33,9 @@ function sets(): string[] {
 
 /** The first denial's compaction index that `replay --json` reports for a case. */
 async function firstDeny(file: string, flags: readonly string[]): Promise<number | null> {
-  let out = "";
-  let err = "";
-  const code = await main(
-    ["replay", file, "--json", ...flags],
-    (t) => void (out += t),
-    (t) => void (err += t),
-    {},
-  );
-  if (code !== 0) throw new Error(`replay ${file} exited ${code}: ${err.split("\n")[0]}`);
-  return (JSON.parse(out) as { firstDeny: number | null }).firstDeny;
+  const bytes = await replayBytes(file, flags);
+  if (bytes.startsWith("exit ")) throw new Error(`replay ${file}: ${bytes.split("\n")[0]}`);
+  return (JSON.parse(bytes) as { firstDeny: number | null }).firstDeny;
 }
 
 const SETS = sets();

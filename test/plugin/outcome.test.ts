@@ -17,8 +17,8 @@ describe("isHeadlessRun", () => {
   it("is opencode's own process (OPENCODE_PID is its pid) whose first word is run", () => {
     const env = { OPENCODE_PID: "42" };
     // opencode's bundled entry and the TUI's worker, as the binary names them (their folder does not matter).
-    const entry = "$bunfs/root/src/index.js";
-    const worker = "$bunfs/root/src/cli/tui/worker.js";
+    const entry = "src/index.js";
+    const worker = "src/cli/tui/worker.js";
     expect(isHeadlessRun(["bun", entry, "run", "--print-logs", "fix it"], env, 42)).toBe(true);
     expect(isHeadlessRun(["bun", entry, "--print-logs", "run", "x"], env, 42)).toBe(true);
     expect(isHeadlessRun(["bun", entry], env, 42)).toBe(false);
