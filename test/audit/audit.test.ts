@@ -192,14 +192,15 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       const audit = JSON.parse(stdout) as AuditJson;
       const files = exportFiles(true);
       expect(files.length).toBe(18 + 25 + 12 + 10 + 22 + 87);
-      // The transcripts are sessions too (5 of them): the exports' rows and totals without them.
+      // The transcripts are sessions too (6 of them): the exports' rows and totals without them.
       const exports = audit.sessions.filter((row) => !("agent" in row));
-      expect(audit.sessions.length - exports.length).toBe(5);
-      // Of the six transcript files, five are sessions with compactions; one loops (Claude Code
-      // 2.1.328's, recorded against a scripted model), none was stopped by the guard.
+      expect(audit.sessions.length - exports.length).toBe(6);
+      // Of the seven transcript files, six are sessions with compactions; two loop (Claude Code
+      // 2.1.328's and Codex 0.169.0's, recorded against scripted models), none was stopped by the guard.
       const transcripts = audit.sessions.filter((row) => "agent" in row);
       expect(transcripts.filter((row) => row.firstDeny !== null).map((row) => row.source)).toEqual([
         expect.stringContaining("claude-code-2.1.328-loop.jsonl"),
+        expect.stringContaining("codex-0.169.0-two-call-loop.jsonl"),
       ]);
       await expectAgreesWithReplay(
         {
@@ -207,8 +208,8 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
           sessions: exports,
           totals: {
             ...audit.totals,
-            sessions: audit.totals.sessions - 6,
-            looping: audit.totals.looping - 1,
+            sessions: audit.totals.sessions - 7,
+            looping: audit.totals.looping - 2,
             tokensAfterDeny: audit.totals.tokensAfterDeny - transcripts.reduce((sum, row) => sum + (row.tokensAfterDeny ?? 0), 0),
           },
         },
@@ -218,8 +219,8 @@ describe("audit <folder> --json agrees with replay, session by session", () => {
       // recordings are each a run of their own, and so are the 87 held sessions): 174 sessions, no duplicate line (duplicates
       // are tested below: "the same session in two files").
       expect(keptFiles(files)).toHaveLength(174);
-      // …and the six Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
-      expect(audit.totals.sessions).toBe(174 + 6);
+      // …and the seven Claude Code and Codex transcripts of fixtures/claude-code and fixtures/codex.
+      expect(audit.totals.sessions).toBe(174 + 7);
       const lines = stderr.trim().split("\n");
       expect(lines.filter((l) => l.startsWith("duplicate session "))).toEqual([]);
       // The README.md of fixtures/claude-code, fixtures/codex and fixtures/held are passed over, not read.
@@ -737,7 +738,7 @@ describe("the progress bar", () => {
       outputs.push(stdout);
       if (isTTY) {
         expect(stream.text).toContain("audit ");
-        expect(stream.text).toContain(" 190/190 files"); // 93 exports, 87 held ones, their 4 expect.json and 6 transcripts
+        expect(stream.text).toContain(" 191/191 files"); // 93 exports, 87 held ones, their 4 expect.json and 7 transcripts
         expect(stream.text.endsWith("\u001b[2K")).toBe(true); // the line is cleared at the end
       } else expect(stream.text).toBe("");
     }

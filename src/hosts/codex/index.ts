@@ -31,6 +31,12 @@ import {
 
 /** Top-level record kinds a rollout holds. */
 const TOP = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
+/**
+ * Top-level records that hold nothing the rules read (codex-cli 0.169.0): `world_state`, the
+ * instructions and settings in force; `token_usage_record`, a request's usage, which the
+ * `token_count` event after it also carries.
+ */
+const IGNORED_TOP = new Set(["world_state", "token_usage_record"]);
 /** Response items a model produces in a step (besides tool calls). */
 const STEP_ITEMS = new Set(["message", "reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"]);
 /** Response items that hold nothing the rules read here (tool outputs are read by `call_id` first). */
@@ -73,6 +79,7 @@ const IGNORED_EVENTS = new Set([
   "collab_tool_call",
   "thread_goal_updated",
   "thread_name_updated",
+  "thread_settings_applied",
   "view_image_tool_call",
   "background_event",
   "stream_error",
@@ -134,7 +141,28 @@ function outputOf(output: unknown): { output: unknown; error: boolean } {
       return { output: parsed.output, error: typeof code === "number" && code !== 0 };
     }
   }
+  if (typeof output === "string" && EXEC_HEADER.test(output)) return execOutput(output);
   return { output: resultText(output), error: false };
+}
+
+/**
+ * The header Codex's `exec_command` and `write_stdin` put before a command's output (seen in
+ * codex-cli 0.169.0's rollouts): `Chunk ID: <random hex>`, `Wall time: <s> seconds`, then
+ * `Process exited with code <n>` or `Process running with session ID <n>`,
+ * `Original token count: <n>`, `Output:` and the output itself.
+ */
+const EXEC_HEADER = /^Chunk ID: [^\n]*\nWall time: [^\n]*\n/;
+/** Header lines that describe the delivery, not the world: a random id, a time, a count of the output's own tokens. */
+const DELIVERY_LINE = /^(?:Chunk ID|Wall time|Original token count): [^\n]*\n/gm;
+
+/**
+ * An `exec_command` output as the rules compare it: the header's delivery lines dropped (two
+ * runs of the same command that print the same thing compare equal), the exit line and the
+ * output kept; failed when the process exited with a non-zero code.
+ */
+function execOutput(output: string): { output: string; error: boolean } {
+  const code = /^Process exited with code (-?\d+)$/m.exec(output)?.[1];
+  return { output: output.replace(DELIVERY_LINE, ""), error: code !== undefined && code !== "0" };
 }
 
 interface OpenStep {
@@ -234,7 +262,7 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
       updated = Math.max(updated ?? time, time);
     }
     if (!TOP.has(type)) {
-      unknown.add(type);
+      if (!IGNORED_TOP.has(type)) unknown.add(type);
       continue;
     }
     if (type === "session_meta") {

@@ -63,6 +63,39 @@ describe("Codex 0.144.1: a `context_compacted` event alone (codex-hud's session-
   });
 });
 
+describe("Codex 0.169.0: two failing calls after every compaction (recorded from the real binary, e2e/codex-run.ts)", () => {
+  const session = readCodex(fixture("codex-0.169.0-two-call-loop.jsonl"));
+
+  it("reads every record kind 0.169.0 writes, and drops exec_command's delivery header from each output", () => {
+    expect(session.info.version).toBe("0.169.0");
+    expect(session.unknownRecords).toEqual([]);
+    const calls = session.timeline.entries.flatMap((e) => (e.kind === "assistant" ? e.toolCalls : []));
+    expect(calls).toHaveLength(10);
+    expect(calls[0]).toEqual({
+      tool: "bash",
+      input: expect.objectContaining({ command: "cat build.log" }),
+      output: "Process exited with code 1\nOutput:\ncat: build.log: No such file or directory\n",
+      status: "error",
+    });
+    // The same command, with its own random chunk id and wall time in the rollout, compares equal.
+    const outputsOf = (command: string) =>
+      new Set(calls.filter((c) => (c.input as { command?: string }).command === command).map((c) => c.output));
+    expect(outputsOf("cat build.log").size).toBe(1);
+    expect(outputsOf("sh check.sh").size).toBe(1);
+  });
+
+  it("is denied at compaction 3, the first whose whole cycle repeated the cycle before (no-new-work)", () => {
+    const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
+    expect(rows.map((r) => [r.compaction.index, r.decision, r.rule])).toEqual([
+      [1, "allow", null],
+      [2, "allow", null],
+      [3, "deny", "no-new-work"],
+      [4, "deny", "repeated-tool-call"],
+      [5, "deny", "repeated-tool-call"],
+    ]);
+  });
+});
+
 describe("defensive reading", () => {
   it("shell calls become bash with a command line; unknown kinds are listed once; bad lines counted", () => {
     const text = [
