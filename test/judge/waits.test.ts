@@ -1,10 +1,11 @@
+import { toolCall } from "../support/calls.js";
 import { describe, expect, it } from "vitest";
 import { toolKind } from "../../src/judge/tool-kinds.js";
 import { isWait, MIN_WAIT_SECONDS, waitParamSeconds } from "../../src/judge/waits.js";
 import { commandLines, commandsOf, durationSeconds } from "../../src/shell/command.js";
 import { commandWaitSeconds } from "../../src/shell/wait.js";
 
-const call = (tool: string, input: unknown = {}) => ({ tool, input, output: "", status: "completed" as const });
+const call = (tool: string, input: unknown = {}) => toolCall(tool, input);
 const bash = (command: string, extra: Record<string, unknown> = {}) => call("bash", { command, ...extra });
 
 describe("commandWaitSeconds: how long a bash line waits", () => {

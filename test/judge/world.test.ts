@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { World } from "../../src/judge/world.js";
 import { answerItems } from "../../src/judge/items.js";
 import type { ToolCall } from "../../src/model/entry.js";
+import { toolCall } from "../support/calls.js";
 
-const done = (tool: string, input: unknown, output = "ok"): ToolCall => ({ tool, input, output, status: "completed" });
+const done = (tool: string, input: unknown, output = "ok"): ToolCall => toolCall(tool, input, output);
 const edit = (oldString: string, newString: string, replaceAll = false) =>
   done("edit", { filePath: "/p/a.ts", oldString, newString, ...(replaceAll ? { replaceAll } : {}) });
 const write = (content: string, filePath = "/p/a.ts") => done("write", { filePath, content });
