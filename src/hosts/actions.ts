@@ -366,3 +366,44 @@ export function otherAction(tool: string, input: unknown, reads = namedForReadin
   const bare: Bare = { kind: "other", asking: ASKING_NAME.test(tool), reads, run };
   return waits ? orWait(bare, tool, input, run) : bare;
 }
+
+/**
+ * opencode's subagents that cannot change anything (agent/agent.ts: `explore` has no edit,
+ * write or patch tool). Asked the same question again, such a subagent can only find again
+ * what it found; any other subagent may have done the work it reports.
+ */
+export const READ_ONLY_SUBAGENTS: ReadonlySet<string> = new Set(["explore"]);
+
+/**
+ * opencode's built-in tools (packages/opencode/src/tool/registry.ts, 1.18.33), each as what it
+ * does: the names every report shows, and that a transcript converted from opencode's, or an
+ * MCP server, may use in any host.
+ */
+const NAMED_TOOLS: Readonly<Record<string, (tool: string, input: unknown) => Bare>> = {
+  bash: shellAction,
+  read: (tool, input) => readAction(tool, input, true),
+  edit: (_, input) => ({ kind: "edit", edits: editsOf(input, false) }),
+  multiedit: (_, input) => ({ kind: "edit", edits: editsOf(input, true) }),
+  patch: () => ({ kind: "edit", edits: undefined }),
+  apply_patch: () => ({ kind: "edit", edits: undefined }),
+  write: (_, input) => writeAction(input),
+  grep: (tool, input) => searchAction(tool, input, tool, false),
+  glob: (tool, input) => searchAction(tool, input, tool, false),
+  list: (tool, input) => searchAction(tool, input, tool, false),
+  ls: (tool, input) => searchAction(tool, input, tool, false),
+  view: (tool, input) => searchAction(tool, input, tool, false),
+  codesearch: (tool, input) => searchAction(tool, input, "code", true),
+  webfetch: fetchAction,
+  websearch: fetchAction,
+  task: (tool, input) => delegateAction(tool, input, READ_ONLY_SUBAGENTS),
+  todowrite: () => PLAN,
+  todoread: () => PLAN,
+  skill: (tool, input) => otherAction(tool, input, true),
+  lsp: (tool, input) => otherAction(tool, input, true),
+};
+
+/** The action of a tool by its name: one of {@link NAMED_TOOLS}, or any other by its name's habits ({@link otherAction}). */
+export function namedAction(tool: string, input: unknown): Bare {
+  const known = Object.hasOwn(NAMED_TOOLS, tool) ? NAMED_TOOLS[tool] : undefined;
+  return known ? known(tool, input) : otherAction(tool, input);
+}

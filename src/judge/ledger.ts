@@ -18,8 +18,7 @@ import { redactedStart } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
-import { canonicalJson, comparableInput } from "./signature.js";
-import { targetFile, toolKind } from "./tool-kinds.js";
+import { toolKind } from "./tool-kinds.js";
 
 /** The ledger is never longer than this, characters. */
 export const LEDGER_MAX_CHARS = 1_500;
@@ -136,13 +135,13 @@ export function completedCallsBefore(
       const kind = toolKind(call);
       if (kind === "planning" || kind === "waiting") continue;
       const outcome = call.status === "completed" ? "done" : "failed";
-      const key = `${call.tool}\u0000${outcome}\u0000${canonicalJson(comparableInput(call))}`;
+      const key = `${call.tool}\u0000${outcome}\u0000${call.action.asked.comparable}`;
       const seen = found.get(key);
       if (seen) {
         seen.count += 1;
       } else {
-        const shown = kind === "effect" ? "effect" : call.tool === "bash" ? "command" : "read";
-        const file = shown === "read" ? targetFile(call) : null;
+        const shown = kind === "effect" ? "effect" : call.action.kind === "shell" ? "command" : "read";
+        const file = shown === "read" ? call.action.asked.path : null;
         found.set(key, {
           tool: shownToolName(call.tool),
           preview: previewCall(call.tool, call.input, options.directory),

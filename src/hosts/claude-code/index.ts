@@ -13,8 +13,9 @@ import {
   delegateAction,
   editsOf,
   fetchAction,
-  otherAction,
+  namedAction,
   PLAN,
+  READ_ONLY_SUBAGENTS,
   readAction,
   searchAction,
   shellAction,
@@ -79,9 +80,6 @@ const TOOLS: Readonly<Record<string, readonly [string, (tool: string, input: unk
   Agent: ["task", (tool, input) => delegateAction(tool, input, READ_ONLY_SUBAGENTS)],
   TodoWrite: ["todowrite", () => PLAN],
 };
-
-/** The subagents read as unable to change anything: `explore` (what the rules have always read; Claude Code's own is `Explore`). */
-const READ_ONLY_SUBAGENTS: ReadonlySet<string> = new Set(["explore"]);
 
 /**
  * Is this one of Claude Code's records about a session rather than in its conversation: a
@@ -168,7 +166,7 @@ function callOf(use: OpenStep["uses"][number], results: ReadonlyMap<string, { co
   const input = CAMEL_INPUT.has(use.name) ? camelKeys(use.input) : use.input;
   return {
     tool,
-    action: withAsked(known ? known[1](tool, input) : otherAction(tool, input), input),
+    action: withAsked(known ? known[1](tool, input) : namedAction(tool, input), input),
     input,
     output: resultText(result.content),
     status: result.error ? "error" : "completed",

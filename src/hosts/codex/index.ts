@@ -11,7 +11,7 @@
 import type { Entry, ToolCall } from "../../model/entry.js";
 import { isRecord } from "../../shared/record.js";
 import type { Action } from "../../model/action.js";
-import { fetchAction, otherAction, PLAN, shellAction, withAsked, type Bare } from "../actions.js";
+import { fetchAction, namedAction, PLAN, shellAction, withAsked, type Bare } from "../actions.js";
 import {
   camelKeys,
   compactionEntry,
@@ -120,7 +120,7 @@ function toolOf(name: string, input: unknown): { tool: string; input: unknown; a
   if (name === "update_plan") return call("todowrite", input, PLAN);
   if (name === "web_search") return call("websearch", input, fetchAction("websearch", input));
   const tool = mcpName(name);
-  return call(tool, input, otherAction(tool, input));
+  return call(tool, input, namedAction(tool, input));
 }
 
 /** A function call's `arguments` (a JSON string) as a value; a string that is not JSON stays as it is. */

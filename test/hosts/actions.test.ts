@@ -1,0 +1,127 @@
+/**
+ * What the hosts read in a tool call (src/hosts/actions.ts, the opencode, Claude Code and
+ * Codex tables): what it asked for as calls are compared, and which action it is.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { comparableInput, comparableInputJson } from "../../src/hosts/actions.js";
+import { callKey, openCodeAction } from "../../src/hosts/opencode/actions.js";
+import { canonicalJson } from "../../src/shared/canonical-json.js";
+
+describe("comparableInput", () => {
+  const saved = "/home/u/.local/share/opencode/tool-output/tool_22ce41902001F2bkSBdwHK7XZ1";
+
+  it("replaces the ids a run hands out in a call's input, and drops the description label", () => {
+    expect(comparableInput({ filePath: saved, offset: 251 }, false)).toEqual({
+      filePath: "/home/u/.local/share/opencode/~",
+      offset: 251,
+    });
+    expect(comparableInput({ description: "x", prompt: "go on", task_id: "ses_abc123XYZ" }, false)).toEqual({
+      prompt: "go on",
+      task_id: "~",
+    });
+    expect(comparableInput({ command: "cat /tmp/tmp.Xa81kQz9Lp/out.json" }, false)).toEqual({
+      command: "cat ~/out.json",
+    });
+  });
+
+  it("comparableInputJson is the canonical JSON of comparableInput, whatever the input holds", () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom(
+        "/tmp/tmp.Xa81kQz9Lp/out",
+        "ses_abc123XYZ",
+        "tool-output/tool_22ce4190",
+        "/var/folders/x1/T/q",
+        "tool_x",
+        "plain text here",
+      ),
+    );
+    const input = fc.oneof(
+      fc.dictionary(
+        fc.constantFrom("command", "description", "filePath", "tool_", "ses_x"),
+        fc.oneof(text, fc.array(text, { maxLength: 3 }), fc.integer()),
+      ),
+      text,
+      fc.array(text, { maxLength: 3 }),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(fc.boolean(), input, (changes, value) => {
+        expect(comparableInputJson(value, changes)).toBe(canonicalJson(comparableInput(value, changes)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("keeps an edit's input whole: every character is the change", () => {
+    const input = { filePath: "/p/a.ts", oldString: "x", newString: `load("${saved}")` };
+    expect(comparableInput(input, true)).toEqual(input);
+  });
+
+  it.each([
+    "sleep 20 && python embed.py shard-06 --commit 3f2a9c1d",
+    "curl -X DELETE https://api.example.com/subscriptions/9b2f4c1e-5a7d-4e3b-8c9a-1d2e3f4a5b6c",
+    "docker rm 4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a4f3c9a1e8b7d6c5a",
+    "rm /tmp/build-1.log",
+  ])("keeps what the model chose (numbers, names, the ids it acts on): %s", (command) => {
+    expect(comparableInput({ command }, false)).toEqual({ command });
+  });
+});
+
+describe("openCodeAction: opencode's tools as actions", () => {
+  it.each<[string, unknown, Record<string, unknown>]>([
+    ["bash", { command: "npm test", description: "run" }, { kind: "shell", run: { text: "npm test", role: "check" } }],
+    ["bash", { command: "sleep 30 && gh pr checks 42" }, { kind: "wait", seconds: 30, shell: true }],
+    ["read", { filePath: "/p/a.ts", offset: 10, limit: 20 }, { kind: "read", file: "/p/a.ts", offset: 10, limit: 20, numbered: true }],
+    ["grep", { pattern: "TODO", path: "src" }, { kind: "search", engine: "grep", pattern: "TODO", asking: false }],
+    ["codesearch", { query: "retry policy" }, { kind: "search", engine: "code", pattern: "retry policy", asking: true }],
+    [
+      "edit",
+      { filePath: "a.ts", oldString: "x", newString: "y" },
+      { kind: "edit", edits: [{ oldString: "x", newString: "y", replaceAll: false }] },
+    ],
+    ["multiedit", { filePath: "a.ts", edits: [{ oldString: "x" }] }, { kind: "edit", edits: undefined }],
+    ["apply_patch", { patchText: "*** Begin Patch" }, { kind: "edit", edits: undefined }],
+    ["write", { filePath: "a.ts", content: "x" }, { kind: "write", content: "x" }],
+    [
+      "task",
+      { subagent_type: "explore", prompt: " find callers " },
+      { kind: "delegate", agent: "explore", prompt: "find callers", readOnly: true },
+    ],
+    ["task", { subagent_type: "general", prompt: "fix it" }, { kind: "delegate", agent: "general", readOnly: false }],
+    ["webfetch", { url: "https://example.com" }, { kind: "fetch", url: "https://example.com", query: undefined }],
+    ["todowrite", { todos: [] }, { kind: "plan" }],
+    ["github_get_issue", { number: 1 }, { kind: "other", asking: false, reads: true, run: undefined }],
+    ["brave_web_search", { query: "x" }, { kind: "other", asking: true, reads: true }],
+    ["github_create_issue", { title: "x" }, { kind: "other", asking: false, reads: false }],
+    ["job_wait", { timeout: 120 }, { kind: "wait", seconds: 120, run: undefined, shell: false }],
+    ["exec_command", { cmd: ["git", "status"] }, { kind: "other", run: { text: "git status", role: "read" } }],
+  ])("%s %j", (tool, input, action) => {
+    expect(openCodeAction(tool, input)).toMatchObject(action);
+  });
+
+  it("what a call asked for: the comparable input, the whole input's JSON, its values and the path it names", () => {
+    const { asked } = openCodeAction("read", { filePath: "/p/a.ts", description: "look", offset: 2 });
+    expect([asked.comparable, asked.json, [...asked.values], asked.path]).toEqual([
+      '{"filePath":"/p/a.ts","offset":2}',
+      '{"description":"look","filePath":"/p/a.ts","offset":2}',
+      ["/p/a.ts", "look", "2"],
+      "/p/a.ts",
+    ]);
+    expect(openCodeAction("grep", { pattern: "x", path: "src" }).asked.path).toBe("src");
+    expect(openCodeAction("bash", null).asked.path).toBeNull();
+  });
+
+  it("a bash call without a command string is another tool that runs the command it gives, and never a wait", () => {
+    expect(openCodeAction("bash", { cmd: "sleep 60", wait: 60 })).toMatchObject({ kind: "other", run: { text: "sleep 60" } });
+    expect(openCodeAction("bash", { timeout: 120_000 })).toMatchObject({ kind: "other", run: undefined });
+  });
+
+  it("callKey: the same call up to key order and the description label", () => {
+    expect(callKey("bash", { command: "ls", description: "a" })).toBe(callKey("bash", { description: "b", command: "ls" }));
+    expect(callKey("edit", { filePath: "a", oldString: "ses_abc1234", newString: "" })).not.toBe(
+      callKey("edit", { filePath: "a", oldString: "ses_xyz9876", newString: "" }),
+    );
+  });
+});
