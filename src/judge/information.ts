@@ -251,7 +251,7 @@ export interface Judged {
   readonly position: number;
   /** Id of its step's assistant message. */
   readonly messageID: string;
-  /** For a tool call: its canonical comparable input (signature.ts `comparableInputJson`), when already written. */
+  /** For a tool call: its canonical comparable input (model/action.ts `Asked.comparable`), when already written. */
   readonly input?: string;
 }
 

@@ -59,7 +59,7 @@ export interface CompletedCall {
   readonly count: number;
   /**
    * How many different calls this line stands for (≥ 1): calls differ when their tool or
-   * canonical input differs (./signature.ts `comparableInput`, `canonicalJson`), whatever
+   * canonical input differs (model/action.ts `Asked.comparable`), whatever
    * their previews show. Only identical calls add to a repeat count.
    */
   readonly calls: number;
@@ -97,7 +97,7 @@ interface Found {
  * wait, every other call that ran at least twice, and every read of a file read more than
  * once (the pages of one file, each listed). Bookkeeping (todowrite) is left out.
  *
- * A call is identified by its tool, its canonical input (./signature.ts `comparableInput`:
+ * A call is identified by its tool, its canonical input (model/action.ts `Asked.comparable`:
  * without the free-text `description`, keys sorted) and its outcome: only the same call run
  * again adds to a count, so two pages of a file or two commands that differ in an argument
  * are never one call run twice. Different calls whose previews read the same (the preview
