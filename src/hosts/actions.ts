@@ -137,17 +137,24 @@ class ShellReading implements ShellRun {
   }
 }
 
-/** Commands read so far (the first {@link KNOWN_COMMANDS}, each at most {@link KNOWN_COMMAND_LENGTH} long): a poll runs one command again and again. */
+/**
+ * Commands read lately (at most {@link KNOWN_COMMANDS}, each at most {@link KNOWN_COMMAND_LENGTH}
+ * long; emptied when full, so that the commands of the session being read stay): a session
+ * runs a few commands again and again, and a hostile export's millions are each read anew.
+ */
 const readings = new Map<string, ShellReading>();
 const KNOWN_COMMANDS = 1024;
 const KNOWN_COMMAND_LENGTH = 1024;
 
-/** The shell run of `command`, read once for the first commands of a process. */
+/** The shell run of `command`, its readings shared with the other calls of the same command. */
 function shellRun(command: string): ShellReading {
   let run = readings.get(command);
   if (run === undefined) {
     run = new ShellReading(command);
-    if (readings.size < KNOWN_COMMANDS && command.length <= KNOWN_COMMAND_LENGTH) readings.set(command, run);
+    if (command.length <= KNOWN_COMMAND_LENGTH) {
+      if (readings.size >= KNOWN_COMMANDS) readings.clear();
+      readings.set(command, run);
+    }
   }
   return run;
 }
