@@ -58,11 +58,11 @@ export function callRole(call: ToolCall): CallRole {
   return action.kind === "other" && action.reads ? "question" : "effect";
 }
 
-/** What a question asks: its tool and canonical input (`input`, read from the action when undefined); a delegated task by its agent and prompt alone. */
-function questionOf(call: ToolCall, input: string | undefined): string {
+/** What a question asks: its tool and what it asked for; a delegated task by its agent and prompt alone. */
+function questionOf(call: ToolCall): string {
   const { action } = call;
   if (action.kind === "delegate") return `task\u0000${action.agent}\u0000${action.prompt}`;
-  return `${call.tool}\u0000${input ?? action.asked.comparable}`;
+  return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
 /**
@@ -83,21 +83,21 @@ const SUBSTANTIAL_CONTENT = 64;
  * What an effect does, as two effects are compared: a write by its content (and its file when
  * the content is short), an edit by its file and change, a shell command with the files it
  * redirects into left out (`cat > notes-1.md <<EOF` and `cat > notes-2.md <<EOF` write the
- * same); a delegated task by its agent and prompt; anything else by its tool and canonical input (`input`, written here when undefined).
+ * same); a delegated task by its agent and prompt; anything else by its tool and canonical input.
  */
-function effectOf(call: ToolCall, input: string | undefined): string {
+function effectOf(call: ToolCall): string {
   const { action } = call;
   if (action.kind === "write" && action.content !== undefined) {
     const content = action.content.trim();
     return content.length >= SUBSTANTIAL_CONTENT ? `write\u0000${content}` : `write\u0000${action.asked.path}\u0000${content}`;
   }
-  if (action.kind === "delegate") return questionOf(call, input);
+  if (action.kind === "delegate") return questionOf(call);
   const command = runOf(action)?.text;
   if (command !== undefined) {
     const anonymous = command.replace(/(>>?|&>)\s*[^\s;&|<>]+/g, "$1 _");
     return `shell\u0000${anonymous.length >= SUBSTANTIAL_CONTENT ? anonymous : command}`;
   }
-  return `${call.tool}\u0000${input ?? action.asked.comparable}`;
+  return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
 /**
@@ -251,8 +251,6 @@ export interface Judged {
   readonly position: number;
   /** Id of its step's assistant message. */
   readonly messageID: string;
-  /** For a tool call: its canonical comparable input (model/action.ts `Asked.comparable`), when already written. */
-  readonly input?: string;
 }
 
 /**
@@ -579,10 +577,8 @@ export class InformationState {
     }
     const shell = runOf(call.action);
     const role = call.status === "error" ? "question" : callRole(call);
-    const { input } = action;
-    if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
-    const ask =
-      call.status === "error" && changesFiles(call.action) ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call, input);
+    if (role === "effect") return this.effect(call) ? EFFECT : NOTHING;
+    const ask = call.status === "error" && changesFiles(call.action) ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call);
     const brought = this.question(call, ask, shell);
     const commandKind = shell?.role;
     this.observed(brought);
@@ -612,8 +608,8 @@ export class InformationState {
    * third time in a row with nothing learned since ({@link delegationOf}).
    * A new one starts afresh: what was seen before it may have changed.
    */
-  private effect(call: ToolCall, input: string | undefined): boolean {
-    const what = effectOf(call, input);
+  private effect(call: ToolCall): boolean {
+    const what = effectOf(call);
     const answer = new EffectAnswer(this.byAnswer ? call.output : "");
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];

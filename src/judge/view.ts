@@ -282,7 +282,6 @@ export class TimelineSteps {
           text: action.kind === "text" ? action.key : undefined,
           position,
           messageID: entry.id,
-          input: action.input,
         });
         judged.set(action.call ?? action, judgement);
       }
