@@ -259,12 +259,16 @@ const count = (value: unknown): number | undefined => (typeof value === "number"
 
 /**
  * A host's shell tool with its `command` (a kill limit such as `timeout` says nothing): a
- * wait when the command waits {@link MIN_WAIT_SECONDS} or more (shell/wait.ts); with no
- * command string, any other tool that never waits.
+ * wait when the command waits {@link MIN_WAIT_SECONDS} or more (shell/wait.ts). Without a
+ * command string (a call the tool refused), it runs what its input gives otherwise (`cmd`, a
+ * list of words), if anything, and never waits.
  */
-export function shellAction(tool: string, input: unknown): Bare {
+export function shellAction(_tool: string, input: unknown): Bare {
   const command = field(input, "command");
-  if (typeof command !== "string") return otherAction(tool, input, namedForReading(tool), false);
+  if (typeof command !== "string") {
+    const given = commandOf(input);
+    return { kind: "shell", run: given === undefined ? undefined : shellRun(given) };
+  }
   const run = shellRun(command);
   const seconds = run.waitSeconds;
   return seconds >= MIN_WAIT_SECONDS ? { kind: "wait", seconds, run, shell: true } : { kind: "shell", run };
@@ -367,11 +371,10 @@ function commandOf(input: unknown): string | undefined {
  * its name says search or fetch, reads when its name's first verb reads; a wait when its own
  * parameters say so ({@link waitParamSeconds}).
  */
-export function otherAction(tool: string, input: unknown, reads = namedForReading(tool), waits = true): Bare {
+export function otherAction(tool: string, input: unknown, reads = namedForReading(tool)): Bare {
   const command = SHELL_TOOL.test(tool) ? commandOf(input) : undefined;
   const run = command === undefined ? undefined : shellRun(command);
-  const bare: Bare = { kind: "other", asking: ASKING_NAME.test(tool), reads, run };
-  return waits ? orWait(bare, tool, input, run) : bare;
+  return orWait({ kind: "other", asking: ASKING_NAME.test(tool), reads, run }, tool, input, run);
 }
 
 /**

@@ -61,10 +61,10 @@ export interface SearchAction {
   readonly asking: boolean;
 }
 
-/** Runs a shell command. */
+/** Runs the host's shell tool; `run` undefined when its input gives no command. */
 export interface ShellAction {
   readonly kind: "shell";
-  readonly run: ShellRun;
+  readonly run: ShellRun | undefined;
 }
 
 /** Changes a file by edits; `edits` undefined for a patch, or an input that is not one. */

@@ -113,9 +113,10 @@ describe("openCodeAction: opencode's tools as actions", () => {
     expect(openCodeAction("bash", null).asked.path).toBeNull();
   });
 
-  it("a bash call without a command string is another tool that runs the command it gives, and never a wait", () => {
-    expect(openCodeAction("bash", { cmd: "sleep 60", wait: 60 })).toMatchObject({ kind: "other", run: { text: "sleep 60" } });
-    expect(openCodeAction("bash", { timeout: 120_000 })).toMatchObject({ kind: "other", run: undefined });
+  it("a bash call without a command string still runs the shell tool, with the command its input gives otherwise, and never waits", () => {
+    expect(openCodeAction("bash", { cmd: "sleep 60", wait: 60 })).toMatchObject({ kind: "shell", run: { text: "sleep 60" } });
+    expect(openCodeAction("bash", { cmd: ["git", "status"] })).toMatchObject({ kind: "shell", run: { text: "git status", role: "read" } });
+    expect(openCodeAction("bash", { timeout: 120_000 })).toMatchObject({ kind: "shell", run: undefined });
   });
 
   it("callKey: the same call up to key order and the description label", () => {
