@@ -6,6 +6,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { comparableInput, comparableInputJson } from "../../src/hosts/actions.js";
 import { callKey, openCodeAction } from "../../src/hosts/opencode/actions.js";
+import { readClaudeCode } from "../../src/hosts/claude-code/index.js";
+import { readCodex } from "../../src/hosts/codex/index.js";
+import type { AssistantEntry } from "../../src/model/entry.js";
 import { canonicalJson } from "../../src/shared/canonical-json.js";
 
 describe("comparableInput", () => {
@@ -124,5 +127,75 @@ describe("openCodeAction: opencode's tools as actions", () => {
     expect(callKey("edit", { filePath: "a", oldString: "ses_abc1234", newString: "" })).not.toBe(
       callKey("edit", { filePath: "a", oldString: "ses_xyz9876", newString: "" }),
     );
+  });
+});
+
+describe("each host reads its own tools: Claude Code and Codex", () => {
+  it("Claude Code: Bash, Read, Edit, Task and an MCP tool, by Claude Code's names and input keys", () => {
+    const uses = [
+      { name: "Bash", input: { command: "sleep 45 && gh pr checks 7" } },
+      { name: "Read", input: { file_path: "/p/a.ts", offset: 5, limit: 10 } },
+      { name: "Edit", input: { file_path: "/p/a.ts", old_string: "x", new_string: "y" } },
+      { name: "Task", input: { subagent_type: "general-purpose", prompt: "find it" } },
+      { name: "mcp__github__get_issue", input: { number: 3 } },
+    ];
+    const text = [
+      JSON.stringify({ type: "user", uuid: "u", sessionId: "x", message: { role: "user", content: "go" } }),
+      JSON.stringify({
+        type: "assistant",
+        uuid: "a",
+        sessionId: "x",
+        message: {
+          id: "m",
+          model: "claude-sonnet-4-5",
+          stop_reason: "tool_use",
+          content: uses.map((use, i) => ({ type: "tool_use", id: `t${i}`, ...use })),
+          usage: { input_tokens: 1000, output_tokens: 10 },
+        },
+      }),
+      JSON.stringify({
+        type: "user",
+        uuid: "r",
+        sessionId: "x",
+        message: { role: "user", content: uses.map((_, i) => ({ type: "tool_result", tool_use_id: `t${i}`, content: "ok" })) },
+      }),
+    ].join("\n");
+    const step = readClaudeCode(text).timeline.entries.find((entry) => entry.kind === "assistant") as AssistantEntry;
+    expect(step.toolCalls.map((call) => [call.tool, call.action])).toMatchObject([
+      ["bash", { kind: "wait", seconds: 45, shell: true, run: { text: "sleep 45 && gh pr checks 7" } }],
+      ["read", { kind: "read", file: "/p/a.ts", offset: 5, limit: 10, numbered: true }],
+      ["edit", { kind: "edit", edits: [{ oldString: "x", newString: "y", replaceAll: false }] }],
+      ["task", { kind: "delegate", agent: "general-purpose", prompt: "find it", readOnly: false }],
+      ["github_get_issue", { kind: "other", asking: false, reads: true }],
+    ]);
+    expect(step.toolCalls[1]!.action.asked.path).toBe("/p/a.ts");
+  });
+
+  it("Codex: exec_command, write_stdin's own wait, update_plan and apply_patch, by Codex's names", () => {
+    const calls: [string, unknown][] = [
+      ["exec_command", { cmd: "npm test", yield_time_ms: 30_000 }],
+      ["write_stdin", { session_id: 1, chars: "", yield_time_ms: 30_000 }],
+      ["update_plan", { plan: [] }],
+      ["apply_patch", "*** Begin Patch\n*** End Patch"],
+    ];
+    const text = [
+      JSON.stringify({ type: "session_meta", payload: { id: "r1", cwd: "/w", cli_version: "0.169.0" } }),
+      JSON.stringify({ type: "event_msg", payload: { type: "user_message", message: "test it" } }),
+      ...calls.flatMap(([name, args], i) => [
+        JSON.stringify({
+          type: "response_item",
+          payload: { type: "function_call", name, arguments: JSON.stringify(args), call_id: `c${i}` },
+        }),
+        JSON.stringify({ type: "response_item", payload: { type: "function_call_output", call_id: `c${i}`, output: "ok" } }),
+      ]),
+    ].join("\n");
+    const steps = readCodex(text).timeline.entries.filter((entry): entry is AssistantEntry => entry.kind === "assistant");
+    expect(steps.flatMap((step) => step.toolCalls.map((call) => [call.tool, call.action]))).toMatchObject([
+      // A shell call waits by its command alone: exec_command's yield_time_ms is how long Codex waits for output, not a wait for the world.
+      ["bash", { kind: "shell", run: { text: "npm test", role: "check" } }],
+      ["write_stdin", { kind: "wait", seconds: 30, run: undefined, shell: false }],
+      ["todowrite", { kind: "plan" }],
+      ["apply_patch", { kind: "edit", edits: undefined }],
+    ]);
   });
 });
