@@ -4,6 +4,7 @@
  * case asserts what a careful engineer wants; one known gap is asserted as the cautious
  * behaviour it has, with why.
  */
+import { toolCall } from "./support/calls.js";
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
@@ -304,7 +305,7 @@ describe("missed loops", () => {
 });
 
 describe("classification: what changes the world is an effect", () => {
-  const call = (tool: string, input: unknown = {}): ToolCall => ({ tool, input, status: "completed", output: "ok" }) as ToolCall;
+  const call = (tool: string, input: unknown = {}): ToolCall => toolCall(tool, input, "ok");
 
   it.each([
     "gh pr checkout 101",

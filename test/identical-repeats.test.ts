@@ -12,7 +12,7 @@ import { replaySession } from "../src/judge/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
-import { isWait } from "../src/judge/waits.js";
+import { toolCall } from "./support/calls.js";
 import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";
 
 interface Expected {
@@ -128,11 +128,7 @@ const changes = (specs: readonly ToolSpec[]) =>
  */
 const cycle = fc
   .array(call, { minLength: 1, maxLength: 4 })
-  .map((steps) =>
-    steps.map((specs) =>
-      specs.filter((spec) => !isWait({ tool: spec.tool, input: spec.input, status: "completed", output: spec.output } as never)),
-    ),
-  )
+  .map((steps) => steps.map((specs) => specs.filter((spec) => toolCall(spec.tool, spec.input, spec.output).action.kind !== "wait")))
   .filter((steps) => steps.every((specs) => specs.length > 0))
   .filter((steps) => {
     const files = steps.flatMap((specs) => [...changes(specs)]);

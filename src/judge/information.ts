@@ -21,10 +21,11 @@
  *
  * docs/how-it-decides.md has the rationale and what this can still get wrong.
  */
+import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
-import { commandRole, pathSegments, shownFile, type CommandKind } from "../shell/role.js";
-import { canonicalJson, ComparableOutput, comparableInputJson, normalizeOutput, reportContent, sameTask } from "./signature.js";
-import { delegatesReadOnly, isEffect, targetFile, toolKind } from "./tool-kinds.js";
+import { pathSegments } from "../shell/role.js";
+import { ComparableOutput, normalizeOutput, reportContent, sameTask } from "./signature.js";
+import { changesFiles } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
 
@@ -34,76 +35,34 @@ export type Brought = "nothing" | "information" | "effect" | "wait" | "text";
 /** How a call is judged: as a question (it reads), or as an effect (it may change the world). */
 export type CallRole = "question" | "effect";
 
-/** opencode's built-in tools that only read. */
-const READING_TOOLS = new Set([
-  "read",
-  "grep",
-  "glob",
-  "list",
-  "ls",
-  "view",
-  "webfetch",
-  "websearch",
-  "codesearch",
-  "skill",
-  "todoread",
-  "lsp",
-]);
-/** A tool that runs a shell command given in its input (`bash`, Codex's `shell` and `exec_command`). */
-const SHELL_TOOL = /^(?:bash|shell|exec_command|run_shell_command|local_shell)$/;
-/**
- * The verbs an MCP or custom tool's name may begin its action with (`<server>_<verb>_<noun>`):
- * the first of them in the name decides (`github_get_issue` reads, `github_create_issue`
- * and `github_mark_all_notifications_read` do not); a name with none is an effect.
- */
-const READING_VERB = new Set("get list search fetch read view show find query lookup describe inspect status check".split(" "));
-const WRITING_VERB = new Set(
-  "create update delete remove add set submit request mark merge close open post put patch send push write edit move rename run trigger cancel approve assign comment fork star upload rerun dismiss lock unlock label".split(
-    " ",
-  ),
-);
-
-/** Does an MCP or custom tool's name say it only reads (see {@link READING_VERB})? */
-function namedForReading(tool: string): boolean {
-  for (const word of tool.split(/[_\-.]|(?<=[a-z])(?=[A-Z])/)) {
-    const verb = word.toLowerCase();
-    if (READING_VERB.has(verb)) return true;
-    if (WRITING_VERB.has(verb)) return false;
-  }
-  return false;
-}
-
-/** The shell command a call runs, for tools that run one (see {@link SHELL_TOOL}), or undefined. */
-function shellCommand(call: ToolCall): string | undefined {
-  if (!SHELL_TOOL.test(call.tool)) return undefined;
-  const input = call.input as { command?: unknown; cmd?: unknown } | null;
-  const command = input?.command ?? input?.cmd;
-  if (typeof command === "string") return command;
-  if (Array.isArray(command) && command.every((word) => typeof word === "string")) return command.join(" ");
-  return undefined;
-}
+/** The shell command a call runs, when it runs one. */
+const runOf = (action: CallAction): ShellRun | undefined =>
+  action.kind === "shell" || action.kind === "other" || action.kind === "wait" ? action.run : undefined;
 
 /** Is the call a question or an effect (see the module's comment)? A tool not known to read is an effect. */
 export function callRole(call: ToolCall): CallRole {
-  const command = shellCommand(call);
-  return roleOf(call, command === undefined ? undefined : commandRole(command));
-}
-
-/** {@link callRole}, given what its shell command does (shell/role.ts `commandRole`) when it runs one. */
-function roleOf(call: ToolCall, commandKind: CommandKind | undefined): CallRole {
-  if (isEffect(call.tool)) return "effect";
-  if (commandKind !== undefined) return commandKind === "effect" ? "effect" : "question";
-  if (call.tool === "task") return delegatesReadOnly(call) ? "question" : "effect";
-  return READING_TOOLS.has(call.tool) || namedForReading(call.tool) ? "question" : "effect";
-}
-
-/** What a question asks: its tool and canonical input (`input`, written here when undefined); a delegated task by its agent and prompt alone. */
-function questionOf(call: ToolCall, input: string | undefined): string {
-  if (call.tool === "task") {
-    const task = call.input as { subagent_type?: unknown; prompt?: unknown } | null;
-    return `task\u0000${String(task?.subagent_type)}\u0000${String(task?.prompt).trim()}`;
+  const { action } = call;
+  switch (action.kind) {
+    case "edit":
+    case "write":
+      return "effect";
+    case "delegate":
+      return action.readOnly ? "question" : "effect";
+    case "read":
+    case "search":
+    case "fetch":
+      return "question";
   }
-  return `${call.tool}\u0000${input ?? comparableInputJson(call)}`;
+  const run = runOf(action);
+  if (run !== undefined) return run.role === "effect" ? "effect" : "question";
+  return action.kind === "other" && action.reads ? "question" : "effect";
+}
+
+/** What a question asks: its tool and what it asked for; a delegated task by its agent and prompt alone. */
+function questionOf(call: ToolCall): string {
+  const { action } = call;
+  if (action.kind === "delegate") return `task\u0000${action.agent}\u0000${action.prompt}`;
+  return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
 /**
@@ -124,21 +83,21 @@ const SUBSTANTIAL_CONTENT = 64;
  * What an effect does, as two effects are compared: a write by its content (and its file when
  * the content is short), an edit by its file and change, a shell command with the files it
  * redirects into left out (`cat > notes-1.md <<EOF` and `cat > notes-2.md <<EOF` write the
- * same); a delegated task by its agent and prompt; anything else by its tool and canonical input (`input`, written here when undefined).
+ * same); a delegated task by its agent and prompt; anything else by its tool and canonical input.
  */
-function effectOf(call: ToolCall, input: string | undefined): string {
-  const written = call.input as { content?: unknown } | null;
-  if (call.tool === "write" && typeof written?.content === "string") {
-    const content = written.content.trim();
-    return content.length >= SUBSTANTIAL_CONTENT ? `write\u0000${content}` : `write\u0000${targetFile(call)}\u0000${content}`;
+function effectOf(call: ToolCall): string {
+  const { action } = call;
+  if (action.kind === "write" && action.content !== undefined) {
+    const content = action.content.trim();
+    return content.length >= SUBSTANTIAL_CONTENT ? `write\u0000${content}` : `write\u0000${action.asked.path}\u0000${content}`;
   }
-  if (call.tool === "task") return questionOf(call, input);
-  const command = shellCommand(call);
+  if (action.kind === "delegate") return questionOf(call);
+  const command = runOf(action)?.text;
   if (command !== undefined) {
     const anonymous = command.replace(/(>>?|&>)\s*[^\s;&|<>]+/g, "$1 _");
     return `shell\u0000${anonymous.length >= SUBSTANTIAL_CONTENT ? anonymous : command}`;
   }
-  return `${call.tool}\u0000${input ?? comparableInputJson(call)}`;
+  return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
 /**
@@ -292,8 +251,6 @@ export interface Judged {
   readonly position: number;
   /** Id of its step's assistant message. */
   readonly messageID: string;
-  /** For a tool call: its canonical comparable input (signature.ts `comparableInputJson`), when already written. */
-  readonly input?: string;
 }
 
 /**
@@ -513,12 +470,6 @@ interface Asked {
   last: Answer;
 }
 
-/** What a shell command does (shell/role.ts `commandRole`) and the file it shows (shell/role.ts `shownFile`). */
-interface ShellCommand {
-  readonly kind: CommandKind;
-  readonly shows: string | undefined;
-}
-
 /**
  * A task handed to a subagent that may change things: its agent and prompt, the epoch after
  * its last run, whether everything asked since brought nothing (undefined: nothing asked
@@ -538,12 +489,6 @@ interface Delegation {
  * try (it reports a fix), the third is a loop.
  */
 const SAME_TASK_RUNS = 3;
-
-/** A task call's agent and prompt. */
-function taskOf(call: ToolCall): { agent: string; prompt: string } {
-  const task = call.input as { subagent_type?: unknown; prompt?: unknown } | null;
-  return { agent: String(task?.subagent_type), prompt: String(task?.prompt).trim() };
-}
 
 /** One effect as done: its answer, when, and the file it changed (undefined: not known). */
 interface Done {
@@ -586,8 +531,6 @@ export class InformationState {
   private runs = new Map<string, CheckRun>();
   /** The tasks handed to subagents that may change things since the user's last message (see {@link Delegation}). */
   private delegated: Delegation[] = [];
-  /** Each shell command read so far (see {@link commandOf}). */
-  private readonly commands = new Map<string, ShellCommand>();
   /** How many observations brought something (information or a wait) since the user's last message. */
   private learned = 0;
   /** Per world state the world left, {@link learned} when it left it last. */
@@ -628,17 +571,16 @@ export class InformationState {
       this.said.add(text);
       return TEXT;
     }
-    if (toolKind(call) === "waiting") {
+    if (call.action.kind === "wait") {
       this.observed("wait");
       return WAIT;
     }
-    const command = shellCommand(call);
-    const commandKind = command === undefined ? undefined : this.commandOf(command).kind;
-    const role = call.status === "error" ? "question" : roleOf(call, commandKind);
-    const { input } = action;
-    if (role === "effect") return this.effect(call, input) ? EFFECT : NOTHING;
-    const ask = call.status === "error" && isEffect(call.tool) ? `${call.tool}\u0000${targetFile(call)}` : questionOf(call, input);
-    const brought = this.question(call, ask, command);
+    const shell = runOf(call.action);
+    const role = call.status === "error" ? "question" : callRole(call);
+    if (role === "effect") return this.effect(call) ? EFFECT : NOTHING;
+    const ask = call.status === "error" && changesFiles(call.action) ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call);
+    const brought = this.question(call, ask, shell);
+    const commandKind = shell?.role;
     this.observed(brought);
     if (commandKind !== "check") return { brought };
     // A check whose answer moved starts a new run; so does one after a new effect (runs are cleared).
@@ -650,9 +592,9 @@ export class InformationState {
     return { brought, run };
   }
 
-  /** The file an effect changes, when known: the `filePath` of edit, write and patch. */
+  /** The file an effect changes, when known: the path an edit, a write or a patch names. */
   private targetOf(call: ToolCall): string | undefined {
-    const file = isEffect(call.tool) ? targetFile(call) : null;
+    const file = changesFiles(call.action) ? call.action.asked.path : null;
     return file === null ? undefined : this.files.key(file);
   }
 
@@ -666,8 +608,8 @@ export class InformationState {
    * third time in a row with nothing learned since ({@link delegationOf}).
    * A new one starts afresh: what was seen before it may have changed.
    */
-  private effect(call: ToolCall, input: string | undefined): boolean {
-    const what = effectOf(call, input);
+  private effect(call: ToolCall): boolean {
+    const what = effectOf(call);
     const answer = new EffectAnswer(this.byAnswer ? call.output : "");
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];
@@ -684,7 +626,8 @@ export class InformationState {
     if (repeated) return false;
     // The same task handed again with nothing changed since its last run; by its third run in
     // a row, with nothing learned since the last, it brings nothing.
-    const delegation = call.tool === "task" ? this.delegationOf(call) : undefined;
+    const task = call.action.kind === "delegate" ? call.action : undefined;
+    const delegation = task === undefined ? undefined : this.delegationOf(task);
     const again = delegation !== undefined && delegation.epoch === this.epoch;
     if (again && delegation.quiet === true && delegation.runs + 1 >= SAME_TASK_RUNS) return false;
     const next = this.world.next(call, target);
@@ -699,7 +642,8 @@ export class InformationState {
     earlier.push({ answer, epoch: this.epoch, target, reached: next });
     this.done.set(what, earlier);
     if (delegation !== undefined) Object.assign(delegation, { epoch: this.epoch, quiet: undefined, runs: again ? delegation.runs + 1 : 1 });
-    else if (call.tool === "task") this.delegated.push({ ...taskOf(call), epoch: this.epoch, quiet: undefined, runs: 1 });
+    else if (task !== undefined)
+      this.delegated.push({ agent: task.agent, prompt: task.prompt, epoch: this.epoch, quiet: undefined, runs: 1 });
     // A check may answer otherwise now.
     this.runs = new Map();
     return true;
@@ -736,41 +680,28 @@ export class InformationState {
    * however its report is worded: its earlier runs found and changed nothing the session
    * could see.
    */
-  private delegationOf(call: ToolCall): Delegation | undefined {
-    const task = taskOf(call);
+  private delegationOf(task: { readonly agent: string; readonly prompt: string }): Delegation | undefined {
     return this.delegated.find((d) => d.agent === task.agent && (d.prompt === task.prompt || sameTask(d.prompt, task.prompt)));
   }
 
-  /** What a shell command does and the file it shows (shell/role.ts), read once a session: a session runs a few commands again and again. */
-  private commandOf(command: string): ShellCommand {
-    let read = this.commands.get(command);
-    if (read === undefined) this.commands.set(command, (read = { kind: commandRole(command), shows: shownFile(command) }));
-    return read;
-  }
-
-  /** The file a question's answer shows, when it shows one: the read tool's, or a reading command's. */
-  private fileOf(call: ToolCall, command: string | undefined): string | undefined {
-    const path =
-      command !== undefined
-        ? this.commandOf(command).shows
-        : call.tool === "read"
-          ? (call.input as { filePath?: unknown } | null)?.filePath
-          : undefined;
+  /** The file a question's answer shows, when it shows one: a file read's, or a reading command's. */
+  private fileOf(call: ToolCall, run: ShellRun | undefined): string | undefined {
+    const path = run !== undefined ? run.shows : call.action.kind === "read" ? call.action.file : undefined;
     return typeof path === "string" ? this.files.key(path) : undefined;
   }
 
   /** Counts the call's answer (a structured one by its items, ./items.ts) as seen; when `check`, tells first whether it holds a line not seen before (else false). */
-  private shown(call: ToolCall, command: string | undefined, check: boolean): boolean {
-    const file = this.fileOf(call, command);
-    const numbered = call.tool === "read";
-    const output = answerItems(call.output, call.input);
+  private shown(call: ToolCall, run: ShellRun | undefined, check: boolean): boolean {
+    const file = this.fileOf(call, run);
+    const numbered = call.action.kind === "read" && call.action.numbered;
+    const output = answerItems(call.output, call.action.asked);
     const unseen = check && this.seen.unseenIn(file, output, numbered);
     this.seen.show(file, output, numbered);
     return unseen;
   }
 
-  /** What a question brought (see the module's comment); `command`: the shell command it runs, if any. */
-  private question(call: ToolCall, ask: string, command: string | undefined): Brought {
+  /** What a question brought (see the module's comment); `run`: the shell command it runs, if any. */
+  private question(call: ToolCall, ask: string, run: ShellRun | undefined): Brought {
     const asked = this.asked.get(ask);
     if (!this.byAnswer) {
       if (asked) return "nothing";
@@ -781,7 +712,7 @@ export class InformationState {
     const current = asked?.byWorld.get(world);
     // The same answer as its last in this world state: its lines are seen already.
     const again = current !== undefined && current[current.length - 1]!.output === call.output;
-    const unseen = !again && this.shown(call, command, asked === undefined);
+    const unseen = !again && this.shown(call, run, asked === undefined);
     const answer = new Answer(call.output);
     if (asked === undefined) {
       this.asked.set(ask, { byWorld: new Map([[world, [answer]]]), last: answer });
@@ -807,7 +738,7 @@ export class InformationState {
     let asked: Set<string> | undefined;
     for (const fact of answer.facts) {
       if (earlier.some((known) => known.facts.has(fact))) continue;
-      asked ??= factsOf(canonicalJson(call.input));
+      asked ??= factsOf(call.action.asked.json);
       if (!asked.has(fact)) return true;
     }
     return false;

@@ -4,15 +4,8 @@
  * an id, a path): read as text, every answer to a new wording is a new line, though it lists
  * the same items. Read by its items, it brings only the items not seen before.
  */
-import { canonicalJson } from "./signature.js";
-
-/** The scalar values of a call's input, at any depth, as strings: what an answer may echo. */
-function inputValues(input: unknown, into = new Set<string>()): Set<string> {
-  if (input === null || input === undefined) return into;
-  if (typeof input === "object") for (const value of Object.values(input as object)) inputValues(value, into);
-  else into.add(String(input));
-  return into;
-}
+import type { Asked } from "../model/action.js";
+import { canonicalJson } from "../shared/canonical-json.js";
 
 /**
  * Fields that carry the request's wording, not what the answer is about: a search's words
@@ -60,10 +53,10 @@ function linesOf(value: unknown, at: string, lines: string[]): void {
  * their keys) left out; an echoed identifier stays. Any other answer is returned as it is.
  *
  * @param output a tool call's output (a string for opencode's tools).
- * @param input the call's input.
+ * @param asked what the call asked for: its input's `values` are what an answer may echo (read only for a JSON answer).
  * @returns the item lines joined by newlines, or `output` itself; never throws.
  */
-export function answerItems(output: unknown, input: unknown): unknown {
+export function answerItems(output: unknown, asked: Pick<Asked, "values">): unknown {
   if (typeof output !== "string") return output;
   const first = output.trimStart().charCodeAt(0);
   if (first !== 123 && first !== 91) return output;
@@ -75,6 +68,6 @@ export function answerItems(output: unknown, input: unknown): unknown {
   }
   if (parsed === null || typeof parsed !== "object") return output;
   const lines: string[] = [];
-  linesOf(withoutEcho(parsed, inputValues(input)), "", lines);
+  linesOf(withoutEcho(parsed, asked.values), "", lines);
   return lines.join("\n");
 }

@@ -18,8 +18,7 @@ import { redactedStart } from "../redact/secrets.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
-import { canonicalJson, comparableInput } from "./signature.js";
-import { targetFile, toolKind } from "./tool-kinds.js";
+import { toolKind } from "./tool-kinds.js";
 
 /** The ledger is never longer than this, characters. */
 export const LEDGER_MAX_CHARS = 1_500;
@@ -60,7 +59,7 @@ export interface CompletedCall {
   readonly count: number;
   /**
    * How many different calls this line stands for (≥ 1): calls differ when their tool or
-   * canonical input differs (./signature.ts `comparableInput`, `canonicalJson`), whatever
+   * canonical input differs (model/action.ts `Asked.comparable`), whatever
    * their previews show. Only identical calls add to a repeat count.
    */
   readonly calls: number;
@@ -98,7 +97,7 @@ interface Found {
  * wait, every other call that ran at least twice, and every read of a file read more than
  * once (the pages of one file, each listed). Bookkeeping (todowrite) is left out.
  *
- * A call is identified by its tool, its canonical input (./signature.ts `comparableInput`:
+ * A call is identified by its tool, its canonical input (model/action.ts `Asked.comparable`:
  * without the free-text `description`, keys sorted) and its outcome: only the same call run
  * again adds to a count, so two pages of a file or two commands that differ in an argument
  * are never one call run twice. Different calls whose previews read the same (the preview
@@ -136,13 +135,13 @@ export function completedCallsBefore(
       const kind = toolKind(call);
       if (kind === "planning" || kind === "waiting") continue;
       const outcome = call.status === "completed" ? "done" : "failed";
-      const key = `${call.tool}\u0000${outcome}\u0000${canonicalJson(comparableInput(call))}`;
+      const key = `${call.tool}\u0000${outcome}\u0000${call.action.asked.comparable}`;
       const seen = found.get(key);
       if (seen) {
         seen.count += 1;
       } else {
-        const shown = kind === "effect" ? "effect" : call.tool === "bash" ? "command" : "read";
-        const file = shown === "read" ? targetFile(call) : null;
+        const shown = kind === "effect" ? "effect" : call.action.kind === "shell" ? "command" : "read";
+        const file = shown === "read" ? call.action.asked.path : null;
         found.set(key, {
           tool: shownToolName(call.tool),
           preview: previewCall(call.tool, call.input, options.directory),

@@ -1,6 +1,6 @@
 /**
- * What two tool calls are compared by: a call's canonical input (sorted-key JSON, its
- * `description` label out), its output with the noise removed, a text's signature.
+ * What two tool calls are compared by besides what they asked for (model/action.ts
+ * `Asked.comparable`, made by the host): a call's output with the noise removed, a text's signature.
  *
  * Lessons from prior art (Cline, Roo/Kilo `ToolRepetitionDetector`, openclaw): compare
  * sorted-key JSON, never raw `JSON.stringify` (opencode's own doom-loop check in
@@ -8,10 +8,10 @@
  * loop from polling or re-running tests after an edit.
  */
 import type { Hash } from "node:crypto";
-import { configure } from "safe-stable-stringify";
-import type { ToolCall } from "../model/entry.js";
-import { isEffect } from "./tool-kinds.js";
+import { canonicalJson } from "../shared/canonical-json.js";
 import { builtin } from "../shared/builtin.js";
+
+export { canonicalJson };
 
 let crypto: typeof import("node:crypto") | undefined;
 
@@ -27,20 +27,6 @@ function sha256(): Hash {
 /** The sha256 digest of `text`, in hex: a name for a content without keeping it. */
 export function digestOf(text: string): string {
   return sha256().update(text).digest("hex");
-}
-
-/** Deeper levels are written as `"[Object]"` / `"[Array]"`: deep enough, and no stack overflow. */
-const MAX_DEPTH = 100;
-
-const stableStringify = configure({ deterministic: true, circularValue: "[Circular]", bigint: true, maximumDepth: MAX_DEPTH });
-
-/**
- * Canonical JSON of any value: object keys sorted at every depth, array order kept,
- * cycles written as `"[Circular]"`, levels below 100 as `"[Object]"`/`"[Array]"`.
- * `undefined` (no input at all) becomes `"null"`.
- */
-export function canonicalJson(value: unknown): string {
-  return stableStringify(value) ?? "null";
 }
 
 /**
@@ -280,63 +266,6 @@ export class ComparableOutput {
 /** `normalizeOutput(a) === normalizeOutput(b)`, without normalising what reads the same (see {@link ComparableOutput}). */
 export function sameNormalizedOutput(a: unknown, b: unknown): boolean {
   return new ComparableOutput(a).sameAs(new ComparableOutput(b));
-}
-
-/**
- * Ids that a run hands the model and the model copies into its next call's input: opencode's
- * saved full output (`tool-output/tool_<id>`, new on every call), a child session id
- * (`ses_…`), a file `mktemp` named (`/tmp/tmp.Xa81kQz9Lp`, macOS's `/var/folders/…/T/…`).
- * Anything else in an input is what the model chose, and stays: a UUID or a container id in
- * `curl -X DELETE …/<uuid>` names which thing the call acts on.
- */
-const COPIED_ID =
-  /tool-output\/tool_[A-Za-z0-9]+|\bses_[A-Za-z0-9]+|\/tmp\/tmp\.[A-Za-z0-9]{6,}|(?:\/private)?\/var\/folders\/[^\s'"`)\]]+/g;
-
-/** Every string in `value` passed through `map` (object keys kept; at most MAX_DEPTH levels). */
-function mapStrings(value: unknown, map: (text: string) => string, depth = 0): unknown {
-  if (typeof value === "string") return map(value);
-  if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map, depth + 1)]));
-}
-
-/**
- * A tool input as calls are compared:
- * - without a top-level `description`, the free-text label opencode's bash and task tools ask
- *   the model for ("Run the build", "Build the project"), which a model rewords at will while
- *   doing the same thing;
- * - with the ids a run hands out ({@link COPIED_ID}) replaced, so that paging a freshly
- *   saved copy of the same output reads as the same call; except in an edit's or a write's
- *   input, whose every character is the change.
- */
-export function comparableInput(call: Pick<ToolCall, "tool" | "input">): unknown {
-  const input = withoutLabel(call.input);
-  if (isEffect(call.tool)) return input;
-  return withoutCopiedIds(input);
-}
-
-/** A tool input without its top-level `description` label (see {@link comparableInput}). */
-function withoutLabel(input: unknown): unknown {
-  if (typeof input !== "object" || input === null || Array.isArray(input) || !("description" in input)) return input;
-  const { description: _label, ...rest } = input as Record<string, unknown>;
-  return rest;
-}
-
-const withoutCopiedIds = (input: unknown): unknown => mapStrings(input, (text) => (text.length > 7 ? text.replace(COPIED_ID, "~") : text));
-
-/** Text every match of {@link COPIED_ID} holds, and that JSON never escapes. */
-const COPIED_ID_MARKS = ["tool_", "ses_", "/tmp/tmp.", "/var/folders/"];
-
-/**
- * `canonicalJson(comparableInput(call))`, the canonical JSON of what a call asked for. An
- * input whose JSON holds none of {@link COPIED_ID_MARKS} has no id to replace, and is written
- * once, without the copy {@link comparableInput} makes of it: most inputs.
- */
-export function comparableInputJson(call: Pick<ToolCall, "tool" | "input">): string {
-  const input = withoutLabel(call.input);
-  const json = canonicalJson(input);
-  if (isEffect(call.tool) || !COPIED_ID_MARKS.some((mark) => json.includes(mark))) return json;
-  return canonicalJson(withoutCopiedIds(input));
 }
 
 /**

@@ -22,7 +22,6 @@ import { buildChains, type Chain } from "./chains.js";
 import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js";
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "./settings.js";
-import { comparableInputJson } from "./signature.js";
 import { previewCall } from "../redact/preview.js";
 import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
 
@@ -243,16 +242,6 @@ export function refusedRuns(call: ToolCall): number | null {
   if (call.status !== "error" || typeof call.output !== "string" || !call.output.startsWith(REFUSAL_START)) return null;
   const runs = REFUSAL.exec(call.output)?.[1];
   return runs === undefined ? null : Number(runs) + 1;
-}
-
-/**
- * What identifies a call before it runs (`tool.execute.before` knows the tool and its
- * arguments, not the result): the tool and its canonical comparable input (./signature.ts).
- * The guard refuses, in `stop` mode, the next call with the key of a chain that already ran
- * `threshold + 1` times.
- */
-export function callKey(tool: string, input: unknown): string {
-  return `${tool}\u0000${comparableInputJson({ tool, input })}`;
 }
 
 /**

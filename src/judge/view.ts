@@ -13,9 +13,8 @@
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "./settings.js";
-import { comparableInputJson, normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
-import { delegatesReadOnly, targetFile, toolKind } from "./tool-kinds.js";
-import { commandLines } from "../shell/command.js";
+import { normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
+import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";
 
 /**
@@ -55,7 +54,7 @@ export class Action {
     readonly call: ToolCall | null,
     /** Position of its step in {@link Timeline.entries}. */
     readonly position: number,
-    /** Its call's canonical comparable input (signature.ts `comparableInputJson`); "" for a text. */
+    /** Its call's canonical comparable input (model/action.ts `Asked.comparable`); "" for a text. */
     readonly input: string,
     readonly comparison: Comparison,
     /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
@@ -100,22 +99,16 @@ export interface StepView {
   readonly actions: readonly Action[];
 }
 
-/** The command of a bash call, or undefined. */
-const bashCommand = (call: ToolCall): string | undefined => {
-  const input = call.input as { command?: unknown } | null;
-  return call.tool === "bash" && typeof input?.command === "string" ? input.command.trim() : undefined;
-};
-
 /**
- * Is this call on the user's `ignore` list? An entry matches a tool by name, or a bash call
- * one of whose simple commands (./waits.ts `commandLines`: split at `&&`, `||`, `;`, `|` and
- * `&` outside quotes, `bash -c` bodies read) is the entry or starts with the entry and a
- * space: `gh pr checks` matches `sleep 30 && gh pr checks 42`.
+ * Is this call on the user's `ignore` list? An entry matches a tool by name, or a call to the
+ * host's shell tool one of whose simple commands (model/action.ts `ShellRun.lines`: split at
+ * `&&`, `||`, `;`, `|` and `&` outside quotes, `bash -c` bodies read) is the entry or starts
+ * with the entry and a space: `gh pr checks` matches `sleep 30 && gh pr checks 42`.
  */
 export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
   if (ignore.length === 0) return false;
-  const command = bashCommand(call);
-  const commands = command === undefined ? [] : commandLines(command);
+  const { action } = call;
+  const commands = action.kind === "shell" || (action.kind === "wait" && action.shell) ? (action.run?.lines ?? []) : [];
   return ignore.some((item) => item === call.tool || commands.some((part) => part === item || part.startsWith(`${item} `)));
 }
 
@@ -165,9 +158,9 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       const at = index++;
       if (kind === "planning") continue;
       const head = `${call.tool}\u0000${call.status}`;
-      const input = comparableInputJson(call);
+      const input = call.action.asked.comparable;
       // A failed edit changed nothing: what it brings is the error it met on that file.
-      const file = kind === "effect" && call.status === "error" && matchOutput ? targetFile(call) : null;
+      const file = kind === "effect" && call.status === "error" && matchOutput ? call.action.asked.path : null;
       const byAskingSetting = kind === "asking" && matchOutput;
       let action: Action;
       if (kind === "waiting")
@@ -289,7 +282,6 @@ export class TimelineSteps {
           text: action.kind === "text" ? action.key : undefined,
           position,
           messageID: entry.id,
-          input: action.input,
         });
         judged.set(action.call ?? action, judgement);
       }

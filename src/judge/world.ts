@@ -16,32 +16,9 @@
  * - An effect whose files are not known (a shell command, an MCP tool) starts a new
  *   generation: every file may have changed, so every file is in a new base state.
  */
+import type { Edit } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
-import { canonicalJson, digestOf } from "./signature.js";
-
-/** One edit of a file as opencode's edit tool applies it. */
-interface Edit {
-  readonly oldString: string;
-  readonly newString: string;
-  readonly replaceAll: boolean;
-}
-
-const textOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-
-/** The edits of an edit or multiedit call, in order, or undefined when its input is not one. */
-function editsOf(call: ToolCall): Edit[] | undefined {
-  const input = call.input as { oldString?: unknown; newString?: unknown; replaceAll?: unknown; edits?: unknown } | null;
-  const list = call.tool === "multiedit" ? input?.edits : [input];
-  if (!Array.isArray(list) || list.length === 0) return undefined;
-  const edits: Edit[] = [];
-  for (const item of list as ({ oldString?: unknown; newString?: unknown; replaceAll?: unknown } | null)[]) {
-    const oldString = textOf(item?.oldString);
-    const newString = textOf(item?.newString);
-    if (oldString === undefined || newString === undefined) return undefined;
-    edits.push({ oldString, newString, replaceAll: item?.replaceAll === true });
-  }
-  return edits;
-}
+import { digestOf } from "./signature.js";
 
 /** A state the world may move to (see {@link World.next}). */
 export interface Next {
@@ -102,13 +79,14 @@ export class World {
   private changed(call: ToolCall, file: string): Map<string, string> {
     const base = `base\u0000${this.generation}\u0000${file}`;
     const from = this.files.get(file) ?? base;
-    const content = call.tool === "write" ? textOf((call.input as { content?: unknown } | null)?.content) : undefined;
+    const { action } = call;
+    const content = action.kind === "write" ? action.content : undefined;
     let state: string;
     if (content !== undefined) state = `content\u0000${digestOf(content)}`;
     else {
-      const edits = call.tool === "edit" || call.tool === "multiedit" ? editsOf(call) : undefined;
+      const edits = action.kind === "edit" ? action.edits : undefined;
       state = from;
-      if (edits === undefined) state = this.along(state, `input\u0000${digestOf(canonicalJson(call.input))}`, undefined);
+      if (edits === undefined) state = this.along(state, `input\u0000${digestOf(action.asked.json)}`, undefined);
       else for (const edit of edits) state = this.along(state, transitionOf(edit), edit.replaceAll ? undefined : inverseOf(edit));
     }
     const files = new Map(this.files);

@@ -3,15 +3,18 @@
  * step (or a compaction's summary), a user message classified by who spoke, or anything else.
  * A host (hosts/<name>/) turns its own records into these; nothing here knows a host's format.
  */
+import type { Action } from "./action.js";
 
 /**
  * A finished tool call (completed or errored) as the rules need it: input and output are
  * the host's values, kept, not copied. Calls that have not finished are not calls yet.
  */
 export interface ToolCall {
-  /** Tool name as the host records it (`bash`, `read`, an MCP tool id …). */
+  /** Tool name as the host shows it (`bash`, `read`, an MCP tool id …): for showing and for the user's `ignore` list, never for telling what the call does. */
   readonly tool: string;
-  /** The call's input, untouched. */
+  /** What the call does and asked for, as its host read it (./action.ts): what the judge reads. */
+  readonly action: Action;
+  /** The call's input, untouched: for the redacted previews and size estimates of readers that show calls. */
   readonly input: unknown;
   /**
    * The output of a completed call (without the guard's own tool-loop notice, see

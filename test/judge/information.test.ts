@@ -7,13 +7,10 @@ import { commandRole } from "../../src/shell/role.js";
 import fc from "fast-check";
 import { callRole, contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/judge/information.js";
 import type { ToolCall } from "../../src/model/entry.js";
+import { toolCall } from "../support/calls.js";
 
-const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall => ({
-  tool,
-  input,
-  output,
-  status,
-});
+const call = (tool: string, input: unknown, output: unknown = "ok\n", status: ToolCall["status"] = "completed"): ToolCall =>
+  toolCall(tool, input, output, status);
 const bash = (command: string, output: unknown = "ok\n") => call("bash", { command }, output);
 const read = (filePath: string, output: string, extra: object = {}) => call("read", { filePath, ...extra }, output);
 

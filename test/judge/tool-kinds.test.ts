@@ -1,7 +1,8 @@
+import { toolCall } from "../support/calls.js";
 import { describe, expect, it } from "vitest";
 import { toolKind } from "../../src/judge/tool-kinds.js";
 
-const call = (tool: string, input: unknown = {}) => ({ tool, input, output: "", status: "completed" as const });
+const call = (tool: string, input: unknown = {}) => toolCall(tool, input);
 const bash = (command: string) => call("bash", { command });
 
 describe("toolKind", () => {

@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
 import { World } from "../../src/judge/world.js";
 import { answerItems } from "../../src/judge/items.js";
 import type { ToolCall } from "../../src/model/entry.js";
+import { askedOf, toolCall } from "../support/calls.js";
 
-const done = (tool: string, input: unknown, output = "ok"): ToolCall => ({ tool, input, output, status: "completed" });
+const done = (tool: string, input: unknown, output = "ok"): ToolCall => toolCall(tool, input, output);
 const edit = (oldString: string, newString: string, replaceAll = false) =>
   done("edit", { filePath: "/p/a.ts", oldString, newString, ...(replaceAll ? { replaceAll } : {}) });
 const write = (content: string, filePath = "/p/a.ts") => done("write", { filePath, content });
@@ -141,31 +142,31 @@ describe("World: an effect back to a state the world had is that state", () => {
 describe("answerItems: a JSON answer is the set of its items, without what echoes the request", () => {
   it("array elements under their path, scalar fields as path and value, echoed fields left out", () => {
     const output = JSON.stringify({ query: "send mail", cursor: "c2", results: [{ name: "gmail_send" }, { name: "smtp_send" }], total: 2 });
-    expect(answerItems(output, { query: "send mail", cursor: "c2" })).toBe(
+    expect(answerItems(output, askedOf({ query: "send mail", cursor: "c2" }))).toBe(
       ['results[] {"name":"gmail_send"}', 'results[] {"name":"smtp_send"}', "total 2"].join("\n"),
     );
   });
 
   it("two wordings of one search that list the same items answer the same", () => {
     const answer = (query: string) => JSON.stringify({ query, tools: [{ name: "calendar_create" }, { name: "calendar_list" }] });
-    expect(answerItems(answer("make an event"), { query: "make an event" })).toBe(
-      answerItems(answer("create calendar entry"), { query: "create calendar entry" }),
+    expect(answerItems(answer("make an event"), askedOf({ query: "make an event" }))).toBe(
+      answerItems(answer("create calendar entry"), askedOf({ query: "create calendar entry" })),
     );
   });
 
   it("an element is one item, less the fields that echo the request's words, at any depth; an echoed identifier stays", () => {
-    expect(answerItems('[{"q": "red shoes", "title": "x", "tags": ["a", "b"]}]', { q: "red shoes" })).toBe(
+    expect(answerItems('[{"q": "red shoes", "title": "x", "tags": ["a", "b"]}]', askedOf({ q: "red shoes" }))).toBe(
       '[] {"tags":["a","b"],"title":"x"}',
     );
-    expect(answerItems('{"name": "api", "namespace": "prod-us", "replicas": 3}', { name: "api", namespace: "prod-us" })).toBe(
+    expect(answerItems('{"name": "api", "namespace": "prod-us", "replicas": 3}', askedOf({ name: "api", namespace: "prod-us" }))).toBe(
       ['name "api"', 'namespace "prod-us"', "replicas 3"].join("\n"),
     );
   });
 
   it("text, a JSON scalar and broken JSON are returned as they are", () => {
-    expect(answerItems("Found 3 matches\nsrc/a.ts:1", {})).toBe("Found 3 matches\nsrc/a.ts:1");
-    expect(answerItems("42", {})).toBe("42");
-    expect(answerItems('{"a": ', {})).toBe('{"a": ');
-    expect(answerItems(undefined, {})).toBeUndefined();
+    expect(answerItems("Found 3 matches\nsrc/a.ts:1", askedOf({}))).toBe("Found 3 matches\nsrc/a.ts:1");
+    expect(answerItems("42", askedOf({}))).toBe("42");
+    expect(answerItems('{"a": ', askedOf({}))).toBe('{"a": ');
+    expect(answerItems(undefined, askedOf({}))).toBeUndefined();
   });
 });

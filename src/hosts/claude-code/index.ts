@@ -10,6 +10,20 @@
 import type { Entry, ToolCall } from "../../model/entry.js";
 import { isRecord } from "../../shared/record.js";
 import {
+  delegateAction,
+  editsOf,
+  fetchAction,
+  namedAction,
+  PLAN,
+  READ_ONLY_SUBAGENTS,
+  readAction,
+  searchAction,
+  shellAction,
+  withAsked,
+  writeAction,
+  type Bare,
+} from "../actions.js";
+import {
   camelKeys,
   compactionEntry,
   jsonLines,
@@ -44,24 +58,27 @@ const IGNORED = new Set([
   "tag",
 ]);
 
-/** Claude Code's tool names → opencode's, which the rules know (judge/tool-kinds.ts). */
-/** The file tools, whose input keys opencode writes in camelCase (`file_path` → `filePath`). */
+/** The file tools, whose input keys are shown in camelCase as opencode writes them (`file_path` → `filePath`). */
 const CAMEL_INPUT = new Set(["Read", "Write", "Edit", "MultiEdit"]);
 
-const TOOL_NAMES: Record<string, string> = {
-  Bash: "bash",
-  Read: "read",
-  Write: "write",
-  Edit: "edit",
-  MultiEdit: "multiedit",
-  Grep: "grep",
-  Glob: "glob",
-  LS: "list",
-  WebFetch: "webfetch",
-  WebSearch: "websearch",
-  Task: "task",
-  Agent: "task",
-  TodoWrite: "todowrite",
+/**
+ * Claude Code's tools: the name each is shown by (opencode's, which reports and notes share),
+ * and what it does, read from its input (the file tools' keys in camelCase).
+ */
+const TOOLS: Readonly<Record<string, readonly [string, (tool: string, input: unknown) => Bare]>> = {
+  Bash: ["bash", shellAction],
+  Read: ["read", (tool, input) => readAction(tool, input, true)],
+  Write: ["write", (_, input) => writeAction(input)],
+  Edit: ["edit", (_, input) => ({ kind: "edit", edits: editsOf(input, false) })],
+  MultiEdit: ["multiedit", (_, input) => ({ kind: "edit", edits: editsOf(input, true) })],
+  Grep: ["grep", (tool, input) => searchAction(tool, input, "grep", false)],
+  Glob: ["glob", (tool, input) => searchAction(tool, input, "glob", false)],
+  LS: ["list", (tool, input) => searchAction(tool, input, "list", false)],
+  WebFetch: ["webfetch", fetchAction],
+  WebSearch: ["websearch", fetchAction],
+  Task: ["task", (tool, input) => delegateAction(tool, input, READ_ONLY_SUBAGENTS)],
+  Agent: ["task", (tool, input) => delegateAction(tool, input, READ_ONLY_SUBAGENTS)],
+  TodoWrite: ["todowrite", () => PLAN],
 };
 
 /**
@@ -144,10 +161,13 @@ interface OpenStep {
 function callOf(use: OpenStep["uses"][number], results: ReadonlyMap<string, { content: unknown; error: boolean }>): ToolCall | null {
   const result = results.get(use.id);
   if (!result) return null;
-  const mapped = TOOL_NAMES[use.name];
+  const known = Object.hasOwn(TOOLS, use.name) ? TOOLS[use.name] : undefined;
+  const tool = known?.[0] ?? mcpName(use.name);
+  const input = CAMEL_INPUT.has(use.name) ? camelKeys(use.input) : use.input;
   return {
-    tool: mapped ?? mcpName(use.name),
-    input: CAMEL_INPUT.has(use.name) ? camelKeys(use.input) : use.input,
+    tool,
+    action: withAsked(known ? known[1](tool, input) : namedAction(tool, input), input),
+    input,
     output: resultText(result.content),
     status: result.error ? "error" : "completed",
   };

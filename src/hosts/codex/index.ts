@@ -10,6 +10,8 @@
  */
 import type { Entry, ToolCall } from "../../model/entry.js";
 import { isRecord } from "../../shared/record.js";
+import type { Action } from "../../model/action.js";
+import { fetchAction, namedAction, PLAN, shellAction, withAsked, type Bare } from "../actions.js";
 import {
   camelKeys,
   compactionEntry,
@@ -105,17 +107,27 @@ function commandLine(command: unknown): unknown {
   return words.join(" ");
 }
 
-/** A Codex tool call in the rules' vocabulary: shell calls become `bash` with `command`, the plan tool `todowrite`. */
-function toolOf(name: string, input: unknown): { tool: string; input: unknown } {
+/**
+ * A Codex tool call as shown (the names opencode gives such tools, which reports and notes
+ * share: shell calls `bash` with one `command` line, the plan tool `todowrite`) and what it does.
+ */
+function toolOf(name: string, input: unknown): { tool: string; input: unknown; action: Action } {
+  const call = (tool: string, shown: unknown, bare: Bare) => ({ tool, input: shown, action: withAsked(bare, shown) });
   if (name === "shell" || name === "container.exec" || name === "local_shell" || name === "shell_command") {
-    const action = isRecord(input) ? input : {};
-    return { tool: "bash", input: { ...(camelKeys(action) as object), command: commandLine(action.command) } };
+    const args = isRecord(input) ? input : {};
+    const shown = { ...(camelKeys(args) as object), command: commandLine(args.command) };
+    return call("bash", shown, shellAction("bash", shown));
   }
-  if (name === "exec_command" && isRecord(input)) return { tool: "bash", input: { ...input, command: commandLine(input.cmd) } };
-  if (name === "apply_patch") return { tool: "apply_patch", input: typeof input === "string" ? { patchText: input } : camelKeys(input) };
-  if (name === "update_plan") return { tool: "todowrite", input };
-  if (name === "web_search") return { tool: "websearch", input };
-  return { tool: mcpName(name), input };
+  if (name === "exec_command" && isRecord(input)) {
+    const shown = { ...input, command: commandLine(input.cmd) };
+    return call("bash", shown, shellAction("bash", shown));
+  }
+  if (name === "apply_patch")
+    return call("apply_patch", typeof input === "string" ? { patchText: input } : camelKeys(input), { kind: "edit", edits: undefined });
+  if (name === "update_plan") return call("todowrite", input, PLAN);
+  if (name === "web_search") return call("websearch", input, fetchAction("websearch", input));
+  const tool = mcpName(name);
+  return call(tool, input, namedAction(tool, input));
 }
 
 /** A function call's `arguments` (a JSON string) as a value; a string that is not JSON stays as it is. */
@@ -168,7 +180,7 @@ function execOutput(output: string): { output: string; error: boolean } {
 interface OpenStep {
   id: string;
   texts: string[];
-  uses: { id: string; tool: string; input: unknown }[];
+  uses: { id: string; tool: string; input: unknown; action: Action }[];
   produced: boolean;
   answered: boolean;
 }
@@ -217,7 +229,14 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
     const calls: ToolCall[] = [];
     for (const use of open.uses) {
       const result = outputs.get(use.id);
-      if (result) calls.push({ tool: use.tool, input: use.input, output: result.output, status: result.error ? "error" : "completed" });
+      if (result)
+        calls.push({
+          tool: use.tool,
+          action: use.action,
+          input: use.input,
+          output: result.output,
+          status: result.error ? "error" : "completed",
+        });
     }
     entries.push(
       stepEntry({
@@ -321,7 +340,7 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
           const name = kind === "local_shell_call" ? "local_shell" : kind === "web_search_call" ? "web_search" : (str(p.name) ?? "");
           const raw = kind === "function_call" ? parsedArguments(p.arguments) : kind === "custom_tool_call" ? p.input : p.action;
           const call = toolOf(name, raw);
-          open.uses.push({ id: callID, tool: call.tool, input: call.input });
+          open.uses.push({ id: callID, ...call });
           if (kind === "web_search_call") outputs.set(callID, { output: "", error: false });
         }
       } else if (IGNORED_ITEMS.has(kind)) {

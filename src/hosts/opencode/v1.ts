@@ -18,6 +18,7 @@ import {
 } from "../../model/entry.js";
 import { timelineOf, type Timeline } from "../../model/timeline.js";
 import { guardStopOf } from "./guard-note.js";
+import { openCodeAction } from "./actions.js";
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
@@ -133,8 +134,10 @@ export function readParts(parts: readonly unknown[]): Pick<AssistantEntry, "tool
       if (!isRecord(state)) continue;
       const { status } = state;
       if (status !== "completed" && status !== "error") continue;
+      const tool = str(part.tool) ?? "";
       calls.push({
-        tool: str(part.tool) ?? "",
+        tool,
+        action: openCodeAction(tool, state.input),
         input: state.input,
         output: status === "completed" ? withoutToolLoopNotice(state.output) : state.error,
         status,

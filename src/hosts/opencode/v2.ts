@@ -34,6 +34,7 @@ import { CHARS_PER_TOKEN, CONTINUE_TEXT_PREFIX } from "./facts.js";
 import { withoutToolLoopNotice, type AssistantEntry, type Entry, type ToolCall, type UserEntry } from "../../model/entry.js";
 import { timelineOf, type Timeline } from "../../model/timeline.js";
 import { hasUnphysicalTokens, timeOf, tokenSizes } from "./v1.js";
+import { openCodeAction } from "./actions.js";
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
@@ -73,8 +74,10 @@ function readContent(content: readonly unknown[]): Pick<AssistantEntry, "toolCal
           ? (str(state.error.message) ?? "")
           : (str(state.error) ?? "");
     resultChars += result.length;
+    const tool = str(item.name) ?? "";
     toolCalls.push({
-      tool: str(item.name) ?? "",
+      tool,
+      action: openCodeAction(tool, state.input),
       input: state.input,
       output: status === "completed" ? withoutToolLoopNotice(result) : result,
       status,

@@ -14,7 +14,8 @@
  * answers again) and opencode goes on as without the guard. The abort is not awaited inside
  * the hook (it would wait for the very tool call the hook runs in).
  */
-import { callKey, checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopNotice } from "../../judge/tool-loop.js";
+import { checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopNotice } from "../../judge/tool-loop.js";
+import { callKey } from "../../hosts/opencode/actions.js";
 import { timelineWithCall } from "../../hosts/opencode/tool-call.js";
 import type { GuardSettings } from "../../judge/settings.js";
 import { previewCall } from "../../redact/preview.js";

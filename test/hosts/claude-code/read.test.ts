@@ -193,9 +193,15 @@ describe("Claude Code 2.0.46: a Task subagent's sidechain (claude-code-log's sid
   it("the main chain keeps its two steps; the Task call is a task call with its result", () => {
     const steps = session.timeline.entries as AssistantEntry[];
     expect(steps.map((s) => s.id)).toEqual(["83a7cabd-3642-45d6-ba73-9b9f843b9ab1", "91c82c1c-29b0-4149-a261-e5582d944ac6"]);
-    expect(steps[0]!.toolCalls).toEqual([
+    expect(steps[0]!.toolCalls).toMatchObject([
       {
         tool: "task",
+        action: {
+          kind: "delegate",
+          agent: "general-purpose",
+          prompt: "Research how data-border-color is used in the code...",
+          readOnly: false,
+        },
         input: {
           subagent_type: "general-purpose",
           description: "Research data-border-color usage and CSS class mat...",

@@ -30,9 +30,10 @@ describe("Codex 0.104.0-alpha.1: a real rollout with a `compacted` item (localpu
     const rows = replayTimeline(session.timeline, DEFAULT_SETTINGS);
     expect(rows.map((r) => [r.compaction.index, r.decision, r.triggerTokens, r.afterTokens])).toEqual([[1, "allow", 212_134, 48_297]]);
     const before = session.timeline.entries[24] as AssistantEntry;
-    expect(before.toolCalls).toEqual([
+    expect(before.toolCalls).toMatchObject([
       {
         tool: "apply_patch",
+        action: { kind: "edit", edits: undefined },
         input: { patchText: "[REDACTED_INPUT len=7926 sha=6f3952e5]" },
         output: "[REDACTED_OUTPUT len=231 sha=fda0dafa]",
         status: "completed",
@@ -56,8 +57,14 @@ describe("Codex 0.144.1: a `context_compacted` event alone (codex-hud's session-
     // The user's message, then two steps: the custom call answered before the function call began.
     const step = session.timeline.entries[2] as AssistantEntry;
     expect([step.contextTokens, step.promptTokens]).toEqual([80_000, 70_000]);
-    expect(step.toolCalls).toEqual([
-      { tool: "github_search_code", input: { pattern: "statusline" }, output: { success: false }, status: "error" },
+    expect(step.toolCalls).toMatchObject([
+      {
+        tool: "github_search_code",
+        action: { kind: "other", asking: true, reads: true, run: undefined },
+        input: { pattern: "statusline" },
+        output: { success: false },
+        status: "error",
+      },
     ]);
     expect(session.usable).toBe(121_263);
   });
@@ -114,7 +121,15 @@ describe("defensive reading", () => {
     expect(session.badLines).toBe(1);
     expect(session.info.title).toBe("list files");
     const step = session.timeline.entries[1] as AssistantEntry;
-    expect(step.toolCalls).toEqual([{ tool: "bash", input: { command: "ls -a" }, output: "a\nb", status: "error" }]);
+    expect(step.toolCalls).toMatchObject([
+      {
+        tool: "bash",
+        action: { kind: "shell", run: { text: "ls -a", role: "read" } },
+        input: { command: "ls -a" },
+        output: "a\nb",
+        status: "error",
+      },
+    ]);
     expect(step.contextTokens).toBe(1000);
   });
 
