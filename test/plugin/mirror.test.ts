@@ -160,3 +160,59 @@ describe("the mirror inside the guard", () => {
     expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("the decision at a compaction inside the guard", () => {
+  /** A guard that has seen `session` through its events up to the compaction's summary; its messages are stored as they come. */
+  async function seenUpToSummary(session: SessionBuilder) {
+    const stored: Message[] = [];
+    const fake = fakeClient(
+      (query) => newestMessages(stored)(query),
+      () => ({ data: { compaction: { reserved: 500 } } }),
+      "Fix the build",
+    );
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+    const summary = session.messages.length - 2;
+    for (const message of session.messages.slice(0, summary + 1)) {
+      stored.push(message);
+      await publish(hooks, [message]);
+    }
+    // The background reads started by the events answer.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return { fake, hooks, compaction: session.messages[summary - 1]! };
+  }
+
+  it("config.get and session.get start when the compaction starts; the decision reads nothing, from the mirror", async () => {
+    // Two automatic compactions: after the 7th step, and after the 10th.
+    const session = grown(10, "ses_d").compact();
+    const { fake, hooks, compaction } = await seenUpToSummary(session);
+    const starts = 2;
+    expect(fake.client.config.get).toHaveBeenCalledTimes(starts);
+    expect(fake.client.session.get).toHaveBeenCalledTimes(starts);
+    const reads = fake.client.session.messages.mock.calls.length;
+    const output = { enabled: true };
+    await hooks["experimental.compaction.autocontinue"]!(
+      { sessionID: "ses_d", agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info } as never,
+      output,
+    );
+    expect([fake.client.config.get.mock.calls.length, fake.client.session.get.mock.calls.length]).toEqual([starts, starts]);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(reads);
+    // Compactions 3 steps apart at 1,000 tokens: no-progress (the look-ups' title named in the toast).
+    expect(fake.logs.map((l) => [l.extra?.decision, l.extra?.rule, l.extra?.messagesFrom])).toEqual([["deny", "no-progress", "mirror"]]);
+    expect(fake.toasts[0]!.message).toContain("Fix the build");
+    expect(output.enabled).toBe(false);
+  });
+
+  it("a second event of the same compaction part starts no second look-up; a decision with none started reads them itself", async () => {
+    const session = grown(6, "ses_e").compact();
+    const { fake, hooks, compaction } = await seenUpToSummary(session);
+    const part = compaction.parts.find((p) => p.type === "compaction")!;
+    await hooks.event!({ event: { type: "message.part.updated", properties: { part } } as never });
+    expect(fake.client.config.get).toHaveBeenCalledTimes(1);
+    const input = { sessionID: "ses_e", agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info };
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    expect(fake.client.config.get).toHaveBeenCalledTimes(1);
+    // The same compaction asked again (a second copy's registry aside): the look-ups were taken, so it reads them.
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    expect([fake.client.config.get.mock.calls.length, fake.client.session.get.mock.calls.length]).toEqual([2, 2]);
+  });
+});

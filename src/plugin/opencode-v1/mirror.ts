@@ -18,12 +18,19 @@ import { isRecord } from "../../shared/record.js";
 /**
  * A session's newest messages for a decision at a compaction, oldest first, and their
  * timeline: those kept when `current` finds in their timeline what the decision is about,
- * else read from opencode. Rejects when the read fails.
+ * else read from opencode. `from` says which; `timelineMs` is the part of the call spent
+ * building timelines (ms; the kept messages' and, when they were not current, the read
+ * ones'). Rejects when the read fails.
  */
 export type DecisionRead = (
   sessionID: string,
   current: (timeline: Timeline) => boolean,
-) => Promise<{ readonly data: readonly unknown[]; readonly timeline: Timeline }>;
+) => Promise<{
+  readonly data: readonly unknown[];
+  readonly timeline: Timeline;
+  readonly from: "mirror" | "opencode";
+  readonly timelineMs: number;
+}>;
 
 /** Sessions kept at once; the least recently used is dropped first. */
 export const MAX_MIRRORED_SESSIONS = 8;
