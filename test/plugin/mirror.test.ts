@@ -10,6 +10,12 @@ import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { publish } from "./publish.js";
+import { readFileSync } from "node:fs";
+import { fixtureCases } from "../support/fixtures.js";
+import { isRecord } from "../../src/shared/record.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
+import { guardStopOf } from "../../src/hosts/opencode/guard-note.js";
+import { findSwitch } from "../../src/plugin/opencode-v1/guard-command.js";
 
 const events = (messages: readonly Message[]) =>
   messages.flatMap((m) => [
@@ -102,6 +108,42 @@ describe("the mirror of a session", () => {
     expect(mirror.newest("ses_1", 1)).toHaveLength(1);
     mirror.drop("ses_1");
     expect(mirror.newest("ses_1", 1)).toBeUndefined();
+  });
+});
+
+describe("what the mirror keeps of each part", () => {
+  /** The V1 exports among the fixtures: `{ info, messages: [{ info, parts }] }`. */
+  const exports = fixtureCases().flatMap(([name, path]) => {
+    const data = JSON.parse(readFileSync(path, "utf8")) as { messages?: unknown };
+    const v1 = Array.isArray(data.messages) && data.messages.every((m) => isRecord(m) && isRecord(m.info) && Array.isArray(m.parts));
+    return v1 ? [[name, data.messages as Message[]] as const] : [];
+  });
+
+  it("the fixtures hold V1 exports with bash metadata (the test below reads them)", () => {
+    expect(exports.length).toBeGreaterThan(20);
+    const truncated = exports.find(([name]) => name === "e2e-truncated-big-output.json")![1];
+    const bash = truncated.flatMap((m) => m.parts).find((p) => p.type === "tool" && p.tool === "bash")!;
+    expect((bash.state as { metadata: { output: string } }).metadata.output.length).toBe(13_893);
+  });
+
+  it.each(exports)("%s: the kept messages make the same timeline, the same /guard switch and stop notes", async (_, messages) => {
+    // Seeded by a read of the whole session, and by a read of its first message then its events.
+    const sessionID = String(messages[0]!.info.sessionID);
+    const seeded = createMirror();
+    await seeded.seed(sessionID, messages.length + 1, async () => messages);
+    const read = seeded.newest(sessionID, messages.length)!;
+    const followed = createMirror();
+    await followed.seed(sessionID, messages.length + 1, async () => messages.slice(0, 1));
+    for (const e of events(messages.slice(1))) followed.event(e);
+    const kept = followed.newest(sessionID, messages.length)!;
+    expect([read.length, kept.length]).toEqual([messages.length, messages.length]);
+    for (const copy of [read, kept]) {
+      expect(buildTimeline(copy)).toEqual(buildTimeline(messages));
+      expect(findSwitch(copy)).toEqual(findSwitch(messages));
+      expect(copy.map(guardStopOf)).toEqual(messages.map(guardStopOf));
+    }
+    const parts = read.flatMap((m) => (m as Message).parts);
+    expect(parts.filter((p) => p.type === "tool" && isRecord(p.state) && p.state.metadata !== undefined)).toEqual([]);
   });
 });
 
