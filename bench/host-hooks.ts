@@ -13,7 +13,7 @@
  * first with a shim that returns no hooks (the baseline), then with each plugin build.
  *
  * Figures, in ms unless named: per hook median, p99, max; the decision's own `elapsedMs` from
- * the guard's log line; a step is the gap between two chat or continue requests the model
+ * the guard's log line, and its `phasesMs` (median and max of each phase) with `messagesFrom`; a step is the gap between two chat or continue requests the model
  * server received (the answer, the tool, the hooks, opencode's own work between them); the
  * first request, from spawning `opencode run` (start-up, loading the session, the first
  * transform); peak RSS, opencode's VmHWM (/proc/<pid>/status, sampled until it exits).
