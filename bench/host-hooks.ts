@@ -13,7 +13,7 @@
  * first with a shim that returns no hooks (the baseline), then with each plugin build.
  *
  * Figures, in ms unless named: per hook median, p99, max; the decision's own `elapsedMs` from
- * the guard's log line; a step is the gap between two chat or continue requests the model
+ * the guard's log line, and its `phasesMs` (median and max of each phase) with `messagesFrom`; a step is the gap between two chat or continue requests the model
  * server received (the answer, the tool, the hooks, opencode's own work between them); the
  * first request, from spawning `opencode run` (start-up, loading the session, the first
  * transform); peak RSS, opencode's VmHWM (/proc/<pid>/status, sampled until it exits).
@@ -82,6 +82,8 @@ export interface HostRun {
   calls: HookCall[];
   /** The guard's `elapsedMs` of each compaction decision it logged. */
   decisions: number[];
+  /** Each logged decision's `phasesMs` (ms by phase) and `messagesFrom`, in order. */
+  phases: Array<{ ms: Record<string, number>; from: string }>;
   peakRssKb: number | null;
   /** The 1-minute load average when the run started. */
   load: number;
@@ -161,6 +163,14 @@ function sampleMemory(pid: number): { stop(): number | null } {
   };
 }
 
+/** The `phasesMs.<phase>=<ms>` fields of a logfmt decision line (opencode prints a nested object as dotted keys). */
+function phasesOf(fields: Record<string, unknown>): Record<string, number> {
+  const phases: Record<string, number> = {};
+  for (const [key, value] of Object.entries(fields))
+    if (key.startsWith("phasesMs.") && typeof value === "number") phases[key.slice("phasesMs.".length)] = value;
+  return phases;
+}
+
 /** Import `file` into a fresh sandbox and carry the session on with `plugin` (null: the baseline shim). */
 async function runOnce(size: number, file: string, messages: number, label: string, plugin: string | null): Promise<HostRun> {
   const sandbox: Sandbox = await createSandbox();
@@ -194,6 +204,7 @@ async function runOnce(size: number, file: string, messages: number, label: stri
     });
     const peakRssKb = memory?.stop() ?? null;
     const asks = arrivals.filter((a) => a.kind === "chat" || a.kind === "continue").map((a) => a.at);
+    const decisionLines = guardLogLines(run.stderr).filter((l) => l.fields.decision === "allow" || l.fields.decision === "deny");
     const calls = (await readFile(logPath, "utf8"))
       .split("\n")
       .filter((l) => l.length > 0)
@@ -210,7 +221,8 @@ async function runOnce(size: number, file: string, messages: number, label: stri
       firstRequestMs: asks[0] === undefined ? null : asks[0] - spawnedAt,
       steps: asks.slice(1).map((at, i) => at - asks[i]!),
       calls,
-      decisions: liveDecisions(guardLogLines(run.stderr)).flatMap((d) => (d.elapsedMs === null ? [] : [d.elapsedMs])),
+      decisions: liveDecisions(decisionLines).flatMap((d) => (d.elapsedMs === null ? [] : [d.elapsedMs])),
+      phases: decisionLines.map((l) => ({ ms: phasesOf(l.fields), from: String(l.fields.messagesFrom ?? "-") })),
       peakRssKb,
       load,
     };
@@ -275,6 +287,24 @@ export function hookTable(runs: readonly HostRun[]): string {
   return formatTable(["steps", "build", "hook", "calls", "median", "p99", "max"], rows);
 }
 
+/**
+ * The decision's phases (ms): per size and build, each phase's median and max over the
+ * logged decisions, and where the messages came from (`mirror` or `opencode`, per decision).
+ */
+export function phaseTable(runs: readonly HostRun[]): string {
+  const rows = runs
+    .filter((r) => r.plugin !== null && r.phases.length > 0)
+    .map((r) => {
+      const names = [...new Set(r.phases.flatMap((p) => Object.keys(p.ms)))];
+      const cells = names.map((name) => {
+        const ms = r.phases.flatMap((p) => (p.ms[name] === undefined ? [] : [p.ms[name]!]));
+        return `${name} ${formatMs(median(ms))} / ${formatMs(quantile(ms, 1))}`;
+      });
+      return [String(r.size), r.label, String(r.phases.length), r.phases.map((p) => p.from).join(", "), cells.join("; ")];
+    });
+  return formatTable(["steps", "build", "decisions", "messages from", "phase median / max"], rows);
+}
+
 /** The step table: each run's steps (ms) and their ratio to the baseline of its size, and peak RSS. */
 export function stepTable(runs: readonly HostRun[]): string {
   return formatTable(
@@ -324,6 +354,9 @@ export function hostHooksReport(runs: readonly HostRun[]): string {
   return [
     `Hooks in the real opencode ${OPENCODE_VERSION} (Node ${process.version} for the bench, load average ${load}): sessions of ${sizes} imported steps of 45,000-byte outputs, carried on for 38 steps with 2 compactions`,
     hookTable(runs),
+    "",
+    "The decision's phases (the guard's `phasesMs`):",
+    phaseTable(runs),
     "",
     "Steps (gap between two model requests) and opencode's peak RSS, without and with the guard:",
     stepTable(runs),

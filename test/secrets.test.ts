@@ -129,7 +129,16 @@ describe("the hook", () => {
     expect(toasts[0]!.message).toBe(
       "ses_secret stopped: the same bash call ran 3 times. Reply to go on; the note in the session says why.",
     );
-    expect(Object.keys(logs[0]!.extra!).sort()).toEqual(["compaction", "decision", "elapsedMs", "messageID", "rule", "sessionID"]);
+    expect(Object.keys(logs[0]!.extra!).sort()).toEqual([
+      "compaction",
+      "decision",
+      "elapsedMs",
+      "messageID",
+      "messagesFrom",
+      "phasesMs",
+      "rule",
+      "sessionID",
+    ]);
   });
 
   it("an allowed continue turn logs no input at all", async () => {

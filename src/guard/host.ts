@@ -65,5 +65,8 @@ export function titleOf(session: unknown): string | undefined {
   return typeof title === "string" && title.trim() !== "" ? title : undefined;
 }
 
+/** A duration in milliseconds, rounded to 0.01 ms (how the guard's log lines give times). */
+export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
+
 /** Milliseconds since `started` (a `performance.now()` reading), to 0.01 ms. */
-export const elapsedSince = (started: number): number => Math.round((performance.now() - started) * 100) / 100;
+export const elapsedSince = (started: number): number => roundMs(performance.now() - started);

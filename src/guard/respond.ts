@@ -6,7 +6,7 @@
  */
 import type { GuardSettings } from "../judge/settings.js";
 import type { Verdict } from "../judge/verdict.js";
-import { reason, type GuardHost } from "./host.js";
+import { elapsedSince, reason, type GuardHost } from "./host.js";
 import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";
 
 /** Where a verdict was reached, as the response names it. */
@@ -18,6 +18,12 @@ export interface VerdictContext {
   readonly title: Promise<string | undefined> | string | undefined;
   /** The fields of the log line (`client.app.log`'s `extra`), in the order they are written. */
   readonly extra: Record<string, unknown>;
+  /**
+   * Where the decision's time went, ms by phase, in the order they ran. When given, the line
+   * carries them as `phasesMs`, with `notice` last: what the response spent before writing the
+   * line (the halt, the stop's status file, the toast; about nothing for an allow).
+   */
+  readonly phases?: Readonly<Record<string, number>>;
 }
 
 /** A runtime's name for the session in a line about a failure: V1 `session S`, V2 `V2 session S`. */
@@ -42,10 +48,14 @@ export async function respond(
   settings: Pick<GuardSettings, "mode" | "notify">,
   context: VerdictContext,
 ): Promise<void> {
-  const { sessionID, index, extra } = context;
+  const started = performance.now();
+  const { sessionID, index, phases } = context;
+  /** The line's fields: the context's, then the phases with the notice's so far. */
+  const fields = (): Record<string, unknown> =>
+    phases === undefined ? context.extra : { ...context.extra, phasesMs: { ...phases, notice: elapsedSince(started) } };
   const loop = verdict.severity === "warning";
   if (verdict.decision === "allow" || (!loop && host.stop === "interrupt")) {
-    if (settings.notify !== "off") await host.log("info", allowLogMessage(host.stop, sessionID, verdict, index), extra);
+    if (settings.notify !== "off") await host.log("info", allowLogMessage(host.stop, sessionID, verdict, index), fields());
     return;
   }
   const observe = settings.mode === "observe";
@@ -56,7 +66,7 @@ export async function respond(
       await host.log(
         "warn",
         `compaction-guard found a loop in ${sessionWord(host, sessionID)} (${verdict.rule}) but could not interrupt it: ${reason(error)}`,
-        extra,
+        fields(),
       );
       return;
     }
@@ -70,6 +80,7 @@ export async function respond(
       observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log"),
     );
   }
+  const extra = fields();
   await host.log(
     loop ? "warn" : "info",
     stopLogMessage(host.stop, session, verdict, index, observe),

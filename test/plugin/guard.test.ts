@@ -92,6 +92,14 @@ describe("experimental.compaction.autocontinue", () => {
       messageID: "msg_22b7cb90b001Oacj8ldTaTA4T8",
     });
     expect(typeof logs[0]!.extra!.elapsedMs).toBe("number");
+    // Where the time went: the phases in the order they ran, each a duration in ms, the
+    // notice (the toast before the line) last; they add up to no more than the hook's time.
+    const phases = logs[0]!.extra!.phasesMs as Record<string, number>;
+    expect(Object.keys(phases)).toEqual(["read", "timeline", "lookups", "judge", "notice"]);
+    for (const ms of Object.values(phases)) expect(ms).toBeGreaterThanOrEqual(0);
+    const { notice, ...decision } = phases;
+    expect(Object.values(decision).reduce((a, b) => a + b)).toBeLessThanOrEqual((logs[0]!.extra!.elapsedMs as number) + 0.05);
+    expect(logs[0]!.extra!.messagesFrom).toBe("opencode");
     expect(JSON.stringify([logs, toasts])).not.toContain("SECRET");
   });
 

@@ -10,6 +10,12 @@ import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { publish } from "./publish.js";
+import { readFileSync } from "node:fs";
+import { fixtureCases } from "../support/fixtures.js";
+import { isRecord } from "../../src/shared/record.js";
+import { buildTimeline } from "../../src/hosts/opencode/v1.js";
+import { guardStopOf } from "../../src/hosts/opencode/guard-note.js";
+import { findSwitch } from "../../src/plugin/opencode-v1/guard-command.js";
 
 const events = (messages: readonly Message[]) =>
   messages.flatMap((m) => [
@@ -105,6 +111,42 @@ describe("the mirror of a session", () => {
   });
 });
 
+describe("what the mirror keeps of each part", () => {
+  /** The V1 exports among the fixtures: `{ info, messages: [{ info, parts }] }`. */
+  const exports = fixtureCases().flatMap(([name, path]) => {
+    const data = JSON.parse(readFileSync(path, "utf8")) as { messages?: unknown };
+    const v1 = Array.isArray(data.messages) && data.messages.every((m) => isRecord(m) && isRecord(m.info) && Array.isArray(m.parts));
+    return v1 ? [[name, data.messages as Message[]] as const] : [];
+  });
+
+  it("the fixtures hold V1 exports with bash metadata (the test below reads them)", () => {
+    expect(exports.length).toBeGreaterThan(20);
+    const truncated = exports.find(([name]) => name === "e2e-truncated-big-output.json")![1];
+    const bash = truncated.flatMap((m) => m.parts).find((p) => p.type === "tool" && p.tool === "bash")!;
+    expect((bash.state as { metadata: { output: string } }).metadata.output.length).toBe(13_893);
+  });
+
+  it.each(exports)("%s: the kept messages make the same timeline, the same /guard switch and stop notes", async (_, messages) => {
+    // Seeded by a read of the whole session, and by a read of its first message then its events.
+    const sessionID = String(messages[0]!.info.sessionID);
+    const seeded = createMirror();
+    await seeded.seed(sessionID, messages.length + 1, async () => messages);
+    const read = seeded.newest(sessionID, messages.length)!;
+    const followed = createMirror();
+    await followed.seed(sessionID, messages.length + 1, async () => messages.slice(0, 1));
+    for (const e of events(messages.slice(1))) followed.event(e);
+    const kept = followed.newest(sessionID, messages.length)!;
+    expect([read.length, kept.length]).toEqual([messages.length, messages.length]);
+    for (const copy of [read, kept]) {
+      expect(buildTimeline(copy)).toEqual(buildTimeline(messages));
+      expect(findSwitch(copy)).toEqual(findSwitch(messages));
+      expect(copy.map(guardStopOf)).toEqual(messages.map(guardStopOf));
+    }
+    const parts = read.flatMap((m) => (m as Message).parts);
+    expect(parts.filter((p) => p.type === "tool" && isRecord(p.state) && p.state.metadata !== undefined)).toEqual([]);
+  });
+});
+
 describe("the mirror inside the guard", () => {
   it("a session is read once: not again after it went idle; again after it was deleted", async () => {
     const session = grown(3, "ses_g");
@@ -158,5 +200,61 @@ describe("the mirror inside the guard", () => {
       { title: "", output: "2\n", metadata: {} },
     );
     expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("the decision at a compaction inside the guard", () => {
+  /** A guard that has seen `session` through its events up to the compaction's summary; its messages are stored as they come. */
+  async function seenUpToSummary(session: SessionBuilder) {
+    const stored: Message[] = [];
+    const fake = fakeClient(
+      (query) => newestMessages(stored)(query),
+      () => ({ data: { compaction: { reserved: 500 } } }),
+      "Fix the build",
+    );
+    const hooks = createGuard({ client: fake.client as never }, undefined, { env: {} });
+    const summary = session.messages.length - 2;
+    for (const message of session.messages.slice(0, summary + 1)) {
+      stored.push(message);
+      await publish(hooks, [message]);
+    }
+    // The background reads started by the events answer.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return { fake, hooks, compaction: session.messages[summary - 1]! };
+  }
+
+  it("config.get and session.get start when the compaction starts; the decision reads nothing, from the mirror", async () => {
+    // Two automatic compactions: after the 7th step, and after the 10th.
+    const session = grown(10, "ses_d").compact();
+    const { fake, hooks, compaction } = await seenUpToSummary(session);
+    const starts = 2;
+    expect(fake.client.config.get).toHaveBeenCalledTimes(starts);
+    expect(fake.client.session.get).toHaveBeenCalledTimes(starts);
+    const reads = fake.client.session.messages.mock.calls.length;
+    const output = { enabled: true };
+    await hooks["experimental.compaction.autocontinue"]!(
+      { sessionID: "ses_d", agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info } as never,
+      output,
+    );
+    expect([fake.client.config.get.mock.calls.length, fake.client.session.get.mock.calls.length]).toEqual([starts, starts]);
+    expect(fake.client.session.messages).toHaveBeenCalledTimes(reads);
+    // Compactions 3 steps apart at 1,000 tokens: no-progress (the look-ups' title named in the toast).
+    expect(fake.logs.map((l) => [l.extra?.decision, l.extra?.rule, l.extra?.messagesFrom])).toEqual([["deny", "no-progress", "mirror"]]);
+    expect(fake.toasts[0]!.message).toContain("Fix the build");
+    expect(output.enabled).toBe(false);
+  });
+
+  it("a second event of the same compaction part starts no second look-up; a decision with none started reads them itself", async () => {
+    const session = grown(6, "ses_e").compact();
+    const { fake, hooks, compaction } = await seenUpToSummary(session);
+    const part = compaction.parts.find((p) => p.type === "compaction")!;
+    await hooks.event!({ event: { type: "message.part.updated", properties: { part } } as never });
+    expect(fake.client.config.get).toHaveBeenCalledTimes(1);
+    const input = { sessionID: "ses_e", agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info };
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    expect(fake.client.config.get).toHaveBeenCalledTimes(1);
+    // The same compaction asked again (a second copy's registry aside): the look-ups were taken, so it reads them.
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    expect([fake.client.config.get.mock.calls.length, fake.client.session.get.mock.calls.length]).toEqual([2, 2]);
   });
 });

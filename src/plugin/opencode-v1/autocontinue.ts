@@ -11,10 +11,11 @@
 import type { Hooks } from "@opencode-ai/plugin";
 import type { GuardSettings } from "../../judge/settings.js";
 import { decide, findDecisionPoint, historyLimit } from "../../judge/verdict.js";
-import { elapsedSince, reason } from "../../guard/host.js";
+import { elapsedSince, reason, roundMs } from "../../guard/host.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { respond } from "../../guard/respond.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
+import type { Lookups } from "./lookups.js";
 import type { DecisionRead } from "./mirror.js";
 import type { Outcome } from "../../guard/outcome.js";
 import type { DecisionRegistry } from "./registry.js";
@@ -31,6 +32,8 @@ export interface AutocontinueDeps {
   readonly notes: StopNotes;
   /** The project directory: previews show file paths relative to it. */
   readonly directory: string | undefined;
+  /** The decision's look-ups of `config.get` and `session.get`, started with the compaction (./lookups.ts). */
+  readonly lookups: Lookups;
   /** The newest messages for the decision (the mirror's when current), under the hook's time-out. */
   readonly read: DecisionRead;
   /** Shared by every copy of the guard in the process: each compaction is decided once. */
@@ -55,27 +58,42 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
       if (output?.enabled === false) return; // another plugin already denied it
       // Another copy of the guard decides this compaction (it runs first, on the same output).
       if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
-      const reserved = host.readReserved();
-      const sessionInfo = host.readSession(sessionID);
+      // Started when the compaction started, as a rule (./lookups.ts); else now, beside the read.
+      const { reserved, session: sessionInfo } = deps.lookups.take(sessionID);
       const compactionID = hookInput?.message?.id;
       // Kept messages do for the decision once they hold this compaction's finished summary.
-      const { data, timeline } = await deps.read(sessionID, (kept) => {
+      const { data, timeline, from, timelineMs } = await deps.read(sessionID, (kept) => {
         const found = findDecisionPoint(kept, compactionID);
         return compactionID !== undefined && found?.messageID === compactionID && found.succeeded;
       });
+      const read = performance.now();
       const switched = await deps.modeOf?.(sessionID, data);
       if (switched === "off") return void (await host.log("info", switchedOffLogMessage(sessionID), { sessionID }));
       const point = findDecisionPoint(timeline, compactionID);
       if (!point) throw new Error(`no automatic compaction among the ${data.length} newest messages`);
 
       const { title, subagent } = await sessionInfo;
+      const inputs = opencodeInputs(hookInput?.model?.limit, await reserved);
+      const judging = performance.now();
       const verdict = decide(timeline, point, settings, {
-        ...opencodeInputs(hookInput?.model?.limit, await reserved),
+        ...inputs,
         directory,
         subagent,
         // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).
         wholeSession: data.length < limit,
       });
+      const judged = performance.now();
+      // Wall time by phase (what the hook waited for, in its order): the messages (from the
+      // mirror, or read from opencode) less the timelines built of them; the look-ups still
+      // under way once they were there (the switch, session.get, config.get); the judgement.
+      // Look-ups started by this call run beside the read: their share of the event loop
+      // counts in the read.
+      const phases = {
+        read: roundMs(read - started - timelineMs),
+        timeline: roundMs(timelineMs),
+        lookups: roundMs(judging - read),
+        judge: roundMs(judged - judging),
+      };
       // With fewer messages than asked for, the view starts at the session's beginning and
       // the compaction's index among the session's automatic compactions is known.
       const index = data.length < limit ? verdict.compaction.index : null;
@@ -86,6 +104,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
         decision: verdict.decision,
         rule: verdict.rule,
         elapsedMs: elapsedSince(started),
+        messagesFrom: from,
       };
       // The note's agent and model are the compaction message's, so that it changes neither for the session.
       const message = hookInput?.message as
@@ -122,7 +141,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
         },
         // `/guard on` or `/guard observe` in this session overrides the mode setting.
         switched === undefined ? settings : { ...settings, mode: switched === "observe" ? "observe" : "enforce" },
-        { sessionID, index, title, extra },
+        { sessionID, index, title, extra, phases },
       );
     } catch (error) {
       await host.log(

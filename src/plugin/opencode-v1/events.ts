@@ -1,6 +1,7 @@
 /**
  * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), and
- * the first of a session starts its first read; the mirror forgets a deleted session; when a session with a stop note waiting goes
+ * the first of a session starts its first read; an automatic compaction's start starts the
+ * decision's look-ups (./lookups.ts); the mirror forgets a deleted session; when a session with a stop note waiting goes
  * idle, the note is written (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
  * over V2 sessions (../opencode-v2/v2-runner.ts), which decides their automatic compactions.
  */
@@ -36,6 +37,16 @@ export interface EventDeps {
   readonly mirror: Pick<SessionMirror, "event" | "drop" | "kept" | "seeding">;
   /** Starts the guard's first read of a session in the background (its steps then read the mirror). Never rejects. */
   readonly firstSight: (sessionID: string) => void;
+  /** An automatic compaction of the session starts (its `compaction` part, by id): the decision's look-ups start (./lookups.ts). Never throws. */
+  readonly compactionStarted?: (sessionID: string, partID: string) => void;
+}
+
+/** The session and part of an automatic compaction's `compaction` part (`message.part.updated`), else undefined. */
+function compactionStart(event: unknown): { sessionID: string; partID: string } | undefined {
+  const e = event as { type?: unknown; properties?: { part?: { type?: unknown; auto?: unknown; sessionID?: unknown; id?: unknown } } };
+  const part = e?.type === "message.part.updated" ? e.properties?.part : undefined;
+  if (part?.type !== "compaction" || part.auto !== true || typeof part.sessionID !== "string") return undefined;
+  return { sessionID: part.sessionID, partID: typeof part.id === "string" ? part.id : "" };
 }
 
 /** The session a message event is about (`message.*`), else undefined. */
@@ -56,6 +67,8 @@ export function createEventHandler(deps: EventDeps): EventHook {
     // A session's first event: read it now, off the steps' time, so that no step waits for it.
     const seen = messageSession(input?.event);
     if (seen !== undefined && !deps.mirror.kept(seen) && deps.mirror.seeding(seen) === undefined) deps.firstSight(seen);
+    const compaction = compactionStart(input?.event);
+    if (compaction !== undefined) deps.compactionStarted?.(compaction.sessionID, compaction.partID);
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) {
       deps.toolLoop.sessionDeleted(deleted);

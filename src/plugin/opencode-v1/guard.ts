@@ -15,6 +15,7 @@ import { startupLines } from "../../guard/notices.js";
 import { createAutocontinueHandler } from "./autocontinue.js";
 import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
+import { createLookups } from "./lookups.js";
 import { createMirror, type DecisionRead } from "./mirror.js";
 import { v1Timeline } from "../timelines.js";
 import { createOutcome } from "../../guard/outcome.js";
@@ -173,13 +174,20 @@ export function createGuard(
   const readForDecision = async (sessionID: string, current: Parameters<DecisionRead>[1], timeoutMs: number): ReturnType<DecisionRead> => {
     await mirror.seeding(sessionID)?.catch(() => undefined);
     const kept = mirror.newest(sessionID, limit);
+    let timelineMs = 0;
     if (kept) {
+      const building = performance.now();
       const timeline = v1Timeline(kept);
-      if (current(timeline)) return { data: kept, timeline };
+      timelineMs = performance.now() - building;
+      if (current(timeline)) return { data: kept, timeline, from: "mirror", timelineMs };
     }
     const data = (await mirror.seed(sessionID, limit, () => host.readMessages(sessionID, limit, timeoutMs)))!;
-    return { data, timeline: v1Timeline(data) };
+    const building = performance.now();
+    const timeline = v1Timeline(data);
+    return { data, timeline, from: "opencode", timelineMs: timelineMs + performance.now() - building };
   };
+  /** The decisions' look-ups, started when a compaction starts (./lookups.ts). */
+  const lookups = createLookups(host);
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
   /** What a script sees of a stop: the line under `opencode run`, the status file (../../guard/outcome.ts). */
   const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
@@ -251,11 +259,12 @@ export function createGuard(
       notes,
       directory,
       read: (sessionID, current) => readForDecision(sessionID, current, messagesTimeoutMs),
+      lookups,
       registry,
       modeOf: command.modeOf,
       outcome,
     }),
-    event: createEventHandler({ notes, toolLoop, v2, mirror, firstSight }),
+    event: createEventHandler({ notes, toolLoop, v2, mirror, firstSight, compactionStarted: lookups.start }),
     dispose: async () => {
       owners?.leave(self);
       await notes.dispose();

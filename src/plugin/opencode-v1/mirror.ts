@@ -7,6 +7,9 @@
  * is read only when a session has no state yet (first sight, a restart) or when a hook asks
  * for more messages than are kept.
  *
+ * Of each part it keeps what the guard reads ({@link keptPart}): not a tool call's metadata,
+ * which for a bash call holds its output a second time.
+ *
  * A session is kept only once it was read (seeded); events of other sessions are not kept.
  * Events that arrive while a read is under way are applied after it, and an older event never
  * turns a finished part (a completed or failed tool call, a text with its end time) back into
@@ -18,12 +21,19 @@ import { isRecord } from "../../shared/record.js";
 /**
  * A session's newest messages for a decision at a compaction, oldest first, and their
  * timeline: those kept when `current` finds in their timeline what the decision is about,
- * else read from opencode. Rejects when the read fails.
+ * else read from opencode. `from` says which; `timelineMs` is the part of the call spent
+ * building timelines (ms; the kept messages' and, when they were not current, the read
+ * ones'). Rejects when the read fails.
  */
 export type DecisionRead = (
   sessionID: string,
   current: (timeline: Timeline) => boolean,
-) => Promise<{ readonly data: readonly unknown[]; readonly timeline: Timeline }>;
+) => Promise<{
+  readonly data: readonly unknown[];
+  readonly timeline: Timeline;
+  readonly from: "mirror" | "opencode";
+  readonly timelineMs: number;
+}>;
 
 /** Sessions kept at once; the least recently used is dropped first. */
 export const MAX_MIRRORED_SESSIONS = 8;
@@ -75,6 +85,31 @@ function finished(part: Record<string, unknown>): boolean {
   const state = isRecord(part.state) ? part.state.status : undefined;
   if (state === "completed" || state === "error") return true;
   return isRecord(part.time) && typeof part.time.end === "number";
+}
+
+/**
+ * A stored part as the mirror keeps it: without the fields no reader of kept messages reads
+ * (the timeline, ../../hosts/opencode/v1.ts and tool-call.ts; the `/guard` switch and the stop
+ * note, which read text parts only). A tool call's `state.metadata` (opencode's bash tool
+ * keeps the output there a second time, up to 30,000 characters), `title`, `attachments` and
+ * `raw`; a reasoning part's `text` and `metadata`; a file part's `url` (a data URL holds the
+ * file) and `source`. Every other part, and every other field, is kept as stored.
+ */
+export function keptPart(part: Record<string, unknown>): Record<string, unknown> {
+  if (part.type === "tool" && isRecord(part.state)) {
+    const { metadata, title, attachments, raw, ...state } = part.state;
+    if (metadata === undefined && title === undefined && attachments === undefined && raw === undefined) return part;
+    return { ...part, state };
+  }
+  if (part.type === "reasoning" && (part.text !== undefined || part.metadata !== undefined)) {
+    const { text, metadata, ...rest } = part;
+    return rest;
+  }
+  if (part.type === "file" && (part.url !== undefined || part.source !== undefined)) {
+    const { url, source, ...rest } = part;
+    return rest;
+  }
+  return part;
 }
 
 /** The index at which the item with `id` is, or would be inserted, in `list` sorted by `key`. */
@@ -140,7 +175,7 @@ export function createMirror(): SessionMirror {
         if (!done || (isRecord(info.time) && typeof info.time.completed === "number")) kept.info = info;
       }
     } else if (type === "message.part.updated" && isRecord(properties.part)) {
-      const part = properties.part;
+      const part = keptPart(properties.part);
       const kept = typeof part.messageID === "string" ? messageOf(state, part.messageID) : undefined;
       if (!kept) return;
       const { at, item: old } = find(kept.parts, idOf(part), partKey);
@@ -202,7 +237,7 @@ export function createMirror(): SessionMirror {
       const messages: Kept[] = [];
       for (const message of data) {
         if (isRecord(message) && isRecord(message.info) && Array.isArray(message.parts))
-          messages.push({ info: message.info, parts: message.parts.filter(isRecord) });
+          messages.push({ info: message.info, parts: message.parts.filter(isRecord).map(keptPart) });
       }
       messages.sort(byKey(messageKey));
       for (const kept of messages) kept.parts.sort(byKey(partKey));
