@@ -24,7 +24,8 @@ import { isRecord } from "../../shared/record.js";
 export const GUARD_COMMAND = "guard";
 
 /** What opencode lists next to the command in the TUI's autocomplete. */
-export const GUARD_COMMAND_DESCRIPTION = "compaction-guard: what it did in this session; /guard off|on|observe for this session only";
+export const GUARD_COMMAND_DESCRIPTION =
+  "compaction-guard: what it did in this session; /guard stats for this project; /guard off|on|observe for this session only";
 
 /**
  * The guard's mode in one session, set by `/guard …`: `off` (it neither denies nor warns
@@ -37,16 +38,19 @@ const MODES: ReadonlySet<string> = new Set<SessionMode>(["off", "on", "observe"]
 /** What `/guard <arguments>` asks for. */
 export type GuardRequest =
   | { readonly kind: "report" }
+  | { readonly kind: "stats" }
   | { readonly kind: "switch"; readonly mode: SessionMode }
   | { readonly kind: "usage"; readonly problem: string };
 
 /**
  * Reads the command's arguments (opencode's `arguments`: what follows `/guard`): nothing →
- * the report; `off`, `on`, `observe` (any case) → the switch; anything else → a usage line.
+ * the report; `stats` → the project's figures (./stats.ts); `off`, `on`, `observe` (any case) →
+ * the switch; anything else → a usage line.
  */
 export function parseGuardArguments(text: string): GuardRequest {
   const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { kind: "report" };
+  if (words.length === 1 && words[0] === "stats") return { kind: "stats" };
   if (words.length === 1 && MODES.has(words[0]!)) return { kind: "switch", mode: words[0] as SessionMode };
   return { kind: "usage", problem: `unknown argument ${JSON.stringify(terminalSafe(text.trim()).slice(0, 40))}` };
 }
@@ -106,7 +110,7 @@ export function switchLine(mode: SessionMode): string {
 
 /** The line answering arguments it does not know. */
 export function usageLine(problem: string): string {
-  return `compaction-guard: ${problem}. Use /guard (what it did in this session), /guard off, /guard on or /guard observe.`;
+  return `compaction-guard: ${problem}. Use /guard (what it did in this session), /guard stats (this project), /guard off, /guard on or /guard observe.`;
 }
 
 /** The log line of a compaction left alone because the session is switched off. */
