@@ -10,13 +10,12 @@
  */
 import { GUARD_NOTE_KEY } from "../../hosts/opencode/guard-note.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../model/entry.js";
-import { compactionEnd, type Timeline } from "../../model/timeline.js";
+import type { Timeline } from "../../model/timeline.js";
+import { decisionLines } from "../decisions.js";
 import { completedCallsBefore, ledgerText } from "../../judge/ledger.js";
 import { describeSettings, type ResolvedSettings } from "../../judge/settings.js";
 import { refusedRuns } from "../../judge/tool-loop.js";
 import type { ReplayRow } from "../../judge/replay.js";
-import { describeEvidence } from "../../judge/explain.js";
-import { allowedBecause } from "../../guard/notices.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
 
@@ -134,25 +133,6 @@ export interface ReportInput {
   readonly directory?: string | undefined;
 }
 
-/** Does a continue turn follow the compaction's summary (opencode added it)? */
-function continued(timeline: Timeline, row: ReplayRow): boolean {
-  const compaction = timeline.compactions.find((c) => c.messageID === row.compaction.messageID);
-  if (!compaction) return false;
-  const next = timeline.entries[compactionEnd(compaction) + 1];
-  return next?.kind === "user" && next.role === "continue";
-}
-
-/** One line per automatic compaction: what the guard decided and why, in the words of its note. */
-function decisionLine(timeline: Timeline, row: ReplayRow): string {
-  const name = `compaction ${row.compaction.index}`;
-  if (row.decision === "allow") return `${name}: allowed auto-continue: ${allowedBecause(row)}`;
-  const verb = row.severity === "info" ? "skipped" : "stopped";
-  const why = `${row.rule}: ${describeEvidence(row)}.`;
-  return continued(timeline, row)
-    ? `${name}: would have ${verb} auto-continue, but the continue turn was added (observe mode, or /guard off): ${why}`
-    : `${name}: ${verb} auto-continue (${why.slice(0, -1)})`;
-}
-
 /** The tool-time notices the session carries: tool results with the guard's notice, and calls it refused. */
 function toolTimeLines(input: ReportInput): string[] {
   const notices = new Map<string, number>();
@@ -221,7 +201,7 @@ export function guardReport(input: ReportInput): string {
     rows.length === 0
       ? "Automatic compactions: none yet."
       : `Automatic compactions: ${rows.length}, ${rows.filter((r) => r.decision === "deny").length} with a rule that fired.`,
-    ...rows.map((row) => `  ${decisionLine(input.timeline, row)}`),
+    ...decisionLines(input.timeline, rows).map((line) => `  ${line}`),
     ...toolTimeLines(input),
     `Settings: ${describeSettings(input.resolved)}.`,
     preventionLine(input),
