@@ -60,7 +60,7 @@ describe("the TUI part of the 2.x module", () => {
     expect(alerts).toHaveLength(1);
     const lines = alerts[0]!.message.split("\n");
     expect(lines[0]).toBe("compaction-guard in this session: mode enforce.");
-    expect(lines[1]).toMatch(/^Automatic compactions: \d+, [1-9]\d* with a rule that fired\.$/);
+    expect(lines[1]).toBe("Automatic compactions: 6, 5 with a rule that fired.");
     expect(lines.find((l) => l.includes("would stop the session here"))).toMatch(/^ {2}compaction \d+: would stop the session here \(/);
     expect(alerts[0]!.message).toContain("threshold 3 (option)");
     expect(lines.at(-1)).toBe("(Shown by the compaction-guard plugin in the TUI only: not sent to the model.)");

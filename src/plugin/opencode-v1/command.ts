@@ -45,6 +45,9 @@ import { projectStats, statsText, statsUnreadableLine, type StatsStore } from ".
 /** What the thrown error says: opencode logs it, and `opencode run --command guard` prints it. */
 export const ANSWERED = "compaction-guard answered /guard in the session itself (no model request)";
 
+/** The most sessions `/guard stats` asks opencode to list (the newest first). */
+export const STATS_MAX_LISTED = 10_000;
+
 /** Sessions whose switch is cached at once (the newest kept). */
 const MAX_SESSIONS = 1_000;
 
@@ -203,7 +206,9 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     let table: Promise<LimitsTable> | undefined;
     return {
       list: async () => {
-        const response = await withTimeout(Promise.resolve(client.session.list()), timeoutMs, "session.list");
+        // opencode 1.18.33 lists the newest 100 sessions unless asked for more (`limit`, a query the V1 SDK's types omit).
+        const query = { limit: STATS_MAX_LISTED } as unknown as { directory?: string };
+        const response = await withTimeout(Promise.resolve(client.session.list({ query })), timeoutMs, "session.list");
         const data: unknown = (response as { data?: unknown } | undefined)?.data;
         if (!Array.isArray(data)) {
           const error = (response as { error?: unknown } | undefined)?.error;
