@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { auditSessions } from "../../src/audit/audit.js";
 import { exportFiles } from "../../src/sources/sources.js";
 import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
-import { ANSWERED } from "../../src/plugin/opencode-v1/command.js";
+import { ANSWERED, STATS_MAX_LISTED } from "../../src/plugin/opencode-v1/command.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { projectStats, statsText, statsUnreadableLine, STATS_MAX_SESSIONS, type StatsStore } from "../../src/plugin/opencode-v1/stats.js";
 import { fakeClient, newestMessages } from "../support/client.js";
@@ -119,7 +119,7 @@ describe("/guard stats in the plugin", () => {
     fake.client.session.messages.mockImplementation(async (o: { path: { id: string } }) => ({ data: byID.get(o.path.id) ?? [] }));
     const client = {
       ...fake.client,
-      session: { ...fake.client.session, list: vi.fn(async () => list()) },
+      session: { ...fake.client.session, list: vi.fn(async (_options?: unknown) => list()) },
       config: { ...fake.client.config, providers: vi.fn(async () => ({ data: { providers: [] } })) },
     };
     const hooks = createGuard({ client: client as never }, undefined, { env: {} });
@@ -141,7 +141,9 @@ describe("/guard stats in the plugin", () => {
     const text = prompts[0]!.body.parts[0]!.text!;
     expect(text).toMatch(/^compaction-guard stats for this project: 4 sessions read in \d+ ms, 4 with automatic compactions/);
     expect(text).toContain("Loops stopped by the guard: 2. Loops that ran on (the guard would have stopped them): 1.");
-    expect(client.session.list).toHaveBeenCalledTimes(1);
+    // One list, asking past opencode's default of the newest 100.
+    expect(client.session.list.mock.calls).toEqual([[{ query: { limit: STATS_MAX_LISTED } }]]);
+    expect(STATS_MAX_LISTED).toBe(10_000);
     // Every session read whole, once; the providers' limits asked once.
     expect(client.config.providers).toHaveBeenCalledTimes(1);
   });
