@@ -5,7 +5,8 @@
  * `lildax serve` runs in a sandbox with the entry listed in `opencode.json`, and one session is
  * prompted through its `/api/session` API against the scripted model. That host hands plugins
  * no `session` and no `event`: the guard must load, say so in one warn line per feature left
- * off, and leave the session to run as without it.
+ * off, and leave the session to run as without it. The module's `tui` part must not stop it
+ * loading; the preview has no TUI (no `tui` subcommand), so the part itself is not run here.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -141,6 +142,14 @@ describe.each([
       "WARN compaction-guard: this host's plugin context has no event.subscribe nor session: loops in its sessions are not stopped; opencode behaves as without the guard there",
       "WARN compaction-guard: this host's plugin context has no event.subscribe nor session: no ledger for the summary and no note after a compaction (prevention off)",
     ]);
+  });
+
+  it("the module it loaded is { id, setup, tui }: the preview takes it with its TUI part (which it has no TUI to run)", async () => {
+    const loaded = (await import(pathToFileURL(entry === V2_FOLDER ? join(V2_FOLDER, "index.js") : entry).href)) as {
+      default: Record<string, unknown>;
+    };
+    expect(Object.keys(loaded.default).sort()).toEqual(["id", "setup", "tui"]);
+    expect(typeof loaded.default.tui).toBe("function");
   });
 
   it("does not crash the host: the server is still up and logged no error", () => {

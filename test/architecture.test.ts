@@ -1,6 +1,7 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
+ * plugin → audit, for `/guard stats`, which reports audit's own figures;
  * plugin, cli → config → judge; cli → live (the guard inside Claude Code and Codex, through their
  * hooks) → guard, sources, config; judge, hosts → redact → shell, the one bash reader; shared/
  * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
@@ -26,7 +27,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   hosts: ["model", "redact", "shell", "shared"],
   guard: ["judge", "model", "redact", "shell", "shared"],
   config: ["judge", "shared"],
-  plugin: ["config", "guard", "hosts", "judge", "model", "redact", "shell", "shared"],
+  plugin: ["config", "guard", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
   sources: ["hosts", "judge", "model", "redact", "shell", "shared"],
   audit: ["sources", "judge", "model", "redact", "shell", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],

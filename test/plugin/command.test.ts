@@ -121,7 +121,7 @@ describe("the /guard command", () => {
     const { hooks, prompts } = await guardOver(upToSummary(loop.messages, 1));
     await guard(hooks, "later");
     expect(prompts[0]!.body.parts[0]!.text).toBe(
-      'compaction-guard: unknown argument "later". Use /guard (what it did in this session), /guard off, /guard on or /guard observe.',
+      'compaction-guard: unknown argument "later". Use /guard (what it did in this session), /guard stats (this project), /guard off, /guard on or /guard observe.',
     );
   });
 });

@@ -88,10 +88,11 @@ const loopSession = String((LOOP[0]!.data as { sessionID: string }).sessionID);
 const healthySession = String((HEALTHY[0]!.data as { sessionID: string }).sessionID);
 
 describe("the OpenCode 2.x entry", () => {
-  it("is the default export 2.x loads: { id, setup }", () => {
+  it("is the default export 2.x loads: { id, setup, tui }", () => {
     expect(defaultExport.id).toBe("compaction-guard");
     expect(typeof defaultExport.setup).toBe("function");
-    expect(Object.keys(defaultExport).sort()).toEqual(["id", "setup"]);
+    expect(typeof defaultExport.tui).toBe("function");
+    expect(Object.keys(defaultExport).sort()).toEqual(["id", "setup", "tui"]);
   });
 
   it("stops the every-step compaction loop at its second compaction, with a warn line and a note naming the session", async () => {

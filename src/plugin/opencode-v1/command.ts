@@ -10,6 +10,10 @@
  * message the model reads. opencode logs the throw as one ERROR line; `opencode run
  * --command guard` prints it and exits 1.
  *
+ * `/guard stats` answers the same way, with the figures of every session of the project
+ * (./stats.ts), read only then: one request for the session list, one per session for its
+ * messages, one for the providers' limits.
+ *
  * The switch (`/guard off|on|observe`) is written into the session's history and into the
  * switch file (./switches.ts), and cached here per session; the autocontinue and tool-time
  * hooks ask {@link GuardCommand.modeOf} before acting.
@@ -35,9 +39,14 @@ import {
 } from "./guard-command.js";
 import { isRecord } from "../../shared/record.js";
 import type { SwitchFile } from "./switches.js";
+import { limitsTable, type LimitsTable } from "../../hosts/opencode/limits.js";
+import { projectStats, statsText, statsUnreadableLine, type StatsStore } from "./stats.js";
 
 /** What the thrown error says: opencode logs it, and `opencode run --command guard` prints it. */
 export const ANSWERED = "compaction-guard answered /guard in the session itself (no model request)";
+
+/** The most sessions `/guard stats` asks opencode to list (the newest first). */
+export const STATS_MAX_LISTED = 10_000;
 
 /** Sessions whose switch is cached at once (the newest kept). */
 const MAX_SESSIONS = 1_000;
@@ -192,6 +201,43 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
     if (error !== undefined && error !== null) throw new Error(`session.prompt failed (${JSON.stringify(error)})`);
   };
 
+  /** The project's sessions through the SDK, for `/guard stats`: the list, each session's messages, the connected providers' limits (read once). */
+  const store = (): StatsStore => {
+    let table: Promise<LimitsTable> | undefined;
+    return {
+      list: async () => {
+        // opencode 1.18.33 lists the newest 100 sessions unless asked for more (`limit`, a query the V1 SDK's types omit).
+        const query = { limit: STATS_MAX_LISTED } as unknown as { directory?: string };
+        const response = await withTimeout(Promise.resolve(client.session.list({ query })), timeoutMs, "session.list");
+        const data: unknown = (response as { data?: unknown } | undefined)?.data;
+        if (!Array.isArray(data)) {
+          const error = (response as { error?: unknown } | undefined)?.error;
+          throw new Error(`session.list returned no session list${error ? ` (${reason(JSON.stringify(error))})` : ""}`);
+        }
+        return data;
+      },
+      messages: (id) => read(id),
+      limits: async (key) => {
+        table ??= withTimeout(Promise.resolve(client.config.providers()), timeoutMs, "config.providers").then(
+          (response) => limitsTable((response as { data?: unknown } | undefined)?.data),
+          () => new Map() as LimitsTable,
+        );
+        return (await table).get(key) ?? null;
+      },
+      reserved: () => deps.reserved(),
+    };
+  };
+
+  /** The text of `/guard stats`, or its one line when the sessions cannot be listed. Never rejects. */
+  const stats = async (): Promise<string> => {
+    try {
+      return statsText(await projectStats(store(), deps.resolved.settings));
+    } catch (error) {
+      await log("warn", `compaction-guard could not read this project's sessions for /guard stats: ${reason(error)}`);
+      return statsUnreadableLine(error);
+    }
+  };
+
   const before: GuardCommand["before"] = async (input, _output) => {
     if (input?.command !== GUARD_COMMAND || !ours) return;
     const sessionID = String(input.sessionID);
@@ -211,6 +257,8 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
           ),
         );
         await log("info", `compaction-guard: /guard ${request.mode} in session ${sessionID}`, { sessionID, mode: request.mode });
+      } else if (request.kind === "stats") {
+        await answer(sessionID, messages, await stats(), reportMetadata());
       } else if (request.kind === "usage") {
         await answer(sessionID, messages, usageLine(request.problem), reportMetadata());
       } else {

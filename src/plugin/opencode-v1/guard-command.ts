@@ -10,13 +10,12 @@
  */
 import { GUARD_NOTE_KEY } from "../../hosts/opencode/guard-note.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../model/entry.js";
-import { compactionEnd, type Timeline } from "../../model/timeline.js";
+import type { Timeline } from "../../model/timeline.js";
+import { decisionLines } from "../decisions.js";
 import { completedCallsBefore, ledgerText } from "../../judge/ledger.js";
 import { describeSettings, type ResolvedSettings } from "../../judge/settings.js";
 import { refusedRuns } from "../../judge/tool-loop.js";
 import type { ReplayRow } from "../../judge/replay.js";
-import { describeEvidence } from "../../judge/explain.js";
-import { allowedBecause } from "../../guard/notices.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
 
@@ -24,7 +23,8 @@ import { isRecord } from "../../shared/record.js";
 export const GUARD_COMMAND = "guard";
 
 /** What opencode lists next to the command in the TUI's autocomplete. */
-export const GUARD_COMMAND_DESCRIPTION = "compaction-guard: what it did in this session; /guard off|on|observe for this session only";
+export const GUARD_COMMAND_DESCRIPTION =
+  "compaction-guard: what it did in this session; /guard stats for this project; /guard off|on|observe for this session only";
 
 /**
  * The guard's mode in one session, set by `/guard …`: `off` (it neither denies nor warns
@@ -37,16 +37,19 @@ const MODES: ReadonlySet<string> = new Set<SessionMode>(["off", "on", "observe"]
 /** What `/guard <arguments>` asks for. */
 export type GuardRequest =
   | { readonly kind: "report" }
+  | { readonly kind: "stats" }
   | { readonly kind: "switch"; readonly mode: SessionMode }
   | { readonly kind: "usage"; readonly problem: string };
 
 /**
  * Reads the command's arguments (opencode's `arguments`: what follows `/guard`): nothing →
- * the report; `off`, `on`, `observe` (any case) → the switch; anything else → a usage line.
+ * the report; `stats` → the project's figures (./stats.ts); `off`, `on`, `observe` (any case) →
+ * the switch; anything else → a usage line.
  */
 export function parseGuardArguments(text: string): GuardRequest {
   const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { kind: "report" };
+  if (words.length === 1 && words[0] === "stats") return { kind: "stats" };
   if (words.length === 1 && MODES.has(words[0]!)) return { kind: "switch", mode: words[0] as SessionMode };
   return { kind: "usage", problem: `unknown argument ${JSON.stringify(terminalSafe(text.trim()).slice(0, 40))}` };
 }
@@ -106,7 +109,7 @@ export function switchLine(mode: SessionMode): string {
 
 /** The line answering arguments it does not know. */
 export function usageLine(problem: string): string {
-  return `compaction-guard: ${problem}. Use /guard (what it did in this session), /guard off, /guard on or /guard observe.`;
+  return `compaction-guard: ${problem}. Use /guard (what it did in this session), /guard stats (this project), /guard off, /guard on or /guard observe.`;
 }
 
 /** The log line of a compaction left alone because the session is switched off. */
@@ -128,25 +131,6 @@ export interface ReportInput {
   readonly switched: FoundSwitch | undefined;
   /** The project directory (previews show paths relative to it). */
   readonly directory?: string | undefined;
-}
-
-/** Does a continue turn follow the compaction's summary (opencode added it)? */
-function continued(timeline: Timeline, row: ReplayRow): boolean {
-  const compaction = timeline.compactions.find((c) => c.messageID === row.compaction.messageID);
-  if (!compaction) return false;
-  const next = timeline.entries[compactionEnd(compaction) + 1];
-  return next?.kind === "user" && next.role === "continue";
-}
-
-/** One line per automatic compaction: what the guard decided and why, in the words of its note. */
-function decisionLine(timeline: Timeline, row: ReplayRow): string {
-  const name = `compaction ${row.compaction.index}`;
-  if (row.decision === "allow") return `${name}: allowed auto-continue: ${allowedBecause(row)}`;
-  const verb = row.severity === "info" ? "skipped" : "stopped";
-  const why = `${row.rule}: ${describeEvidence(row)}.`;
-  return continued(timeline, row)
-    ? `${name}: would have ${verb} auto-continue, but the continue turn was added (observe mode, or /guard off): ${why}`
-    : `${name}: ${verb} auto-continue (${why.slice(0, -1)})`;
 }
 
 /** The tool-time notices the session carries: tool results with the guard's notice, and calls it refused. */
@@ -217,7 +201,7 @@ export function guardReport(input: ReportInput): string {
     rows.length === 0
       ? "Automatic compactions: none yet."
       : `Automatic compactions: ${rows.length}, ${rows.filter((r) => r.decision === "deny").length} with a rule that fired.`,
-    ...rows.map((row) => `  ${decisionLine(input.timeline, row)}`),
+    ...decisionLines(input.timeline, rows).map((line) => `  ${line}`),
     ...toolTimeLines(input),
     `Settings: ${describeSettings(input.resolved)}.`,
     preventionLine(input),
