@@ -78,9 +78,10 @@ describe("Codex 0.169.0: two failing calls after every compaction (recorded from
     expect(session.unknownRecords).toEqual([]);
     const calls = session.timeline.entries.flatMap((e) => (e.kind === "assistant" ? e.toolCalls : []));
     expect(calls).toHaveLength(10);
-    expect(calls[0]).toEqual({
+    expect(calls[0]).toMatchObject({
       tool: "bash",
       input: expect.objectContaining({ command: "cat build.log" }),
+      action: { kind: "shell", run: { text: "cat build.log" } },
       output: "Process exited with code 1\nOutput:\ncat: build.log: No such file or directory\n",
       status: "error",
     });
