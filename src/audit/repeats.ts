@@ -4,7 +4,6 @@
  */
 import { isRealUser, isStep, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Timeline } from "../model/timeline.js";
-import { callKey } from "../judge/tool-loop.js";
 import { toolKind } from "../judge/tool-kinds.js";
 
 /** The calls a session repeated after its compactions. */
@@ -20,10 +19,13 @@ export interface RepeatsAfterCompaction {
 /** No repeat at all. */
 export const NO_REPEATS: RepeatsAfterCompaction = Object.freeze({ calls: 0, compactions: 0, byTool: Object.freeze([]) });
 
+/** A call's identity before it runs: its tool and what it asked for, as the host read it. */
+const keyOf = (call: ToolCall): string => `${call.tool}\u0000${call.action.asked.comparable}`;
+
 /**
  * Counts, for every compaction in `timeline` (automatic and manual), the tool calls in the
  * steps after its summary, up to the next compaction or the user's next real message
- * (`isRealUser`), whose key (tool and canonical input, judge/tool-loop.ts `callKey`) is the key of
+ * (`isRealUser`), whose key (tool and what it asked for, model/action.ts `Asked.comparable`) is the key of
  * a call that completed in a step between the user's last real message before the compaction
  * and the compaction. Bookkeeping and deliberate waits (judge/tool-kinds.ts `planning`,
  * `waiting`) are left out on both sides. Outputs are not compared: a repeat whose answer
@@ -49,8 +51,7 @@ export function repeatsAfterCompaction(timeline: Timeline): RepeatsAfterCompacti
     for (; next < compaction.position; next++) {
       const entry = entries[next];
       if (isRealUser(entry)) done = new Set();
-      else if (isStep(entry))
-        for (const call of entry.toolCalls) if (call.status === "completed" && counted(call)) done.add(callKey(call.tool, call.input));
+      else if (isStep(entry)) for (const call of entry.toolCalls) if (call.status === "completed" && counted(call)) done.add(keyOf(call));
     }
     const stop = Math.min(compactions[c + 1]?.position ?? entries.length, entries.length);
     let here = 0;
@@ -59,7 +60,7 @@ export function repeatsAfterCompaction(timeline: Timeline): RepeatsAfterCompacti
       if (isRealUser(entry)) break;
       if (!isStep(entry)) continue;
       for (const call of entry.toolCalls) {
-        if (!counted(call) || !done.has(callKey(call.tool, call.input))) continue;
+        if (!counted(call) || !done.has(keyOf(call))) continue;
         here += 1;
         byTool.set(call.tool, (byTool.get(call.tool) ?? 0) + 1);
       }
