@@ -2,10 +2,13 @@
  * The guard inside Claude Code, through its `settings.json` hooks (measured with Claude Code
  * 2.1.328, docs/other-agents.md):
  *
- * - `SessionStart` with source `compact` (after every compaction, once its summary is in the
- *   transcript): the continue note (judge/ledger.ts, the one opencode's continue turn gets)
- *   as `additionalContext`, which Claude Code hands the model as a system reminder. Its
- *   `continue: false` is ignored by 2.1.328, so this hook never stops anything.
+ * - `SessionStart` with source `compact` (after every compaction): the continue note
+ *   (judge/ledger.ts, the one opencode's continue turn gets) as `additionalContext`, which
+ *   Claude Code hands the model as a system reminder. 2.1.328 runs this hook before it writes
+ *   the compaction to the transcript (measured: the transcript at that moment ends with the
+ *   last tool result before it), so the note covers the whole transcript on disk, and the
+ *   compaction just made cannot be judged here. Its `continue: false` is ignored by 2.1.328,
+ *   so this hook never stops anything.
  * - `PreToolUse` (every tool): when the session's latest automatic compaction is denied by
  *   the judgement `replay` makes of the same transcript, and no person spoke since, the call
  *   is refused (`permissionDecision: deny`, the reason for the model) and the turn stopped
@@ -78,12 +81,10 @@ function sessionOf(text: string, fallbackID: string): SessionData {
   return { record: transcriptRecord(read.info), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
 }
 
-/** What the judgement says of the session's latest automatic compaction: its row, position, and whether a person spoke after it. */
+/** What the judgement says of the session's latest automatic compaction: its row, and whether a person spoke after it. */
 interface Latest {
   readonly session: SessionData;
   readonly row: ReplayRow | undefined;
-  /** Index in the timeline's entries just after the latest compaction's summary (or the compaction). */
-  readonly end: number;
   readonly userSince: boolean;
 }
 
@@ -94,7 +95,7 @@ function judgeLatest(session: SessionData, settings: GuardSettings): Latest {
   const row = latest === undefined ? undefined : replayed.rows.find((r) => r.compaction.messageID === latest.messageID);
   const end = latest === undefined ? 0 : Math.max(latest.position, latest.summaryPosition) + 1;
   const userSince = timeline.entries.slice(end).some(isRealUser);
-  return { session, row, end, userSince };
+  return { session, row, userSince };
 }
 
 /** The one line the user reads at a stop. */
@@ -103,6 +104,30 @@ function stopLine(row: ReplayRow): string {
     `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row)}. ` +
     `Next: ${nextSteps(row)}`
   );
+}
+
+/** The judgement denies the latest compaction and no person spoke since: the session loops. */
+const isLoop = (latest: Latest): boolean => latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
+
+/**
+ * The reply to `SessionStart` (source `compact`): the continue note of what the whole
+ * transcript on disk already completed, and, when a compaction on disk is already denied
+ * (a Claude Code that writes the compaction before this hook runs), the warning that the next
+ * tool call will be refused. Nothing when there is nothing to say.
+ */
+function sessionStartReply(session: SessionData, compacted: boolean, settings: GuardSettings): HookReply {
+  const { timeline, record } = session;
+  const note = settings.prevent
+    ? continueNoteBefore(timeline, timeline.entries.length, { directory: record.directory, wholeSession: true })
+    : null;
+  const latest = compacted ? judgeLatest(session, settings) : undefined;
+  const warning =
+    latest !== undefined && isLoop(latest) && settings.mode === "enforce"
+      ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
+      : null;
+  const context = [note, warning].filter((t): t is string => t !== null).join("\n");
+  if (context === "") return GO_ON;
+  return json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } });
 }
 
 /** Answers one hook invocation (see the file's head). */
@@ -122,22 +147,12 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
     } catch (error) {
       return warn(`cannot read the transcript ${hook.transcript} (${(error as NodeJS.ErrnoException).code ?? "error"}); going on`);
     }
+    const compacted = text.includes("compact_boundary") || text.includes("isCompactSummary");
+    if (compactStart) return sessionStartReply(sessionOf(text, "claude-code"), compacted, settings);
     // Most tool calls come before any compaction: nothing to judge then.
-    if (!text.includes("compact_boundary") && !text.includes("isCompactSummary")) return GO_ON;
+    if (!compacted) return GO_ON;
     const latest = judgeLatest(sessionOf(text, "claude-code"), settings);
-    const loop = latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
-    if (compactStart) {
-      const { timeline, record } = latest.session;
-      const note = settings.prevent ? continueNoteBefore(timeline, latest.end, { directory: record.directory, wholeSession: true }) : null;
-      const warning =
-        loop && settings.mode === "enforce"
-          ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
-          : null;
-      const context = [note, warning].filter((t): t is string => t !== null).join("\n");
-      if (context === "") return GO_ON;
-      return json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } });
-    }
-    if (!loop) return GO_ON;
+    if (!isLoop(latest)) return GO_ON;
     const line = stopLine(latest.row!);
     if (settings.mode === "observe") return json({ systemMessage: `(observe mode: it goes on) ${line}` });
     return json({
