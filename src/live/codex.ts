@@ -17,7 +17,7 @@
  * it before the model's next request: the first tool call after it is the earliest stop.
  * The rollout is found by the hook's `transcript_path`, else by `session_id` under
  * `$CODEX_HOME/sessions`. Every failure answers "go on" with one line on standard error.
- * Installing: ./codex-hooks.ts.
+ * Installing: ./codex-hooks.ts (hooks.json) and ./codex-trust.ts (Codex's trust records).
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -33,7 +33,8 @@ import { isRecord } from "../shared/record.js";
 import { readExport } from "../sources/export.js";
 import { sessionInputs } from "../sources/sources.js";
 import type { AgentLive, HookReply, LiveContext } from "./agent.js";
-import { codexHome, installHooks, uninstallHooks } from "./codex-hooks.js";
+import { codexHome, hooksFile, installHooks, uninstallHooks } from "./codex-hooks.js";
+import { withCodexTrust } from "./codex-trust.js";
 
 /** The hook events the guard answers, as Codex names them in `hook_event_name`. */
 export const CODEX_EVENTS = ["SessionStart", "PreToolUse"] as const;
@@ -209,6 +210,8 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
 export const live: AgentLive = {
   agent: "codex",
   handle,
-  install: (scope, command, context) => installHooks(scope, command, context),
-  uninstall: (scope, context) => uninstallHooks(scope, context),
+  // Codex's own trust records follow each edit of hooks.json (./codex-trust.ts).
+  install: (scope, command, context) =>
+    withCodexTrust(hooksFile(scope, context), command, context, () => installHooks(scope, command, context)),
+  uninstall: (scope, context) => withCodexTrust(hooksFile(scope, context), undefined, context, () => uninstallHooks(scope, context)),
 };
