@@ -201,9 +201,13 @@ export async function withCodexTrust(
   if (bin === null) {
     const report = await edit();
     const notes =
-      command === undefined
-        ? []
-        : [`codex is not on PATH, so the hooks are not trusted yet: ${TRUST_BY_HAND}; or run this install again with codex on PATH`];
+      command !== undefined
+        ? [`codex is not on PATH, so the hooks are not trusted yet: ${TRUST_BY_HAND}; or run this install again with codex on PATH`]
+        : report.changes.length > 0
+          ? [
+              "codex is not on PATH, so any trust records of the removed hooks stay in Codex's config.toml (hooks.state): harmless, since no hook is at those places now; run this uninstall with codex on PATH to remove them",
+            ]
+          : [];
     return { ...report, notes };
   }
   let server: AppServer | undefined;
