@@ -3,11 +3,13 @@
  * e2e/codex-model.ts with the guard's hooks installed by the guard's own installer into a
  * temporary `CODEX_HOME`: its `config.toml` names the scripted model as its provider and
  * sets a small auto-compact limit, so compactions come cheap and no request leaves the
- * machine. The binary comes from e2e/install-codex.sh (cached in .cache/codex/<version>/).
+ * machine. The installer records the hooks' trust through `codex app-server` (no
+ * `--dangerously-bypass-hook-trust`). The binary comes from e2e/install-codex.sh (cached in
+ * .cache/codex/<version>/).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { buildSync } from "esbuild";
 import { live } from "../src/live/codex.js";
 import { startCodexModel, type CodexRequest, type CodexScenario } from "./codex-model.js";
@@ -98,6 +100,8 @@ export async function runCodex(
     readonly timeoutMs?: number;
     readonly json?: boolean;
     readonly files?: Readonly<Record<string, string>>;
+    /** Install with no `codex` on PATH, so that the installer cannot record the hooks' trust. */
+    readonly untrusted?: boolean;
   } = {},
 ): Promise<CodexRun> {
   mkdirSync(TMP, { recursive: true });
@@ -129,20 +133,30 @@ export async function runCodex(
         "",
       ].join("\n"),
     );
-    const env = { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: codexHome, SCRIPTED_API_KEY: "dummy-key", ...options.env };
-    await live.install("user", hookCommand(), { env, cwd: project, home });
+    const bin = codexBinary();
+    // The binary's folder first on PATH: the installer finds `codex` there to record the hooks' trust.
+    const env = {
+      PATH: [dirname(bin), process.env.PATH ?? ""].join(delimiter),
+      HOME: home,
+      CODEX_HOME: codexHome,
+      SCRIPTED_API_KEY: "dummy-key",
+      ...options.env,
+    };
+    const installEnv = options.untrusted ? { ...env, PATH: "" } : env;
+    const installed = await live.install("user", hookCommand(), { env: installEnv, cwd: project, home });
+    // Codex runs a user's hook only once its trust is recorded; the installer records it through Codex's app server.
+    const trusted = installed.changes.filter((c) => c.startsWith("trusted the "));
+    if (trusted.length !== (options.untrusted ? 0 : 2)) throw new Error(`install codex: unexpected trust: ${JSON.stringify(installed)}`);
     const started = Date.now();
-    // --dangerously-bypass-hook-trust: Codex runs user hooks only once the user has reviewed them (/hooks in its TUI).
     const args = [
       "exec",
       "--skip-git-repo-check",
-      "--dangerously-bypass-hook-trust",
       ...(options.json ? ["--json"] : []),
       "-C",
       project,
       options.prompt ?? "Check the build.",
     ];
-    const child = spawn(codexBinary(), args, { env, cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bin, args, { env, cwd: project, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

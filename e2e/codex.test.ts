@@ -1,6 +1,7 @@
 /**
  * The guard inside the real Codex CLI (0.169.0, `codex exec`, headless), through Codex's own
- * hooks as `install codex` writes them, against the scripted model of e2e/codex-model.ts:
+ * hooks as `install codex` writes them (and trusts them, through Codex's app server), against
+ * the scripted model of e2e/codex-model.ts:
  * a session that repeats the same shell call after every compaction is stopped right after its
  * third compaction, before Codex's next model request; a healthy one finishes untouched.
  */
@@ -42,6 +43,18 @@ describe("Codex 0.169.0 with the guard's hooks", () => {
     expect(stopReason(rows.at(-1)!)).toMatch(
       new RegExp(`^Compaction loop stopped by compaction-guard at compaction ${compactions}: [a-z-]+: .*cat build\\.log`),
     );
+  });
+
+  it("runs no hook the installer could not record trust for (no codex on PATH at install)", async () => {
+    const run = await runCodex(
+      { step: (at) => (at.done < 2 ? { call: `echo step-${at.done}` } : { text: "Done." }), inputTokens: () => 1_000 },
+      { untrusted: true },
+    );
+    console.log(`untrusted: ${run.elapsedMs} ms, ${run.requests.length} requests, hooks ${JSON.stringify(run.hookRuns)}`);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.trim()).toBe("Done.");
+    // codex exec skips an untrusted hook without a word: no hook line at all.
+    expect(run.hookRuns).toEqual({});
   });
 
   it("lets a healthy session with compactions finish untouched", async () => {

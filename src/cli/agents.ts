@@ -2,7 +2,7 @@
  * The agents the guard runs inside through their own hooks, and the three commands that use
  * them: `hook <agent>` (one hook invocation: standard input in, the agent's reply out),
  * `install <agent> [--project]` and `uninstall <agent> [--project]`. Each agent's code is
- * loaded only when its command runs (`hosts/<agent>/live.ts`).
+ * loaded only when its command runs (`live/<agent>.ts`).
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
@@ -73,7 +73,7 @@ export async function runHook(
   }
 }
 
-/** `install <agent> [--project]` / `uninstall …`: prints the file and one line per change. @throws UsageError, Error (a config that cannot be parsed). */
+/** `install <agent> [--project]` / `uninstall …`: prints the file, one line per change, then one `note:` line per thing left to the user. @throws UsageError, Error (a config that cannot be parsed). */
 export async function runInstall(
   action: "install" | "uninstall",
   name: string | undefined,
@@ -90,8 +90,10 @@ export async function runInstall(
     // A settings file that cannot be read or parsed is the user's to fix: one line, exit 2.
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const lines =
-    report.changes.length === 0 ? [`${report.file}: nothing to change`] : [`${report.file}:`, ...report.changes.map((c) => `  ${c}`)];
+  const lines = [
+    ...(report.changes.length === 0 ? [`${report.file}: nothing to change`] : [`${report.file}:`, ...report.changes.map((c) => `  ${c}`)]),
+    ...(report.notes ?? []).map((note) => `note: ${note}`),
+  ];
   out(`${lines.join("\n")}\n`);
   return 0;
 }

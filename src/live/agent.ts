@@ -3,7 +3,7 @@
  * `settings.json` hooks, Codex's hook configuration). Each hook invocation is one short process
  * (`opencode-compaction-guard hook <agent>`): it reads the hook's JSON on standard input, judges
  * the session from the agent's transcript on disk, and answers on standard output in the form
- * the agent's hooks read. Each agent implements this in `hosts/<agent>/live.ts`.
+ * the agent's hooks read. Each agent implements this in `live/<agent>.ts`.
  */
 
 /** The agents the guard can be installed into. */
@@ -28,6 +28,8 @@ export interface InstallReport {
   readonly file: string;
   /** One line each: what was added, replaced or removed. Empty when nothing changed. */
   readonly changes: readonly string[];
+  /** One line each: what the user must still do by hand, or what could not be done. */
+  readonly notes?: readonly string[];
 }
 
 /** Where a live hook runs: its environment, working directory and home. */

@@ -2,10 +2,13 @@
  * The guard inside Claude Code, through its `settings.json` hooks (measured with Claude Code
  * 2.1.328, docs/other-agents.md):
  *
- * - `SessionStart` with source `compact` (after every compaction, once its summary is in the
- *   transcript): the continue note (judge/ledger.ts, the one opencode's continue turn gets)
- *   as `additionalContext`, which Claude Code hands the model as a system reminder. Its
- *   `continue: false` is ignored by 2.1.328, so this hook never stops anything.
+ * - `SessionStart` with source `compact` (after every compaction): the continue note
+ *   (judge/ledger.ts, the one opencode's continue turn gets) as `additionalContext`, which
+ *   Claude Code hands the model as a system reminder. 2.1.328 runs this hook before it writes
+ *   the compaction to the transcript (measured: the transcript at that moment ends with the
+ *   last tool result before it), so the note covers the whole transcript on disk, and the
+ *   compaction just made cannot be judged here. Its `continue: false` is ignored by 2.1.328,
+ *   so this hook never stops anything.
  * - `PreToolUse` (every tool): when the session's latest automatic compaction is denied by
  *   the judgement `replay` makes of the same transcript, and no person spoke since, the call
  *   is refused (`permissionDecision: deny`, the reason for the model) and the turn stopped
@@ -28,6 +31,7 @@ import type { SessionData } from "../model/session.js";
 import { redactSecrets } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
 import type { AgentLive, HookReply, InstallReport, InstallScope, LiveContext } from "./agent.js";
+import { edited, handlerPositions, withoutHandlers } from "./hook-groups.js";
 import { transcriptRecord } from "../hosts/transcript.js";
 import { readClaudeCode } from "../hosts/claude-code/index.js";
 
@@ -78,12 +82,10 @@ function sessionOf(text: string, fallbackID: string): SessionData {
   return { record: transcriptRecord(read.info), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
 }
 
-/** What the judgement says of the session's latest automatic compaction: its row, position, and whether a person spoke after it. */
+/** What the judgement says of the session's latest automatic compaction: its row, and whether a person spoke after it. */
 interface Latest {
   readonly session: SessionData;
   readonly row: ReplayRow | undefined;
-  /** Index in the timeline's entries just after the latest compaction's summary (or the compaction). */
-  readonly end: number;
   readonly userSince: boolean;
 }
 
@@ -94,7 +96,7 @@ function judgeLatest(session: SessionData, settings: GuardSettings): Latest {
   const row = latest === undefined ? undefined : replayed.rows.find((r) => r.compaction.messageID === latest.messageID);
   const end = latest === undefined ? 0 : Math.max(latest.position, latest.summaryPosition) + 1;
   const userSince = timeline.entries.slice(end).some(isRealUser);
-  return { session, row, end, userSince };
+  return { session, row, userSince };
 }
 
 /** The one line the user reads at a stop. */
@@ -103,6 +105,30 @@ function stopLine(row: ReplayRow): string {
     `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row)}. ` +
     `Next: ${nextSteps(row)}`
   );
+}
+
+/** The judgement denies the latest compaction and no person spoke since: the session loops. */
+const isLoop = (latest: Latest): boolean => latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
+
+/**
+ * The reply to `SessionStart` (source `compact`): the continue note of what the whole
+ * transcript on disk already completed, and, when a compaction on disk is already denied
+ * (a Claude Code that writes the compaction before this hook runs), the warning that the next
+ * tool call will be refused. Nothing when there is nothing to say.
+ */
+function sessionStartReply(session: SessionData, compacted: boolean, settings: GuardSettings): HookReply {
+  const { timeline, record } = session;
+  const note = settings.prevent
+    ? continueNoteBefore(timeline, timeline.entries.length, { directory: record.directory, wholeSession: true })
+    : null;
+  const latest = compacted ? judgeLatest(session, settings) : undefined;
+  const warning =
+    latest !== undefined && isLoop(latest) && settings.mode === "enforce"
+      ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
+      : null;
+  const context = [note, warning].filter((t): t is string => t !== null).join("\n");
+  if (context === "") return GO_ON;
+  return json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } });
 }
 
 /** Answers one hook invocation (see the file's head). */
@@ -122,22 +148,12 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
     } catch (error) {
       return warn(`cannot read the transcript ${hook.transcript} (${(error as NodeJS.ErrnoException).code ?? "error"}); going on`);
     }
+    const compacted = text.includes("compact_boundary") || text.includes("isCompactSummary");
+    if (compactStart) return sessionStartReply(sessionOf(text, "claude-code"), compacted, settings);
     // Most tool calls come before any compaction: nothing to judge then.
-    if (!text.includes("compact_boundary") && !text.includes("isCompactSummary")) return GO_ON;
+    if (!compacted) return GO_ON;
     const latest = judgeLatest(sessionOf(text, "claude-code"), settings);
-    const loop = latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
-    if (compactStart) {
-      const { timeline, record } = latest.session;
-      const note = settings.prevent ? continueNoteBefore(timeline, latest.end, { directory: record.directory, wholeSession: true }) : null;
-      const warning =
-        loop && settings.mode === "enforce"
-          ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
-          : null;
-      const context = [note, warning].filter((t): t is string => t !== null).join("\n");
-      if (context === "") return GO_ON;
-      return json({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context } });
-    }
-    if (!loop) return GO_ON;
+    if (!isLoop(latest)) return GO_ON;
     const line = stopLine(latest.row!);
     if (settings.mode === "observe") return json({ systemMessage: `(observe mode: it goes on) ${line}` });
     return json({
@@ -168,82 +184,81 @@ export function settingsFile(scope: InstallScope, context: LiveContext): string 
 /** Is this hook entry (`{ type, command }`) one the installer wrote? */
 const isOurs = (hook: unknown): boolean => isRecord(hook) && typeof hook.command === "string" && hook.command.endsWith(HOOK_MARK);
 
-/** Reads a settings file: its text ("{}" when missing) and parsed object. @throws Error one line when it is no JSON object. */
-async function readSettings(file: string): Promise<{ text: string; value: Record<string, unknown> }> {
+/** Reads a settings file: its text ("{}" when missing), parsed object, and whether it exists. @throws Error one line when it is no JSON object. */
+async function readSettings(file: string): Promise<{ text: string; value: Record<string, unknown>; exists: boolean }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { text: "{}\n", value: {} };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { text: "{}\n", value: {}, exists: false };
     throw new Error(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   }
+  const value = parseSettings(text);
+  if (value === undefined) throw new Error(`${file}: not a JSON object; fix it or move it away, then run this again`);
+  if (value.hooks !== undefined && !isRecord(value.hooks)) throw new Error(`${file}: "hooks" is not an object`);
+  return { text: text.trim() === "" ? "{}\n" : text, value, exists: true };
+}
+
+/** A settings text's object (comments and trailing commas allowed, as Claude Code reads it), or undefined. */
+function parseSettings(text: string): Record<string, unknown> | undefined {
   const errors: Jsonc.ParseError[] = [];
   const value: unknown = jsonc().parse(text, errors, { allowTrailingComma: true });
-  if (errors.length > 0 || !isRecord(value)) throw new Error(`${file}: not a JSON object; fix it or move it away, then run this again`);
-  if (value.hooks !== undefined && !isRecord(value.hooks)) throw new Error(`${file}: "hooks" is not an object`);
-  return { text: text.trim() === "" ? "{}\n" : text, value };
+  return errors.length > 0 || !isRecord(value) ? undefined : value;
 }
 
-/** One event's matcher groups without the guard's entries (groups left empty dropped). */
-function withoutOurs(groups: unknown): unknown[] {
-  if (!Array.isArray(groups)) return [];
-  return groups.flatMap((group) => {
-    if (!isRecord(group) || !Array.isArray(group.hooks) || !group.hooks.some(isOurs)) return [group];
-    const hooks = group.hooks.filter((hook) => !isOurs(hook));
-    return hooks.length === 0 ? [] : [{ ...group, hooks }];
-  });
+/** The matcher groups of `hooks.<event>` in a settings text ([] when none). */
+function groupsOf(text: string, event: string): unknown[] {
+  const hooks = parseSettings(text)?.hooks;
+  const groups = isRecord(hooks) ? hooks[event] : undefined;
+  return Array.isArray(groups) ? groups : [];
 }
 
-/** `text` with `hooks.<event>` set to `groups` (removed when undefined), other keys as they were. */
-function setEvent(text: string, event: string, groups: unknown[] | undefined): string {
-  const { modify, applyEdits } = jsonc();
-  const edits = modify(text, ["hooks", event], groups, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" } });
-  return applyEdits(text, edits);
-}
-
-/** Merges the guard's hooks into the scope's settings file; idempotent. @throws Error one line for a file that is no JSON object. */
+/**
+ * Merges the guard's hooks into the scope's settings file: one group per event, appended after
+ * the user's own (./hook-groups.ts: only that element of the text is written); idempotent. A new
+ * file is written whole, two spaces a level.
+ * @throws Error one line for a file that is no JSON object.
+ */
 async function install(scope: InstallScope, command: string, context: LiveContext): Promise<InstallReport> {
   const file = settingsFile(scope, context);
-  const { text, value } = await readSettings(file);
+  const { text, exists } = await readSettings(file);
   const marked = `${command} ${HOOK_MARK}`;
-  const hooks = isRecord(value.hooks) ? value.hooks : {};
   let next = text;
   const changes: string[] = [];
   for (const { event, matcher } of EVENTS) {
-    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    const ours = groups.flatMap((g) => (isRecord(g) && Array.isArray(g.hooks) ? g.hooks.filter(isOurs) : []));
-    const same = ours.length === 1 && (ours[0] as { command: string }).command === marked;
-    if (same) continue;
+    const groups = groupsOf(next, event);
+    const ours = handlerPositions(groups, isOurs);
     const entry = { matcher, hooks: [{ type: "command", command: marked, timeout: HOOK_TIMEOUT_S }] };
-    next = setEvent(next, event, [...withoutOurs(groups), entry]);
+    const same = ours.length === 1 && JSON.stringify(groups[ours[0]!.group]) === JSON.stringify(entry);
+    if (same) continue;
+    next = withoutHandlers(next, event, groups, isOurs);
+    next = edited(next, ["hooks", event, groupsOf(next, event).length], entry);
     changes.push(`${ours.length > 0 ? "replaced" : "added"} hooks.${event} (matcher ${JSON.stringify(matcher)}): ${marked}`);
   }
   if (changes.length > 0) {
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
+    const written = exists ? next : `${JSON.stringify(parseSettings(next), null, 2)}\n`;
+    await writeFile(file, written.endsWith("\n") ? written : `${written}\n`);
   }
   return { file, changes };
 }
 
-/** Removes exactly the entries {@link install} wrote (marked with {@link HOOK_MARK}); the rest stays. */
+/** Removes exactly the entries {@link install} wrote (marked with {@link HOOK_MARK}), the groups and keys they leave empty; the rest stays. */
 async function uninstall(scope: InstallScope, context: LiveContext): Promise<InstallReport> {
   const file = settingsFile(scope, context);
   const { text, value } = await readSettings(file);
   if (!isRecord(value.hooks)) return { file, changes: [] };
   let next = text;
   const changes: string[] = [];
-  for (const [event, groups] of Object.entries(value.hooks)) {
-    if (!Array.isArray(groups) || !groups.some((g) => isRecord(g) && Array.isArray(g.hooks) && g.hooks.some(isOurs))) continue;
-    const kept = withoutOurs(groups);
-    next = setEvent(next, event, kept.length === 0 ? undefined : kept);
+  for (const event of Object.keys(value.hooks)) {
+    const groups = groupsOf(next, event);
+    if (handlerPositions(groups, isOurs).length === 0) continue;
+    next = withoutHandlers(next, event, groups, isOurs);
     changes.push(`removed the guard's hook from hooks.${event}`);
   }
   if (changes.length === 0) return { file, changes };
-  const after = jsonc().parse(next) as Record<string, unknown>;
-  if (isRecord(after.hooks) && Object.keys(after.hooks).length === 0) {
-    const { modify, applyEdits } = jsonc();
-    next = applyEdits(next, modify(next, ["hooks"], undefined, {}));
-  }
+  const after = parseSettings(next);
+  if (isRecord(after?.hooks) && Object.keys(after.hooks).length === 0) next = edited(next, ["hooks"], undefined);
   await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
   return { file, changes };
 }

@@ -5,8 +5,8 @@
  * `.codex/hooks.json` (read only when Codex trusts the project). The file is plain JSON,
  * `{ "hooks": { "<Event>": [ { "matcher"?: "<regex>", "hooks": [ { "type": "command",
  * "command": "…", "timeout"?: <s> } ] } ] } }`, so no TOML is touched: `config.toml`, its
- * comments and its `[hooks]` table stay as they are. The edits go through jsonc-parser, which
- * rewrites only the arrays it changes and keeps the rest of the file's text as it was.
+ * comments and its `[hooks]` table stay as they are. The edits (./hook-groups.ts) rewrite only
+ * the elements they add or remove and keep the rest of the file's text as it was.
  *
  * The guard's handlers are told by their command: a `command` hook whose command ends in
  * ` hook codex`. Install adds one group per event in {@link CODEX_HOOKS} (or replaces a
@@ -20,6 +20,7 @@ import type * as Jsonc from "jsonc-parser";
 import { isRecord } from "../shared/record.js";
 import { lazily } from "../shared/zod.js";
 import type { InstallReport, InstallScope, LiveContext } from "./agent.js";
+import { edited, handlerPositions, withoutHandlers } from "./hook-groups.js";
 
 const jsonc = lazily(() => createRequire(import.meta.url)("jsonc-parser") as typeof Jsonc);
 
@@ -84,16 +85,6 @@ function lineOf(text: string, offset: number): { line: number; character: number
   return { line: before.length, character: before.at(-1)!.length + 1 };
 }
 
-/**
- * `text` with `value` set at `path` (undefined: removed), only that part of the text rewritten.
- * No formatting options: with them jsonc-parser reformats the neighbouring value too, so a
- * user's one-line group would come back spread over lines after an install and an uninstall.
- * The guard's own groups are written on one line each.
- */
-function edited(text: string, path: Jsonc.JSONPath, value: unknown): string {
-  return jsonc().applyEdits(text, jsonc().modify(text, path, value, {}));
-}
-
 /** The group the guard installs for one event. */
 function groupOf(hook: (typeof CODEX_HOOKS)[number], command: string): Record<string, unknown> {
   return {
@@ -102,32 +93,10 @@ function groupOf(hook: (typeof CODEX_HOOKS)[number], command: string): Record<st
   };
 }
 
-/** Positions (group, handler) of the guard's handlers among an event's groups, last first (so removing them in order keeps the others' positions). */
-function guardHandlers(groups: readonly unknown[]): Array<{ group: number; handler: number }> {
-  const found: Array<{ group: number; handler: number }> = [];
-  groups.forEach((group, g) => {
-    if (!isRecord(group) || !Array.isArray(group.hooks)) return;
-    group.hooks.forEach((handler, h) => {
-      if (isGuardHandler(handler)) found.push({ group: g, handler: h });
-    });
-  });
-  return found.reverse();
-}
-
 /** `text` without the guard's handlers of `event`, the groups they leave empty, and the event's key when nothing is left in it. */
 function withoutGuard(text: string, file: string, event: string): string {
-  let next = text;
-  const groups = (parsed(file, next).hooks as Record<string, unknown[]> | undefined)?.[event] ?? [];
-  for (const at of guardHandlers(groups)) {
-    const group = groups[at.group] as { hooks: unknown[] };
-    next =
-      group.hooks.length === 1
-        ? edited(next, ["hooks", event, at.group], undefined)
-        : edited(next, ["hooks", event, at.group, "hooks", at.handler], undefined);
-  }
-  const left = (parsed(file, next).hooks as Record<string, unknown[]> | undefined)?.[event];
-  if (left !== undefined && left.length === 0 && groups.length > 0) next = edited(next, ["hooks", event], undefined);
-  return next;
+  const groups = (parsed(file, text).hooks as Record<string, unknown[]> | undefined)?.[event] ?? [];
+  return withoutHandlers(text, event, groups, isGuardHandler);
 }
 
 /** Writes `text` to `file` (creating its folder), or removes the file when `text` is an empty object. */
@@ -159,7 +128,7 @@ export async function installHooks(scope: InstallScope, command: string, context
   for (const hook of CODEX_HOOKS) {
     const groups = (parsed(file, text).hooks as Record<string, unknown[]> | undefined)?.[hook.event] ?? [];
     const want = groupOf(hook, command);
-    const ours = guardHandlers(groups);
+    const ours = handlerPositions(groups, isGuardHandler);
     const same = ours.length === 1 && JSON.stringify(groups[ours[0]!.group]) === JSON.stringify(want);
     if (same) continue;
     text = withoutGuard(text, file, hook.event);
@@ -189,7 +158,7 @@ export async function uninstallHooks(scope: InstallScope, context: LiveContext):
   const events = Object.keys((parsed(file, text).hooks as Record<string, unknown[]> | undefined) ?? {});
   for (const event of events) {
     const groups = (parsed(file, text).hooks as Record<string, unknown[]>)[event]!;
-    const count = guardHandlers(groups).length;
+    const count = handlerPositions(groups, isGuardHandler).length;
     if (count === 0) continue;
     text = withoutGuard(text, file, event);
     changes.push(`removed the ${event} hook${count === 1 ? "" : `s (${count})`}`);

@@ -4,20 +4,19 @@
  * event; the two events the guard listens to:
  *
  * - `SessionStart` with `source: "compact"`: Codex fires it right after each compaction,
- *   before the next model request. The reply's `hookSpecificOutput.additionalContext` is
- *   added to the model's context: the guard's note of what the session already completed
- *   (the note opencode's guard puts after its continue turn, judge/ledger.ts).
- * - `PreToolUse`: before each tool call. When the session compacted since its user last
- *   spoke, the guard decides the latest automatic compaction from the rollout on disk, as
- *   `replay` does (judge/replay.ts); at a deny it blocks the call
- *   (`permissionDecision: "deny"`, the reason goes to the model as the call's result) and
- *   stops the turn (`continue: false`, `stopReason` for the user).
+ *   before the next model request. The guard decides the compaction just made from the
+ *   rollout on disk, as `replay` does (judge/replay.ts). Allowed: the reply's
+ *   `hookSpecificOutput.additionalContext` is added to the model's context, the guard's note
+ *   of what the session already completed (judge/ledger.ts). Denied: `continue: false` with
+ *   `stopReason` and `systemMessage`: Codex stops the turn there.
+ * - `PreToolUse`: before each tool call. When the latest automatic compaction is denied and
+ *   the user has not spoken since, the call is blocked (`permissionDecision: "deny"`, the
+ *   reason goes to the model as the call's result). Codex 0.169 rejects `continue: false`
+ *   from this hook, so it cannot stop the turn itself.
  *
- * Codex has no hook between a compaction and its going on in the same turn that could stop
- * it before the model's next request: the first tool call after it is the earliest stop.
  * The rollout is found by the hook's `transcript_path`, else by `session_id` under
  * `$CODEX_HOME/sessions`. Every failure answers "go on" with one line on standard error.
- * Installing: ./codex-hooks.ts.
+ * Installing: ./codex-hooks.ts (hooks.json) and ./codex-trust.ts (Codex's trust records).
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -33,7 +32,8 @@ import { isRecord } from "../shared/record.js";
 import { readExport } from "../sources/export.js";
 import { sessionInputs } from "../sources/sources.js";
 import type { AgentLive, HookReply, LiveContext } from "./agent.js";
-import { codexHome, installHooks, uninstallHooks } from "./codex-hooks.js";
+import { codexHome, hooksFile, installHooks, uninstallHooks } from "./codex-hooks.js";
+import { withCodexTrust } from "./codex-trust.js";
 
 /** The hook events the guard answers, as Codex names them in `hook_event_name`. */
 export const CODEX_EVENTS = ["SessionStart", "PreToolUse"] as const;
@@ -209,6 +209,8 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
 export const live: AgentLive = {
   agent: "codex",
   handle,
-  install: (scope, command, context) => installHooks(scope, command, context),
-  uninstall: (scope, context) => uninstallHooks(scope, context),
+  // Codex's own trust records follow each edit of hooks.json (./codex-trust.ts).
+  install: (scope, command, context) =>
+    withCodexTrust(hooksFile(scope, context), command, context, () => installHooks(scope, command, context)),
+  uninstall: (scope, context) => withCodexTrust(hooksFile(scope, context), undefined, context, () => uninstallHooks(scope, context)),
 };

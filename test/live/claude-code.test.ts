@@ -53,6 +53,20 @@ describe("Claude Code live guard: handle", () => {
     expect(tool).toEqual({ stdout: null, stderr: null, exitCode: 0 });
   });
 
+  it("at SessionStart gives the note from the transcript as 2.1.328 has it then: without the compaction just made", async () => {
+    // Measured in the real 2.1.328: SessionStart(compact) runs before the compact_boundary is written.
+    const beforeFirst = transcript(cutBefore(1));
+    const first = JSON.parse((await claudeCodeLive.handle(input("SessionStart", beforeFirst, { source: "compact" }), context())).stdout!);
+    expect(first.hookSpecificOutput.additionalContext).toContain(NOTE_HEADER);
+    expect(first.hookSpecificOutput.additionalContext).toContain("cat big.txt");
+    expect(first.hookSpecificOutput.additionalContext).not.toContain("its next tool call will be refused");
+    const off = await claudeCodeLive.handle(
+      input("SessionStart", beforeFirst, { source: "compact" }),
+      context({ OPENCODE_COMPACTION_GUARD_PREVENT: "false" }),
+    );
+    expect(off).toEqual({ stdout: null, stderr: null, exitCode: 0 });
+  });
+
   it("after a denied compaction refuses the tool call and stops the turn, saying the rule", async () => {
     const path = transcript(LOOP);
     const tool = await claudeCodeLive.handle(input("PreToolUse", path, { tool_name: "Bash" }), context());
