@@ -3,7 +3,8 @@
  * hooks as `install codex` writes them (and trusts them, through Codex's app server), against
  * the scripted model of e2e/codex-model.ts:
  * a session that repeats the same shell call after every compaction is stopped right after its
- * third compaction, before Codex's next model request; a healthy one finishes untouched.
+ * third compaction, before Codex's next model request, and so is a loop of two different calls
+ * (at its third or fourth); a healthy one finishes untouched.
  */
 import { describe, expect, it } from "vitest";
 import { readExport } from "../src/sources/export.js";
@@ -43,6 +44,29 @@ describe("Codex 0.169.0 with the guard's hooks", () => {
     expect(stopReason(rows.at(-1)!)).toMatch(
       new RegExp(`^Compaction loop stopped by compaction-guard at compaction ${compactions}: [a-z-]+: .*cat build\\.log`),
     );
+  });
+
+  it("stops a loop of two different failing calls after every compaction at its third compaction (the fourth when the hook sees a cycle one call short)", async () => {
+    // Each cycle runs the same two commands; their outputs differ only in Codex's delivery header
+    // (a random chunk id, the wall time), which the reader drops.
+    const run = await runCodex(
+      {
+        step: (at) => (at.done < 30 ? { call: at.done % 2 === 0 ? "cat build.log" : "sh check.sh" } : { text: "Done." }),
+        inputTokens: cycleTokens,
+      },
+      { files: { "check.sh": 'echo "check: 3 errors in src/a.ts"; exit 1\n' } },
+    );
+    console.log(`two-call loop: ${run.elapsedMs} ms, ${run.requests.length} requests; ends ${run.hookEnds.join(", ")}`);
+    expect(run.exitCode).toBe(0);
+    const compactions = run.requests.filter((r) => r.kind === "compaction").length;
+    // Cycle 2 is the first that brings nothing new, so the finished rollout is denied at
+    // compaction 3; seen one call short at the hook (above), the stop comes one later.
+    expect([3, 4]).toContain(compactions);
+    expect(run.requests.at(-1)!.kind).toBe("compaction");
+    expect(run.hookEnds.at(-1)).toBe("SessionStart Stopped");
+    const session = await readExport(run.rolloutPath);
+    const rows = replaySession(session, sessionInputs(session, { settings: DEFAULT_SETTINGS }), { toolLoop: false }).rows;
+    expect(rows.find((row) => row.decision === "deny")!.compaction.index).toBe(3);
   });
 
   it("runs no hook the installer could not record trust for (no codex on PATH at install)", async () => {
