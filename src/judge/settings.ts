@@ -138,7 +138,7 @@ export const SETTINGS = {
     expected: "a list of up to 100 tool names or command starts",
     env: "OPENCODE_COMPACTION_GUARD_IGNORE",
     flag: "ignore",
-    help: "comma-separated tools or bash command starts never counted",
+    help: "tools or bash command starts never counted (a list; comma-separated in a flag or the env)",
     // A comma-separated list: "gh run watch, todowrite".
     fromText: (text) =>
       text
