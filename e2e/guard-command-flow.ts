@@ -85,7 +85,7 @@ async function runWith(sandbox: Sandbox, scenario: ScenarioName, args: string[],
 }
 
 /** `opencode run --session <id> --command guard [args]`. */
-const command = (session: string, args: string): string[] => [
+export const guardCommandArgs = (session: string, args: string): string[] => [
   "run",
   "--print-logs",
   "--format",
@@ -112,9 +112,9 @@ export async function guardCommandFlow(opencodeBin: string): Promise<GuardComman
   if (!first.sessionID || !second.sessionID) throw new Error("a scenario run made no session");
   const stopped = first.sessionID;
   const healthy = second.sessionID;
-  const reportStopped = await runWith(sandbox, "fixed-point", command(stopped, ""), stopped);
-  const reportHealthy = await runWith(sandbox, "healthy", command(healthy, ""), healthy);
-  const off = await runWith(sandbox, "fixed-point", command(stopped, "off"), stopped);
+  const reportStopped = await runWith(sandbox, "fixed-point", guardCommandArgs(stopped, ""), stopped);
+  const reportHealthy = await runWith(sandbox, "healthy", guardCommandArgs(healthy, ""), healthy);
+  const off = await runWith(sandbox, "fixed-point", guardCommandArgs(stopped, "off"), stopped);
   const afterOff = await runWith(sandbox, "fixed-point", runArgs("keep going", stopped), stopped);
   const other = await runWith(sandbox, "fixed-point", runArgs(PROMPTS["fixed-point"]));
   return { sandbox, stopped, healthy, reportStopped, reportHealthy, off, afterOff, other };

@@ -16,7 +16,7 @@ import { repeatsAfterCompaction } from "../src/audit/repeats.js";
 import type { AuditJson } from "../src/audit/types.js";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { ANSWERED } from "../src/plugin/opencode-v1/command.js";
-import { lastNote } from "./guard-command-flow.js";
+import { guardCommandArgs, lastNote } from "./guard-command-flow.js";
 import { exportSession, runOpencode, runScenario, type ScenarioRun } from "./harness.js";
 import { startModelServer } from "./model-server.js";
 import { PLUGIN_ENTRY, replayCli } from "./replay.js";
@@ -52,19 +52,7 @@ beforeAll(async () => {
       limits: scenarioSetup("fixed-point").limits,
       plugin: [pathToFileURL(PLUGIN_ENTRY).href],
     });
-    const args = [
-      "run",
-      "--print-logs",
-      "--format",
-      "json",
-      "--model",
-      "fake/fakemodel",
-      "--session",
-      stopped,
-      "--command",
-      "guard",
-      "stats",
-    ];
+    const args = guardCommandArgs(stopped, "stats");
     const f = await runOpencode(args, sandbox, 90_000);
     const requests = server.requests.length;
     const exp = await exportSession(stopped, sandbox, 60_000);
