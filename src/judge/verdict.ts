@@ -62,9 +62,19 @@ export interface DecideOptions extends HostInputs {
  * as it stood when the summary finished) and start is `end − historyLimit + 1`, exactly the
  * slice the hook fetches. Checks every rule in RULES order; the first that fires denies, and
  * the verdict holds every rule's evidence. Pure; never throws on a timeline from buildTimeline.
+ *
+ * @param earlier the steps of an earlier read of the session, judged before the summary
+ *   finished (view.ts `TimelineSteps.judgeNewest`): the verdict is the same with or without
+ *   it; with it, the steps judged then are not judged again.
  */
-export function decide(timeline: Timeline, compaction: Compaction, settings: GuardSettings, options: DecideOptions): Verdict {
-  return decideWith(new TimelineSteps(timeline), compaction, contextOf(settings, options));
+export function decide(
+  timeline: Timeline,
+  compaction: Compaction,
+  settings: GuardSettings,
+  options: DecideOptions,
+  earlier?: TimelineSteps,
+): Verdict {
+  return decideWith(new TimelineSteps(timeline, earlier), compaction, contextOf(settings, options));
 }
 
 /** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */

@@ -177,6 +177,35 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
   return actions;
 }
 
+/** The judging of the steps since one real user message: its actions in order, each one's judgement, and the state after the last. */
+interface Handover {
+  readonly actions: readonly Action[];
+  readonly judgements: Judgement[];
+  readonly state: InformationState;
+}
+
+/** What one timeline's steps brought under one judged id: by call, or by text action; the real user messages whose steps were judged (positions, −1: none); and the judging of its newest steps. */
+interface Judged {
+  readonly byAction: Map<ToolCall | Action, Judgement>;
+  readonly users: Set<number>;
+  newest: Handover | undefined;
+}
+
+/**
+ * Is `action` (of a timeline with `entries`) the same run as `other` (of another read of the
+ * session, with `otherEntries`): the same position, step (message id) and key, and
+ * for a call the same tool, status, whole input and result? What a judgement reads of an
+ * action is then the same.
+ */
+function sameRun(action: Action, entries: Timeline["entries"], other: Action, otherEntries: Timeline["entries"]): boolean {
+  if (action.position !== other.position || action.key !== other.key || action.kind !== other.kind) return false;
+  if ((entries[action.position] as AssistantEntry).id !== (otherEntries[other.position] as AssistantEntry).id) return false;
+  const a = action.call;
+  const b = other.call;
+  if (a === null || b === null) return a === b;
+  return a.tool === b.tool && a.status === b.status && a.output === b.output && a.action.asked.json === b.action.asked.json;
+}
+
 /**
  * The work steps of one timeline with their actions, and what each action brought: built
  * once per action settings and shared by every view of the timeline (a replay's decisions at
@@ -190,12 +219,21 @@ export class TimelineSteps {
   readonly lastUser: Int32Array;
   /** The step views, per settings id. */
   private readonly listed = new Map<string, readonly StepView[]>();
-  /** What each action brought, per judged id: by call, or by text action. */
-  private readonly judged = new Map<string, Map<ToolCall | Action, Judgement>>();
+  /** What each action brought, per judged id ({@link Judged}). */
+  private readonly judged = new Map<string, Judged>();
   /** Each settings object with its ids: a replay builds thousands of views with one. */
   private readonly named = new WeakMap<ActionOptions, ActionSettings>();
 
-  constructor(readonly timeline: Timeline) {
+  /**
+   * @param earlier the steps of an earlier read of the same session (the same messages up to
+   *   some point, then fewer), whose judging of its newest steps this one takes over where
+   *   the steps are the same ({@link judgeNewest}): what each action brought is the same with
+   *   or without it, worked out once.
+   */
+  constructor(
+    readonly timeline: Timeline,
+    private readonly earlier?: TimelineSteps,
+  ) {
     const { entries } = timeline;
     const positions: number[] = [];
     this.lastUser = new Int32Array(entries.length);
@@ -256,38 +294,92 @@ export class TimelineSteps {
   }
 
   /**
-   * What each action brought, judged in one pass over the timeline in order, afresh after each
-   * real user message: every view of the timeline reads the same answer. A judgement reads an
-   * action's call (or text), step and input, never its key, so the sibling settings share it:
-   * it is kept by call, and by action for a step's text (the same object under both).
+   * What `action` brought (an action of {@link stepViews} under `settings`). The steps between
+   * two real user messages are judged together, in order, with a state of their own
+   * (./information.ts starts afresh when the user speaks), the first time one of their actions
+   * is asked about: a decision judges the steps since the user last spoke, never those before.
+   * A judgement reads an action's call (or text), step and input, never its key, so the
+   * sibling settings share it: it is kept by call, and by action for a step's text (the same
+   * object under both).
    */
-  judgements(settings: ActionSettings): Map<ToolCall | Action, Judgement> {
+  judgementOf(settings: ActionSettings, action: Action): Judgement | undefined {
+    const judged = this.judgedUnder(settings);
+    const user = this.lastUser[action.position];
+    if (user !== undefined && !judged.users.has(user)) this.judgeSince(user, settings, judged);
+    return judged.byAction.get(action.call ?? action);
+  }
+
+  /**
+   * Judges the steps since the user last spoke (those a decision at the next compaction
+   * reads), so that a later read of the session that holds the same steps, and more, takes
+   * the judging over ({@link TimelineSteps} `earlier`).
+   */
+  judgeNewest(options: ActionOptions): void {
+    const settings = this.settingsOf(options);
+    const judged = this.judgedUnder(settings);
+    const last = this.positions[this.positions.length - 1];
+    const user = last === undefined ? undefined : this.lastUser[last];
+    if (user !== undefined && !judged.users.has(user)) this.judgeSince(user, settings, judged);
+  }
+
+  private judgedUnder(settings: ActionSettings): Judged {
     let judged = this.judged.get(settings.judgedId);
-    if (judged) return judged;
-    judged = new Map();
-    const views = this.stepViews(settings);
-    const state = new InformationState(settings.matchOutput);
-    let user = -1;
-    for (let s = 0; s < views.length; s++) {
-      const { position, entry, actions } = views[s]!;
-      const lastUser = this.lastUser[position]!;
-      if (lastUser !== user) {
-        state.reset();
-        user = lastUser;
-      }
-      for (let a = 0; a < actions.length; a++) {
-        const action = actions[a]!;
-        const judgement = state.judge({
-          call: action.call,
-          text: action.kind === "text" ? action.key : undefined,
-          position,
-          messageID: entry.id,
-        });
-        judged.set(action.call ?? action, judgement);
-      }
-    }
-    this.judged.set(settings.judgedId, judged);
+    if (!judged) this.judged.set(settings.judgedId, (judged = { byAction: new Map(), users: new Set(), newest: undefined }));
     return judged;
+  }
+
+  /** The actions of the work steps whose last real user message is at `user` (−1: none), oldest first. */
+  private actionsSince(user: number, settings: ActionSettings): Action[] {
+    const views = this.stepViews(settings);
+    const actions: Action[] = [];
+    for (let s = firstPositionAfter(this.positions, user); s < views.length && this.lastUser[views[s]!.position] === user; s++)
+      actions.push(...views[s]!.actions);
+    return actions;
+  }
+
+  /**
+   * Judges the work steps whose last real user message is at `user` (−1: none), oldest first,
+   * into `judged`: from a new state, or from where the earlier read's judging of the same
+   * first actions left off.
+   */
+  private judgeSince(user: number, settings: ActionSettings, judged: Judged): void {
+    judged.users.add(user);
+    const actions = this.actionsSince(user, settings);
+    const taken = this.earlier?.handOver(settings.judgedId, actions, this.timeline.entries);
+    const state = taken?.state ?? new InformationState(settings.matchOutput);
+    const done = taken?.judgements.length ?? 0;
+    for (let i = 0; i < done; i++) judged.byAction.set(actions[i]!.call ?? actions[i]!, taken!.judgements[i]!);
+    const judgements = taken?.judgements ?? [];
+    for (let i = done; i < actions.length; i++) {
+      const action = actions[i]!;
+      const judgement = state.judge({
+        call: action.call,
+        text: action.kind === "text" ? action.key : undefined,
+        position: action.position,
+        messageID: (this.timeline.entries[action.position] as AssistantEntry).id,
+      });
+      judged.byAction.set(action.call ?? action, judgement);
+      judgements.push(judgement);
+    }
+    // The steps that reach the timeline's end are the only ones a later read can go on from.
+    const last = this.positions[this.positions.length - 1];
+    if (last !== undefined && this.lastUser[last] === user) judged.newest = { actions, judgements, state };
+  }
+
+  /**
+   * The judging of this timeline's newest steps, handed over to a later read of the session
+   * whose steps since the user last spoke (`actions`, under the same judged id) begin with the
+   * same actions (the same steps at the same positions, the same calls and results): each
+   * judgement so far, and the state to go on from. It is handed over once.
+   */
+  private handOver(judgedId: string, actions: readonly Action[], entries: Timeline["entries"]): Handover | undefined {
+    const judged = this.judged.get(judgedId);
+    const newest = judged?.newest;
+    if (!judged || !newest || newest.actions.length > actions.length) return undefined;
+    const mine = this.timeline.entries;
+    for (let i = 0; i < newest.actions.length; i++) if (!sameRun(newest.actions[i]!, mine, actions[i]!, entries)) return undefined;
+    judged.newest = undefined;
+    return newest;
   }
 
   /** `settings` with the ids that name what shapes actions (see {@link ActionOptions}). */
@@ -414,7 +506,7 @@ export class StepsView {
    * to it: see ./information.ts.
    */
   judgementOf(action: Action): Judgement {
-    return this.steps.judgements(this.settings).get(action.call ?? action) ?? UNJUDGED;
+    return this.steps.judgementOf(this.settings, action) ?? UNJUDGED;
   }
 
   /** Did the action bring anything since the user's last message? A repeat, however spelled, did not. */
