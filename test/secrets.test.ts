@@ -133,6 +133,7 @@ describe("the hook", () => {
       "compaction",
       "decision",
       "elapsedMs",
+      "judgedAheadMs",
       "messageID",
       "messagesFrom",
       "phasesMs",

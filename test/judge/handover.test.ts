@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { opencodeInputs } from "../../src/hosts/opencode/facts.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { InformationState } from "../../src/judge/information.js";
 import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
@@ -52,7 +53,8 @@ const compactionsOf = (messages: readonly Message[]): number[] =>
       : [],
   );
 
-const options = { usable: null, facts: undefined, wholeSession: false } as const;
+/** The hook's inputs with no model limits known, over a read that may not start at the session's beginning. */
+const options = { ...opencodeInputs(undefined, undefined), wholeSession: false };
 
 /** The verdict at the compaction whose message is `messages[at]`, read as the newest `size` messages up to its summary, without and with an earlier read; and the judgements each made. */
 function both(messages: readonly Message[], at: number, size: number) {
@@ -109,7 +111,8 @@ describe("a decision taking over an earlier read's judging", () => {
       const tool = changed
         .slice(0, at)
         .flatMap((m) => m.parts)
-        .findLast((p) => p.type === "tool" && p.state?.status === "completed" && typeof p.state.output === "string");
+        .filter((p) => p.type === "tool" && p.state?.status === "completed" && typeof p.state.output === "string")
+        .at(-1);
       if (!tool) continue;
       tool.state!.output = `${String(tool.state!.output)}\nchanged`;
       const earlier = new TimelineSteps(buildTimeline(changed.slice(0, at + 1)));

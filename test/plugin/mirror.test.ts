@@ -4,7 +4,8 @@
  * when it holds too few; a read racing the events keeps the newer state; bounded; a deleted
  * session is forgotten.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { InformationState } from "../../src/judge/information.js";
 import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/opencode-v1/mirror.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
@@ -242,6 +243,24 @@ describe("the decision at a compaction inside the guard", () => {
     expect(fake.logs.map((l) => [l.extra?.decision, l.extra?.rule, l.extra?.messagesFrom])).toEqual([["deny", "no-progress", "mirror"]]);
     expect(fake.toasts[0]!.message).toContain("Fix the build");
     expect(output.enabled).toBe(false);
+  });
+
+  it("the steps are judged while the summary is written, and the decision takes them over with the same verdict", async () => {
+    const session = grown(10, "ses_j").compact();
+    const { fake, hooks, compaction } = await seenUpToSummary(session);
+    const input = { sessionID: "ses_j", agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info };
+    const judge = vi.spyOn(InformationState.prototype, "judge");
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    const [line] = fake.logs;
+    expect([line?.extra?.decision, line?.extra?.rule, line?.extra?.messagesFrom]).toEqual(["deny", "no-progress", "mirror"]);
+    expect(line?.extra?.judgedAheadMs).toBeGreaterThan(0);
+    // Every step was judged ahead: the decision judged none again.
+    expect(judge).not.toHaveBeenCalled();
+    // The same decision without judging ahead (taken already) judges the 10 steps since the user spoke.
+    await hooks["experimental.compaction.autocontinue"]!(input as never, { enabled: true });
+    expect(fake.logs[1]?.extra).toMatchObject({ decision: "deny", rule: "no-progress", judgedAheadMs: null });
+    expect(judge).toHaveBeenCalledTimes(10);
+    judge.mockRestore();
   });
 
   it("a second event of the same compaction part starts no second look-up; a decision with none started reads them itself", async () => {

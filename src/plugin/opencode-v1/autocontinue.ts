@@ -59,7 +59,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
       // Another copy of the guard decides this compaction (it runs first, on the same output).
       if (registry && !registry.claim(sessionID, String(hookInput?.message?.id ?? ""))) return;
       // Started when the compaction started, as a rule (./lookups.ts); else now, beside the read.
-      const { reserved, session: sessionInfo } = deps.lookups.take(sessionID);
+      const { reserved, session: sessionInfo, judged: judgedAhead } = deps.lookups.take(sessionID);
       const compactionID = hookInput?.message?.id;
       // Kept messages do for the decision once they hold this compaction's finished summary.
       const { data, timeline, from, timelineMs } = await deps.read(sessionID, (kept) => {
@@ -74,18 +74,27 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
 
       const { title, subagent } = await sessionInfo;
       const inputs = opencodeInputs(hookInput?.model?.limit, await reserved);
+      // The steps judged while the summary was written: the decision judges only what they lack.
+      const ahead = await judgedAhead;
       const judging = performance.now();
-      const verdict = decide(timeline, point, settings, {
-        ...inputs,
-        directory,
-        subagent,
-        // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).
-        wholeSession: data.length < limit,
-      });
+      const verdict = decide(
+        timeline,
+        point,
+        settings,
+        {
+          ...inputs,
+          directory,
+          subagent,
+          // Fewer messages than asked for: the whole session, from its first message (cannot-make-room).
+          wholeSession: data.length < limit,
+        },
+        ahead?.steps,
+      );
       const judged = performance.now();
       // Wall time by phase (what the hook waited for, in its order): the messages (from the
       // mirror, or read from opencode) less the timelines built of them; the look-ups still
-      // under way once they were there (the switch, session.get, config.get); the judgement.
+      // under way once they were there (the switch, session.get, config.get, judging ahead);
+      // the judgement.
       // Look-ups started by this call run beside the read: their share of the event loop
       // counts in the read.
       const phases = {
@@ -105,6 +114,8 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
         rule: verdict.rule,
         elapsedMs: elapsedSince(started),
         messagesFrom: from,
+        // What judging ahead took (ms), while opencode wrote the summary; null: not done.
+        judgedAheadMs: ahead === undefined ? null : roundMs(ahead.ms),
       };
       // The note's agent and model are the compaction message's, so that it changes neither for the session.
       const message = hookInput?.message as

@@ -37,16 +37,20 @@ export interface EventDeps {
   readonly mirror: Pick<SessionMirror, "event" | "drop" | "kept" | "seeding">;
   /** Starts the guard's first read of a session in the background (its steps then read the mirror). Never rejects. */
   readonly firstSight: (sessionID: string) => void;
-  /** An automatic compaction of the session starts (its `compaction` part, by id): the decision's look-ups start (./lookups.ts). Never throws. */
-  readonly compactionStarted?: (sessionID: string, partID: string) => void;
+  /** An automatic compaction of the session starts (its `compaction` part, by id, and the part's message id): the decision's look-ups start (./lookups.ts). Never throws. */
+  readonly compactionStarted?: (sessionID: string, partID: string, messageID: string) => void;
 }
 
-/** The session and part of an automatic compaction's `compaction` part (`message.part.updated`), else undefined. */
-function compactionStart(event: unknown): { sessionID: string; partID: string } | undefined {
-  const e = event as { type?: unknown; properties?: { part?: { type?: unknown; auto?: unknown; sessionID?: unknown; id?: unknown } } };
+/** The session, part and message of an automatic compaction's `compaction` part (`message.part.updated`), else undefined. */
+function compactionStart(event: unknown): { sessionID: string; partID: string; messageID: string } | undefined {
+  const e = event as {
+    type?: unknown;
+    properties?: { part?: { type?: unknown; auto?: unknown; sessionID?: unknown; id?: unknown; messageID?: unknown } };
+  };
   const part = e?.type === "message.part.updated" ? e.properties?.part : undefined;
   if (part?.type !== "compaction" || part.auto !== true || typeof part.sessionID !== "string") return undefined;
-  return { sessionID: part.sessionID, partID: typeof part.id === "string" ? part.id : "" };
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  return { sessionID: part.sessionID, partID: text(part.id), messageID: text(part.messageID) };
 }
 
 /** The session a message event is about (`message.*`), else undefined. */
@@ -68,7 +72,7 @@ export function createEventHandler(deps: EventDeps): EventHook {
     const seen = messageSession(input?.event);
     if (seen !== undefined && !deps.mirror.kept(seen) && deps.mirror.seeding(seen) === undefined) deps.firstSight(seen);
     const compaction = compactionStart(input?.event);
-    if (compaction !== undefined) deps.compactionStarted?.(compaction.sessionID, compaction.partID);
+    if (compaction !== undefined) deps.compactionStarted?.(compaction.sessionID, compaction.partID, compaction.messageID);
     const deleted = deletedSession(input?.event);
     if (deleted !== undefined) {
       deps.toolLoop.sessionDeleted(deleted);

@@ -10,6 +10,7 @@ import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { loadSettingsFiles } from "../../config/file.js";
 import { resolveSettings } from "../../judge/settings.js";
 import { historyLimit } from "../../judge/verdict.js";
+import { TimelineSteps } from "../../judge/view.js";
 import { reason } from "../../guard/host.js";
 import { startupLines } from "../../guard/notices.js";
 import { createAutocontinueHandler } from "./autocontinue.js";
@@ -186,8 +187,21 @@ export function createGuard(
     const timeline = v1Timeline(data);
     return { data, timeline, from: "opencode", timelineMs: timelineMs + performance.now() - building };
   };
+  /**
+   * The decision at the compaction whose message is `messageID`, judged ahead: the messages it
+   * will read but the summary (the decision reads the newest `limit`, up to the summary that
+   * opencode writes right after that message), with their newest steps judged.
+   */
+  const judgeAhead = (sessionID: string, messageID: string): TimelineSteps | undefined => {
+    const kept = mirror.newest(sessionID, limit);
+    const at = kept?.findIndex((message) => (message as { info?: { id?: unknown } }).info?.id === messageID) ?? -1;
+    if (!kept || at === -1) return undefined;
+    const steps = new TimelineSteps(v1Timeline(kept.slice(Math.max(0, at + 2 - limit), at + 1)));
+    steps.judgeNewest(settings);
+    return steps;
+  };
   /** The decisions' look-ups, started when a compaction starts (./lookups.ts). */
-  const lookups = createLookups(host);
+  const lookups = createLookups(host, judgeAhead);
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
   /** What a script sees of a stop: the line under `opencode run`, the status file (../../guard/outcome.ts). */
   const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
