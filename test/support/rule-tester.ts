@@ -11,7 +11,6 @@
  * guard decides on; a row's `verdict` is matched against that replayed verdict (which rule
  * won, its severity, what the other rules saw).
  */
-import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildTimeline, replayMessages, type ModelLimits, type ReplayRow } from "../../src/core.js";
 import { opencodeInputs } from "../../src/hosts/opencode/facts.js";
@@ -73,7 +72,12 @@ class Exactly<T> {
   readonly $$typeof = Symbol.for("jest.asymmetricMatcher");
   constructor(readonly value: T) {}
   asymmetricMatch(actual: unknown): boolean {
-    return isDeepStrictEqual(actual, this.value);
+    try {
+      expect(actual).toStrictEqual(this.value);
+      return true;
+    } catch {
+      return false;
+    }
   }
   toString(): string {
     return "Exactly";
@@ -85,7 +89,7 @@ class Exactly<T> {
 
 /**
  * `value` as an expected value that must equal what it is matched with, no field more
- * (`isDeepStrictEqual`): as a row's `evidence` (then compared with `toStrictEqual`, for a
+ * (`toStrictEqual`, so that matchers such as `expect.closeTo` may sit inside it): as a row's `evidence` (then compared with `toStrictEqual`, for a
  * readable diff), or inside `evidence` or `verdict`, where `toMatchObject` alone would let
  * extra fields pass.
  */
