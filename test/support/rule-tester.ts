@@ -32,8 +32,8 @@ export type DeepPartial<T> = T extends readonly (infer U)[]
 export interface RowInputs {
   /** Settings over DEFAULT_SETTINGS (e.g. `threshold`, `window`, `matchOutput`, `predict`). */
   readonly settings?: Partial<GuardSettings>;
-  /** The model's limits (opencode's terms; the usable context follows from them), when known. */
-  readonly limits?: Partial<ModelLimits>;
+  /** The model's limits (opencode's terms; the usable context follows from them); null: unknown, whatever the table's default. */
+  readonly limits?: Partial<ModelLimits> | null;
   /** opencode's `compaction.reserved` (tokens). */
   readonly reserved?: number;
   /** The session is a subagent's. */
@@ -106,7 +106,7 @@ function expectMatch(actual: unknown, expected: unknown, what: string): void {
 /** The row's settings and inputs over the table's defaults. */
 function inputsOf(row: RowInputs, defaults: RowInputs) {
   const settings: GuardSettings = { ...DEFAULT_SETTINGS, ...defaults.settings, ...row.settings };
-  const limits = row.limits ?? defaults.limits;
+  const limits = (row.limits === undefined ? defaults.limits : row.limits) ?? undefined;
   const reserved = row.reserved ?? defaults.reserved;
   const subagent = row.subagent ?? defaults.subagent;
   const wholeSession = row.wholeSession ?? defaults.wholeSession ?? true;
