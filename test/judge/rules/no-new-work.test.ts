@@ -17,6 +17,13 @@ const cycles = (count: number, cycle: (session: SessionBuilder) => SessionBuilde
 
 const abcd = (s: SessionBuilder) => reads(s, ["a", "b", "c", "d"]);
 
+/** Two cycles of writing a.ts twice, "1" then "2": each cycle's first write changes the file again (new), yet the cycle redoes the one before it. */
+const rewrites = cycles(2, (s) =>
+  s
+    .step({ tool: "write", input: { filePath: "a.ts", content: "1" } }, 20_000)
+    .step({ tool: "write", input: { filePath: "a.ts", content: "2" } }, 20_000),
+);
+
 ruleTester(noNewWork, {
   valid: [
     {
@@ -60,8 +67,26 @@ ruleTester(noNewWork, {
       session: cycles(4, (s) => s.step(bash("sleep 30 && gh pr checks 1", "pending\n"), 20_000)),
       evidence: { status: "measured", steps: 1, actions: 1, firstNew: 0, repeatsPreviousCycle: false, example: null },
     },
+    {
+      name: "a cycle that redoes the one before it is no loop yet at the default threshold (3 cycles needed)",
+      session: rewrites,
+      evidence: { status: "measured", steps: 2, actions: 2, firstNew: 0, repeatsPreviousCycle: false, example: null },
+    },
   ],
   invalid: [
+    {
+      name: "a cycle that redoes the one before it call for call fires at threshold 2, though its first write is new",
+      session: rewrites,
+      settings: { threshold: 2 },
+      evidence: {
+        status: "measured",
+        steps: 2,
+        actions: 2,
+        firstNew: 0,
+        repeatsPreviousCycle: true,
+        example: { tool: "write", preview: "filePath=a.ts" },
+      },
+    },
     {
       name: "fires when the cycle after the previous compaction redid every call from before it",
       session: cycles(2, abcd),
