@@ -180,6 +180,20 @@ ruleTester(repeatedToolCall, {
       session: checkRuns((s) => s.step({ tool: "edit", input: { filePath: "a.ts", oldString: "x", newString: "y" } }, null)),
       evidence: { readsBetween: false },
     },
+    {
+      name: "a check asked three times, all after compaction k−2, with only reads between, is no stuck check yet",
+      session: session()
+        .step(read("x"), null)
+        .compact()
+        .step(testRun, null)
+        .compact()
+        .step(read("a"), null)
+        .step(testRun, null)
+        .step(read("b"), null)
+        .step(testRun, null)
+        .compact(),
+      evidence: { tool: "bash", readsBetween: false, acrossCompaction: false },
+    },
   ],
   invalid: [
     {
