@@ -80,6 +80,12 @@ const unmeasured = (() => {
   return session;
 })();
 
+/** What a row denied by a prediction still over the usable context must show. */
+const deniedOver = {
+  verdict: { decision: "deny", rule: "cannot-make-room" },
+  evidence: { status: "predicted", stalled: "still-over-usable-context" },
+} as const;
+
 ruleTester(
   cannotMakeRoom,
   {
@@ -245,24 +251,21 @@ ruleTester(
         session: replied,
         decisionPoints: 2,
         at: 1,
-        verdict: { decision: "deny", rule: "cannot-make-room" },
-        evidence: { status: "predicted", stalled: "still-over-usable-context" },
+        ...deniedOver,
       },
       {
         name: "the first compaction after the user's reply to a denial is predicted again: the same fixed point is denied at once",
         session: replied,
         decisionPoints: 2,
         at: 2,
-        verdict: { decision: "deny", rule: "cannot-make-room" },
-        evidence: { status: "predicted", stalled: "still-over-usable-context" },
+        ...deniedOver,
       },
       {
         name: "the fixed point: denied at compaction 1 with prediction on",
         session: fixedPoint,
         decisionPoints: 2,
         at: 1,
-        verdict: { decision: "deny", rule: "cannot-make-room" },
-        evidence: { status: "predicted", stalled: "still-over-usable-context" },
+        ...deniedOver,
       },
       {
         name: "the fixed point: denied at compaction 1 under the default settings",
@@ -270,8 +273,7 @@ ruleTester(
         decisionPoints: 2,
         at: 1,
         settings: DEFAULT_SETTINGS,
-        verdict: { rule: "cannot-make-room" },
-        evidence: { status: "predicted", stalled: "still-over-usable-context" },
+        ...deniedOver,
       },
       {
         name: "compaction.reserved moves the usable line of a model with an input limit under the bound",
