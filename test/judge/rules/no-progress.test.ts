@@ -21,7 +21,7 @@ const overLimits = twoCompactions(60_000, 50_000);
 
 /** The measured evidence of `twoCompactions` at compaction 2, less `reduction` and `stalled`. */
 const measured = (trigger: number, after: number) => ({
-  status: "measured",
+  status: "measured" as const,
   previousMessageID: "msg_0007",
   triggerTokens: trigger,
   triggerMessageID: "msg_0003",
