@@ -1,48 +1,82 @@
-import { describe, expect, it } from "vitest";
-import { replayMessages } from "../../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { turnFinished } from "../../../src/judge/rules/turn-finished.js";
+import { exactly, ruleTester } from "../../support/rule-tester.js";
 import { SessionBuilder } from "../../support/session.js";
 
-/** The verdict at the only automatic compaction, under the default settings. */
-const only = (session: SessionBuilder, subagent = false) => {
-  const rows = replayMessages(session.messages, DEFAULT_SETTINGS, { subagent });
-  expect(rows).toHaveLength(1);
-  return rows[0]!;
+/** user msg_0001; a read of 20,000 tokens (msg_0003); the answer "Done …" of 60,000 (msg_0007); then what `then` adds. */
+const answered = (then: (session: SessionBuilder) => SessionBuilder = (s) => s) =>
+  then(
+    new SessionBuilder()
+      .user()
+      .step({ tool: "read", input: { filePath: "a" } }, 20_000)
+      .say("Done: the bug was in a.ts.", 60_000),
+  ).compact();
+
+/** The answer of `answered` (msg_0007) ended in a provider error. */
+const erred = () => {
+  const session = answered();
+  session.messages[2]!.info.error = { name: "APIError", data: { message: "overloaded" } };
+  return session;
 };
 
-describe("turn-finished", () => {
-  it("a finished answer set off the compaction: the continue turn is skipped as housekeeping (info)", () => {
-    const session = new SessionBuilder().user();
-    session
-      .step({ tool: "read", input: { filePath: "a" } }, 20_000)
-      .say("Done: the bug was in a.ts.", 60_000)
-      .compact();
-    const verdict = only(session);
-    expect(verdict.decision).toBe("deny");
-    expect(verdict.rule).toBe("turn-finished");
-    expect(verdict.severity).toBe("info");
-    expect(verdict.evidence["turn-finished"]).toMatchObject({ finish: "stop", toolParts: 0, subagent: false });
-  });
-
-  it("a step that called tools did not end the turn", () => {
-    const session = new SessionBuilder().user();
-    session.step({ tool: "read", input: { filePath: "a" } }, 60_000).compact();
-    const verdict = only(session);
-    expect(verdict.fired).not.toContain("turn-finished");
-    expect(verdict.evidence["turn-finished"]).toMatchObject({ finish: "tool-calls", toolParts: 1 });
-  });
-
-  it("text cut off by the output limit (finish length) did not end the turn", () => {
-    const session = new SessionBuilder().user();
-    session.say("The plan is", 60_000, "length").compact();
-    expect(only(session).fired).not.toContain("turn-finished");
-  });
-
-  it("never in a subagent's session: its caller would get the summary instead of the report", () => {
-    const session = new SessionBuilder().user();
-    session.say("Report: three call sites.", 60_000).compact();
-    const verdict = only(session, true);
-    expect(verdict.fired).not.toContain("turn-finished");
-    expect(verdict.evidence["turn-finished"]).toMatchObject({ finish: "stop", subagent: true });
-  });
+ruleTester(turnFinished, {
+  valid: [
+    {
+      name: "a step that called tools did not end the turn",
+      decisionPoints: 1,
+      session: new SessionBuilder()
+        .user()
+        .step({ tool: "read", input: { filePath: "a" } }, 60_000)
+        .compact(),
+      evidence: { finish: "tool-calls", toolParts: 1 },
+    },
+    {
+      name: "text cut off by the output limit (finish length) did not end the turn",
+      decisionPoints: 1,
+      session: new SessionBuilder().user().say("The plan is", 60_000, "length").compact(),
+      evidence: exactly({ messageID: "msg_0003", finish: "length", toolParts: 0, subagent: false }),
+    },
+    {
+      name: "never in a subagent's session: its caller would get the summary instead of the report",
+      decisionPoints: 1,
+      session: new SessionBuilder().user().say("Report: three call sites.", 60_000).compact(),
+      subagent: true,
+      evidence: { finish: "stop", subagent: true },
+    },
+    {
+      name: "a real user message after the answer: the compaction is the user's turn's, not the answer's",
+      session: answered((s) => s.user("and the tests?")),
+      evidence: exactly({ messageID: "msg_0007", finish: "stop", toolParts: 0, subagent: false }),
+    },
+    {
+      name: "a manual compaction between the answer and the automatic one interrupts it",
+      session: answered((s) => s.compact({ auto: false })),
+      evidence: { messageID: "msg_0007", finish: "stop" },
+    },
+    {
+      name: "an answer that ended in a provider error did not finish the turn",
+      session: erred(),
+      evidence: exactly({ messageID: "msg_0007", finish: "stop", toolParts: 0, subagent: false }),
+    },
+  ],
+  invalid: [
+    {
+      name: "a finished answer set off the compaction: the continue turn is skipped as housekeeping (info)",
+      decisionPoints: 1,
+      session: answered(),
+      evidence: exactly({ messageID: "msg_0007", finish: "stop", toolParts: 0, subagent: false }),
+      verdict: { decision: "deny", rule: "turn-finished", severity: "info" },
+    },
+    {
+      name: "a finished answer at a later compaction, after a cycle of work",
+      session: new SessionBuilder()
+        .user()
+        .step({ tool: "read", input: { filePath: "a" } }, 60_000)
+        .compact()
+        .step({ tool: "edit", input: { filePath: "a", oldString: "x", newString: "y" } }, 20_000)
+        .say("Fixed in a.ts.", 60_000)
+        .compact(),
+      decisionPoints: 2,
+      evidence: exactly({ messageID: "msg_0017", finish: "stop", toolParts: 0, subagent: false }),
+    },
+  ],
 });
