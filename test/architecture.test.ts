@@ -2,7 +2,7 @@
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
  * plugin → audit, for `/guard stats`, which reports audit's own figures;
- * plugin, cli → config → judge; cli → live (the guard inside Claude Code and Codex, through their
+ * plugin, cli → judge → config (the settings) → shared; cli → live (the guard inside Claude Code and Codex, through their
  * hooks) → guard, sources, config; judge, hosts → redact → shell, the one bash reader; shared/
  * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
  * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
@@ -23,12 +23,12 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   model: ["shared"],
   shell: [],
   redact: ["shell", "shared"],
-  judge: ["model", "redact", "shell", "shared"],
+  judge: ["config", "model", "redact", "shell", "shared"],
   hosts: ["model", "redact", "shell", "shared"],
-  guard: ["judge", "model", "redact", "shell", "shared"],
-  config: ["judge", "shared"],
+  guard: ["judge", "config", "model", "redact", "shell", "shared"],
+  config: ["shared"],
   plugin: ["config", "guard", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
-  sources: ["hosts", "judge", "model", "redact", "shell", "shared"],
+  sources: ["hosts", "judge", "config", "model", "redact", "shell", "shared"],
   audit: ["sources", "judge", "model", "redact", "shell", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
   live: ["config", "guard", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
@@ -38,7 +38,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["judge", "hosts", "model", "sources"],
+  "core.ts": ["judge", "config", "hosts", "model", "sources"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;

@@ -24,7 +24,7 @@ import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
 import { replaySession, type ReplayRow } from "../judge/replay.js";
-import { resolveSettings, type GuardSettings } from "../judge/settings.js";
+import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
 import { compactionEnd } from "../model/timeline.js";
 import { terminalSafe } from "../redact/terminal-safe.js";

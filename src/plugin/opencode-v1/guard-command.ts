@@ -13,7 +13,7 @@ import { TOOL_LOOP_NOTICE_MARK } from "../../model/entry.js";
 import type { Timeline } from "../../model/timeline.js";
 import { decisionLines } from "../decisions.js";
 import { completedCallsBefore, ledgerText } from "../../judge/ledger.js";
-import { describeSettings, type ResolvedSettings } from "../../judge/settings.js";
+import { describeSettings, type ResolvedSettings } from "../../config/settings.js";
 import { refusedRuns } from "../../judge/tool-loop.js";
 import type { ReplayRow } from "../../judge/replay.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../../../src/core.js";
 import { BACK_TO_BACK_LIMIT } from "../../../src/judge/rules/back-to-back-compactions.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { SessionBuilder } from "../../support/session.js";
 
 /** Every automatic compaction's verdict under the default settings. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeEvidence } from "../../../src/judge/explain.js";
 import { replayMessages } from "../../../src/core.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/config/settings.js";
 import { firstStepOver, LIMITS, OFF, ON, shape, tokens } from "../../support/prediction.js";
 import { bash, SessionBuilder } from "../../support/session.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../../../src/core.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../../src/config/settings.js";
 import { SessionBuilder } from "../../support/session.js";
 
 const settings = (over: Partial<GuardSettings> = {}): GuardSettings => ({ ...DEFAULT_SETTINGS, ...over });

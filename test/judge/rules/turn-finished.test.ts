@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { SessionBuilder } from "../../support/session.js";
 
 /** The verdict at the only automatic compaction, under the default settings. */
