@@ -12,7 +12,7 @@ import { GUARD_NOTE_KEY } from "../../hosts/opencode/guard-note.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../model/entry.js";
 import type { Timeline } from "../../model/timeline.js";
 import { decisionLines } from "../decisions.js";
-import { completedCallsBefore, ledgerText } from "../../judge/ledger.js";
+import { completedCallsBefore, ledgerText } from "../../guard/ledger.js";
 import { describeSettings, type ResolvedSettings } from "../../config/settings.js";
 import { refusedRuns } from "../../judge/tool-loop.js";
 import type { ReplayRow } from "../../judge/replay.js";

@@ -16,7 +16,7 @@
  * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
  *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
  * - `ctx.session.hook("compaction")`: the ledger of completed calls (the V1 guard's prevention,
- *   judge/ledger.ts) pushed as a system part of the summary request;
+ *   guard/ledger.ts) pushed as a system part of the summary request;
  *   `ctx.session.hook("context")`: on the first primary request after an automatic
  *   compaction, the note that the turn goes on after a compaction and what already completed.
  *
