@@ -1,0 +1,24 @@
+/**
+ * How the hosts' tools lay out their answers, every host together: the seam through which the
+ * judge (judge/information.ts, judge/signature.ts) reads a tool's answer without naming a
+ * host. Every layout applies to every answer, whichever host wrote it: a wrapper line of one
+ * host's tool holds no content in another's answer either, and a replay reads an export
+ * without asking its host. Of the hosts read today only opencode's tools wrap their answers
+ * (./opencode/answers.ts); a host whose tools do adds its layout here. Pure.
+ */
+import * as opencode from "./opencode/answers.js";
+
+/** Is `line` (trimmed, not empty) one that wraps an answer's content rather than holds it (a tag line, a trailer, a match count)? */
+export const isWrapperLine: (line: string) => boolean = opencode.isWrapperLine;
+
+/** The path a search tool's file heading names (the line above that file's hits), or undefined for any other line (trimmed). */
+export const headingPath: (line: string) => string | undefined = opencode.headingPath;
+
+/** The text of a hit written under a file heading (untrimmed), or undefined for any other line (trimmed). */
+export const headedHitText: (line: string) => string | undefined = opencode.headedHitText;
+
+/** The tags a host writes around a subagent's report; global, for `replace`. */
+export const REPORT_WRAPPER: RegExp = opencode.TASK_WRAPPER;
+
+/** Ids a host writes anew on every run of a tool: output noise, never progress. */
+export const RUN_IDS: readonly RegExp[] = opencode.RUN_IDS;
