@@ -8,6 +8,23 @@
  */
 import * as opencode from "./opencode/answers.js";
 
+/** What ends a line number before a line's text: each host's read tool's, and `cat -n`'s tab (any host's shell). */
+const LINE_NUMBER_ENDS = [...opencode.LINE_NUMBER_ENDS, "\t"];
+
+/**
+ * A line number before a line's text, as a read tool or `cat -n` writes it (`12: `, `    12\t`):
+ * white space, digits, then one of the ends above. Anchored; it begins with white space or a
+ * digit, so a line opening with any other character holds none.
+ */
+export const LINE_NUMBER = new RegExp(
+  `^\\s*\\d+(?:${LINE_NUMBER_ENDS.map((end) => end.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`,
+);
+
+const ENDS_CODES = new Set(LINE_NUMBER_ENDS.flatMap((end) => [...end].map((c) => c.charCodeAt(0))));
+
+/** Is `code` (a UTF-16 code) a character of what ends a line number ({@link LINE_NUMBER})? */
+export const endsLineNumber = (code: number): boolean => ENDS_CODES.has(code);
+
 /** Is `line` (trimmed, not empty) one that wraps an answer's content rather than holds it (a tag line, a trailer, a match count)? */
 export const isWrapperLine: (line: string) => boolean = opencode.isWrapperLine;
 

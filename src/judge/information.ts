@@ -23,7 +23,7 @@
  */
 import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
-import { headedHitText, headingPath, isWrapperLine, REPORT_WRAPPER } from "../hosts/answers.js";
+import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
 import { ComparableOutput, normalizeOutput, reportContent, sameTask } from "./signature.js";
 import { changesFiles } from "./tool-kinds.js";
@@ -101,8 +101,6 @@ function effectOf(call: ToolCall): string {
   return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
-/** A line number before a line's text: the read tool's `12: ` (older `00012| `), `cat -n`'s `    12\t`. */
-const LINE_NUMBER = /^\s*\d+(?:: |\| |\t)/;
 /** A search hit as grep -n, rg and git grep write it: `src/a.ts:12:text`. */
 const HIT = /^(?:\.\/)?[\w@.\/-]*\.\w+:\d+:.*$/;
 
@@ -333,8 +331,9 @@ export function mayHold(answer: string, text: string): boolean {
 
 /** White space as `trim` and `\s` read it, or a comma (from U+1680 on, any character). */
 const mayTrail = (code: number): boolean => code <= 32 || code === 44 || code === 0xa0 || code >= 0x1680;
-/** White space (from U+1680 on, any character), a digit, or what ends a line number (`12: `, `12| `). */
-const mayLead = (code: number): boolean => code <= 32 || (code >= 48 && code <= 58) || code === 124 || code === 0xa0 || code >= 0x1680;
+/** White space (from U+1680 on, any character), a digit, or what ends a line number (hosts/answers.ts `LINE_NUMBER`). */
+const mayLead = (code: number): boolean =>
+  code <= 32 || (code >= 48 && code <= 57) || endsLineNumber(code) || code === 0xa0 || code >= 0x1680;
 
 /** How many characters of answers {@link Seen} keeps unentered at most: each line checked is looked for in all of them. */
 const MAX_KEPT_CHARS = 1 << 17;

@@ -1,7 +1,8 @@
 /**
  * How opencode's built-in tools lay out their answers (tool/read.ts, tool/grep.ts,
  * tool/glob.ts, tool/task.ts, tool/truncate.ts): the lines that wrap content rather than hold
- * it, the grep tool's hits under a file heading, and the ids a run writes anew. Plain data and
+ * it, the read tool's line numbers, the grep tool's hits under a file heading, and the ids a
+ * run writes anew. Plain data and
  * pure functions; the judge reads them through ../answers.ts, never from here.
  */
 
@@ -12,6 +13,9 @@
  */
 const WRAPPER =
   /^(?:<\/?(?:path|type|content|file|task_result|task_metadata)>.*|<\/?task\b[^>]*>|\((?:End of file|Showing lines|File has more lines|Output truncated)\b.*\)|Found \d+ (?:match|file|result)\w*)$/;
+/** What ends the read tool's line number before a line's text: `12: `, in older versions `00012| `. */
+export const LINE_NUMBER_ENDS: readonly string[] = [": ", "| "];
+
 /** The grep tool's file heading (`/abs/src/a.ts:`) and the hits under it (`  Line 12: text`). */
 const HEADING = /^(\S*\.\w+):$/;
 const HEADED_HIT = /^Line \d+:(.*)$/;
