@@ -25,7 +25,7 @@ import { PLUGIN_ENTRY } from "../e2e/replay.js";
 import { createSandbox, writeOpencodeConfig } from "../e2e/sandbox.js";
 import { scenarioSetup } from "../e2e/scenarios.js";
 import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { projectStats, type StatsStore } from "../src/plugin/opencode-v1/stats.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));

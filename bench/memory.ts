@@ -34,7 +34,7 @@ import type { Hooks } from "@opencode-ai/plugin";
 import { formatTable } from "../e2e/table.js";
 import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { createMirror } from "../src/plugin/opencode-v1/mirror.js";
-import { resolveSettings } from "../src/judge/settings.js";
+import { resolveSettings } from "../src/config/settings.js";
 import { historyLimit } from "../src/judge/verdict.js";
 import { bash, SessionBuilder, type Message } from "../test/support/session.js";
 import { outputOf } from "./hooks.js";

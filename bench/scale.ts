@@ -25,7 +25,7 @@ import { promisify } from "node:util";
 import { formatInt, formatMs, formatTable, median } from "../e2e/table.js";
 import { readExport } from "../src/sources/export.js";
 import { createGuard } from "../src/plugin/opencode-v1/guard.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { replayTimeline } from "../src/core.js";
 import { checkToolCall, toolLoopHistoryLimit } from "../src/judge/tool-loop.js";
 import { timelineWithCall, type FinishedCall } from "../src/hosts/opencode/tool-call.js";

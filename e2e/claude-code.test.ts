@@ -12,8 +12,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
-import { NOTE_HEADER } from "../src/judge/ledger.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
+import { NOTE_HEADER } from "../src/guard/ledger.js";
 import { replaySession } from "../src/judge/replay.js";
 import { readExport } from "../src/sources/export.js";
 import { sessionInputs } from "../src/sources/sources.js";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { readExport } from "../src/sources/export.js";
 import { replaySession } from "../src/judge/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { stopReason } from "../src/live/codex.js";
 import { COMPACT_LIMIT, runCodex } from "./codex-run.js";
 

@@ -120,7 +120,7 @@ export function capErrorBody(max: number): unknown {
 
 /** The synthetic turn text opencode adds after a compaction (its prefix is enough). */
 const CONTINUE_PREFIX = "Continue if you have next steps";
-/** The guard's rewrite of that turn (src/judge/ledger.ts `NOTE_HEADER`), with `prevent` on. */
+/** The guard's rewrite of that turn (src/guard/ledger.ts `NOTE_HEADER`), with `prevent` on. */
 const NOTE_PREFIX = "[compaction-guard note]";
 
 interface ChatMessage {

@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
-import { completedCallsBefore, continueNote } from "../src/judge/ledger.js";
+import { completedCallsBefore, continueNote } from "../src/guard/ledger.js";
 import { COMPACTION_QUESTION, CONTINUE_TEXT } from "../src/hosts/opencode/facts.js";
 import { predictionMargin, predictNextPrompt } from "../src/core.js";
 import { expectHealthyRun, expectLiveMatchesReplay, expectLoopStopped } from "./expect-run.js";

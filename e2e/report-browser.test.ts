@@ -19,7 +19,7 @@ import { readExport } from "../src/sources/export.js";
 import { usableContext, type ModelLimits } from "../src/hosts/opencode/facts.js";
 import { renderHtmlReport } from "../src/report/html.js";
 import { sessionSeries } from "../src/audit/series.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

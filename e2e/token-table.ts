@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { buildTimeline } from "../src/hosts/opencode/v1.js";
 import { predictionMargin, predictNextPrompt } from "../src/core.js";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { usableContext } from "../src/hosts/opencode/facts.js";
 import { runScenario } from "./harness.js";
 import { e2eConcurrency, mapLimit } from "./pool.js";

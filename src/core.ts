@@ -9,7 +9,7 @@
 import { predictNextPrompt as predictWith, type Prediction } from "./judge/predict.js";
 import type { Evidence, RuleName } from "./judge/rules/index.js";
 import { decideCompaction as decideCompactionWith, replayTimeline as replayTimelineWith, type ReplayRow } from "./judge/replay.js";
-import type { GuardSettings } from "./judge/settings.js";
+import type { GuardSettings } from "./config/settings.js";
 import { decide as decideWith, type DecideOptions as JudgeOptions, type Verdict } from "./judge/verdict.js";
 import { OPENCODE_FACTS, opencodeInputs, type ModelLimits } from "./hosts/opencode/facts.js";
 import { buildTimeline } from "./hosts/opencode/v1.js";
@@ -35,7 +35,7 @@ export type TurnFinishedEvidence = Evidence["turn-finished"];
 export type { ReplayRow } from "./judge/replay.js";
 export { OPENCODE_FACTS, usableContext, type ModelLimits } from "./hosts/opencode/facts.js";
 export type { HostFacts, HostInputs } from "./model/host-facts.js";
-export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./judge/settings.js";
+export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./config/settings.js";
 export { canonicalJson } from "./judge/signature.js";
 export { findDecisionPoint, historyLimit, type Evidence, type RuleName, type Severity, type Verdict } from "./judge/verdict.js";
 export { readExport, type SessionExport } from "./sources/export.js";

@@ -2,10 +2,10 @@
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
  * plugin → audit, for `/guard stats`, which reports audit's own figures;
- * plugin, cli → config → judge; cli → live (the guard inside Claude Code and Codex, through their
+ * plugin, cli → judge → config (the settings) → shared; cli → live (the guard inside Claude Code and Codex, through their
  * hooks) → guard, sources, config; judge, hosts → redact → shell, the one bash reader; shared/
- * under all of them), judge/ never imports hosts/ (a host is one folder under hosts/ that
- * produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
+ * under all of them), judge/ imports of hosts/ only hosts/answers.ts, how the hosts' tools lay
+ * out their answers (a host is one folder under hosts/ that produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
  * rule, only the list in judge/rules/index.ts names a rule file, model/, shell/, judge/ and audit/ do
  * no I/O, nothing sets a V8 flag at run time, and no rule's evidence has a getter. Inside
  * plugin/: opencode-v1/ (which also runs the 1.18 V2 runner) → opencode-v2/ → plugin/*.ts.
@@ -23,12 +23,12 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   model: ["shared"],
   shell: [],
   redact: ["shell", "shared"],
-  judge: ["model", "redact", "shell", "shared"],
+  judge: ["config", "hosts", "model", "redact", "shell", "shared"],
   hosts: ["model", "redact", "shell", "shared"],
-  guard: ["judge", "model", "redact", "shell", "shared"],
-  config: ["judge", "shared"],
+  guard: ["judge", "config", "model", "redact", "shell", "shared"],
+  config: ["shared"],
   plugin: ["config", "guard", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
-  sources: ["hosts", "judge", "model", "redact", "shell", "shared"],
+  sources: ["hosts", "judge", "config", "model", "redact", "shell", "shared"],
   audit: ["sources", "judge", "model", "redact", "shell", "shared"],
   report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
   live: ["config", "guard", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
@@ -38,7 +38,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["judge", "hosts", "model", "sources"],
+  "core.ts": ["judge", "config", "hosts", "model", "sources"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;
@@ -91,10 +91,11 @@ describe("architecture: the layers of src/", () => {
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
   });
 
-  it("judge/ never imports hosts/, and each host imports no other host", () => {
+  it("judge/ imports of hosts/ only the answers' layouts (hosts/answers.ts), and each host imports no other host", () => {
+    expect(LOCAL.some(({ from, to }) => folderOf(from) === "judge" && to === "hosts/answers.ts")).toBe(true);
     const wrong = LOCAL.filter(({ from, to }) => {
       if (folderOf(to) !== "hosts") return false;
-      if (folderOf(from) === "judge") return true;
+      if (folderOf(from) === "judge") return to !== "hosts/answers.ts";
       // Files directly under hosts/ (reading a transcript, telling agents apart) are shared by the hosts.
       const hostOf = (file: string) => (file.split("/").length > 2 ? file.split("/")[1] : null);
       return folderOf(from) === "hosts" && hostOf(from) !== null && hostOf(to) !== null && hostOf(from) !== hostOf(to);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const edit = (filePath: string, oldString: string, newString: string): ToolSpec => ({

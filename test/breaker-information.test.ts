@@ -7,7 +7,7 @@
 import { toolCall } from "./support/calls.js";
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";
 import { commandRole } from "../src/shell/role.js";
 import { callRole } from "../src/judge/information.js";
 import type { ToolCall } from "../src/model/entry.js";

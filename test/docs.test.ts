@@ -11,7 +11,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
-import { describeSettings, resolveSettings } from "../src/judge/settings.js";
+import { describeSettings, resolveSettings } from "../src/config/settings.js";
 import { VERSION } from "../src/shared/version.js";
 import { CLI, cliBin, consoleBlocks, PAGES, readerEnv, ROOT, runBlock } from "./support/doc-blocks.js";
 

@@ -10,7 +10,7 @@ import { type AssistantEntry, type Entry, type UserEntry } from "../src/model/en
 import { type Compaction, type Timeline } from "../src/model/timeline.js";
 import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import type { ModelLimits } from "../src/hosts/opencode/facts.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";
 import { decide, historyLimit, replayMessages } from "../src/core.js";
 import { RULES } from "../src/judge/rules/index.js";
 import {

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { replaySession } from "../src/judge/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { toolCall } from "./support/calls.js";
 import { SessionBuilder, type Message, type ToolSpec } from "./support/session.js";
 

@@ -11,7 +11,7 @@ import { replayMessages } from "../src/core.js";
 import { replaySession, type ReplayRow } from "../src/judge/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 const sessionOf = (exported: unknown) => exportedSession(exported as Parameters<typeof exportedSession>[0]);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
 /** The first denied compaction's index and its rule, or null when none is denied. */

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SETTINGS } from "../src/judge/settings.js";
+import { SETTINGS } from "../src/config/settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const README = readFileSync(join(ROOT, "README.md"), "utf8");

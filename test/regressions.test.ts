@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli } from "./support/cli.js";
 import { createGuard } from "../src/plugin/opencode-v1/guard.js";
-import { DEFAULT_SETTINGS } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { previewCall } from "../src/redact/preview.js";
 import { replayMessages } from "../src/core.js";
 import { fakeClient, newestMessages } from "./support/client.js";

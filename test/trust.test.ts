@@ -9,7 +9,7 @@ import { main } from "../src/cli/main.js";
 import { createGuard, DecisionRegistry } from "../src/plugin/opencode-v1/guard.js";
 import { describeEvidence } from "../src/judge/explain.js";
 import { replayMessages } from "../src/core.js";
-import { DEFAULT_SETTINGS, resolveSettings } from "../src/judge/settings.js";
+import { DEFAULT_SETTINGS, resolveSettings } from "../src/config/settings.js";
 import { VERSION } from "../src/shared/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";

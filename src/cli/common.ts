@@ -7,7 +7,7 @@ import { closest, distance } from "fastest-levenshtein";
 import { ExportError } from "../sources/export.js";
 import { OUTPUT_TOKEN_MAX, RESERVED_MAX, usableContext, type ModelLimits } from "../hosts/opencode/facts.js";
 import { loadSettingsFiles } from "../config/file.js";
-import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../judge/settings.js";
+import { checkSetting, parseSettingText, resolveSettings, SETTINGS, showValue, type GuardSettings } from "../config/settings.js";
 import { BUGS_URL, VERSION } from "../shared/version.js";
 import { MAX_PHYSICAL_TOKENS } from "../model/entry.js";
 import { fmt, plural } from "../report/format.js";

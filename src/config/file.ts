@@ -2,7 +2,7 @@
  * The settings files: `compaction-guard.jsonc` in opencode's global config folder
  * (`$XDG_CONFIG_HOME/opencode/`, else `~/.config/opencode/`) and in the project's nearest
  * `.opencode/` folder. This module finds, reads and parses them (JSONC: comments and trailing
- * commas allowed) into the layers judge/settings.ts `resolveSettings` validates; the judge
+ * commas allowed) into the layers ./settings.ts `resolveSettings` validates; the judge
  * itself reads no file. Nothing here throws: a file that cannot be read or parsed becomes one
  * problem line naming the file and the line, and whatever could be parsed of it still counts.
  */
@@ -11,8 +11,8 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve, sep } from "node:path";
 import type * as Jsonc from "jsonc-parser";
 import type { Node, ParseError } from "jsonc-parser";
-import type { FileLayer, FileSource } from "../judge/settings.js";
-import { showValue } from "../judge/settings.js";
+import type { FileLayer, FileSource } from "./settings.js";
+import { showValue } from "./settings.js";
 import { lazily } from "../shared/zod.js";
 
 /**

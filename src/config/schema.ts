@@ -1,10 +1,10 @@
 /**
  * The JSON Schema of a settings file (`compaction-guard.jsonc`), built from each setting's own
- * zod schema (judge/settings.ts), so that an editor checks the file as the guard does.
+ * zod schema (./settings.ts), so that an editor checks the file as the guard does.
  * `npm run schema` writes it to schema/compaction-guard.schema.json, shipped in the package;
  * test/config/schema.test.ts fails when that file is out of date.
  */
-import { SCHEMA_KEY, SETTINGS } from "../judge/settings.js";
+import { SCHEMA_KEY, SETTINGS } from "./settings.js";
 import { zod } from "../shared/zod.js";
 
 /** Where the schema is, in the package. */

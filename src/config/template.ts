@@ -1,8 +1,8 @@
 /**
  * The settings file `init` writes: every setting commented out at its default, under its
- * one-line help, so that removing the `//` of a line sets it. Built from judge/settings.ts.
+ * one-line help, so that removing the `//` of a line sets it. Built from ./settings.ts.
  */
-import { SCHEMA_KEY, SETTINGS } from "../judge/settings.js";
+import { SCHEMA_KEY, SETTINGS } from "./settings.js";
 
 /**
  * The text of a new settings file.

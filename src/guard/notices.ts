@@ -12,7 +12,7 @@ import type { Evidence, Verdict } from "../judge/verdict.js";
 import { percent, tokens } from "../judge/words.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import type { StopKind } from "./host.js";
-import { describeSettings, SETTINGS, type ResolvedSettings } from "../judge/settings.js";
+import { describeSettings, SETTINGS, type ResolvedSettings } from "../config/settings.js";
 import { VERSION } from "../shared/version.js";
 
 /**
@@ -266,7 +266,7 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
  * The lines a guard writes when it starts, in order: one warn line per ignored setting, then
  * one info line saying it is disabled (and by what) or loaded with which settings.
  *
- * @param resolved the settings as judge/settings.ts resolved them.
+ * @param resolved the settings as config/settings.ts resolved them.
  * @param env the environment they were resolved from (names the variable that disabled the guard).
  * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
  * @param copy the how-manieth copy of the guard in this opencode (1 = the first).

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { GuardSettings } from "../judge/settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { reason, type Log } from "./host.js";
 
 /**

@@ -1,10 +1,10 @@
 /**
  * The texts of prevention, in every runtime: the ledger pushed into a summary request and the
  * note that replaces (V1) or follows (V2) opencode's continue text, both from the calls the
- * session completed (judge/ledger.ts).
+ * session completed (./ledger.ts).
  */
 import type { Timeline } from "../model/timeline.js";
-import { completedCallsBefore, continueNote, ledgerText } from "../judge/ledger.js";
+import { completedCallsBefore, continueNote, ledgerText } from "./ledger.js";
 
 /** How far back a ledger or note may look. */
 export interface LookBack {

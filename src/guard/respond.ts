@@ -4,7 +4,7 @@
  * log line, a toast and a note in the session; in observe mode say what would have been done.
  * The runtime is a {@link GuardHost}; the words are ./notices.ts's.
  */
-import type { GuardSettings } from "../judge/settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import type { Verdict } from "../judge/verdict.js";
 import { elapsedSince, reason, type GuardHost } from "./host.js";
 import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";

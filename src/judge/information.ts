@@ -23,6 +23,7 @@
  */
 import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
+import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
 import { ComparableOutput, normalizeOutput, reportContent, sameTask } from "./signature.js";
 import { changesFiles } from "./tool-kinds.js";
@@ -100,20 +101,8 @@ function effectOf(call: ToolCall): string {
   return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
-/**
- * Lines that wrap content rather than hold it: the read tool's `<path>`, `<type>` and
- * `<content>` lines and its trailer (`(Showing lines 1-66 of 9866. …)`), the task tool's
- * `<task id=…>` and `<task_result>` lines, the grep tool's `Found 3 matches`.
- */
-const WRAPPER =
-  /^(?:<\/?(?:path|type|content|file|task_result|task_metadata)>.*|<\/?task\b[^>]*>|\((?:End of file|Showing lines|File has more lines|Output truncated)\b.*\)|Found \d+ (?:match|file|result)\w*)$/;
-/** A line number before a line's text: the read tool's `12: ` (older `00012| `), `cat -n`'s `    12\t`. */
-const LINE_NUMBER = /^\s*\d+(?:: |\| |\t)/;
 /** A search hit as grep -n, rg and git grep write it: `src/a.ts:12:text`. */
 const HIT = /^(?:\.\/)?[\w@.\/-]*\.\w+:\d+:.*$/;
-/** The grep tool's file heading (`/abs/src/a.ts:`) and the hits under it (`  Line 12: text`). */
-const HEADING = /^(\S*\.\w+):$/;
-const HEADED_HIT = /^Line \d+:(.*)$/;
 
 const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
 
@@ -125,9 +114,10 @@ const answerText = (output: unknown): string =>
  * Calls `visit` with each content line of an answer: trimmed, as shown (run-to-run noise is
  * left in: reading every answer's noise out would cost a replay several times its parse; a
  * repeated question is compared without it, see {@link Answer}), without line numbers (the
- * read tool's is passed on when `numbered`, else −1) or wrapper lines, without a trailing
- * comma (a search result moved to the end of a JSON list), empty lines left out; a search
- * hit as its file's name and its text, however the search tool wrote it. Two answers
+ * read tool's is passed on when `numbered`, else −1) or the lines a tool wraps content in
+ * (hosts/answers.ts `isWrapperLine`), without a trailing comma (a search result moved to the
+ * end of a JSON list), empty lines left out; a search hit as its file's name and its text,
+ * however the search tool wrote it (grep -n's `file:12:text`, or under a file heading). Two answers
  * showing the same lines of a file, or the same hits, give the same lines, however asked.
  * Stops when `visit` returns true.
  */
@@ -146,19 +136,17 @@ function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n
     const number = numbered && mayBeNumbered ? LINE_NUMBER.exec(whole) : null;
     let line = (number ? whole.slice(number[0].length) : mayBeNumbered ? whole.replace(LINE_NUMBER, "") : whole).trim();
     if (line.endsWith(",")) line = line.slice(0, -1);
-    if (line === "" || ((line.charCodeAt(0) === 60 || line.charCodeAt(0) === 40 || line.startsWith("Found ")) && WRAPPER.test(line)))
-      continue;
-    const colon = line.includes(":");
-    const heading = colon && line.endsWith(":") ? HEADING.exec(line) : null;
-    if (heading) {
-      file = basename(heading[1]!);
+    if (line === "" || isWrapperLine(line)) continue;
+    const heading = headingPath(line);
+    if (heading !== undefined) {
+      file = basename(heading);
       continue;
     }
-    const headed = colon && line.startsWith("Line ") ? HEADED_HIT.exec(line) : null;
+    const headed = headedHitText(line);
     const n = number ? Number.parseInt(number[0], 10) : -1;
     let text = line;
-    if (headed) text = `${file}\u0000${headed[1]!.trim()}`;
-    else if (colon && HIT.test(line)) {
+    if (headed !== undefined) text = `${file}\u0000${headed.trim()}`;
+    else if (line.includes(":") && HIT.test(line)) {
       // A hit's file is all before its first colon, its text all after the second (the line number has none).
       const fileEnd = line.indexOf(":");
       const name = line.slice(line.lastIndexOf("/", fileEnd) + 1, fileEnd);
@@ -200,7 +188,7 @@ function factsOfNormalized(normalized: string): Set<string> {
   for (const [, key, value] of text.matchAll(/"(\w+)"\s*:\s*"([A-Za-z_][\w-]{0,39})"/g))
     facts.add(`${key!.toLowerCase()}=${value!.toLowerCase()}`);
   // A number stated twice is two facts: `3 of 3 passed` says more than `1 of 3 passed` did.
-  for (const number of text.replace(/<\/?task(?:_result)?\b[^>]*>/g, " ").match(NUMBER) ?? []) {
+  for (const number of text.replace(REPORT_WRAPPER, " ").match(NUMBER) ?? []) {
     let fact = `#${number}`;
     for (let times = 2; facts.has(fact); times++) fact = `#${number}#${times}`;
     facts.add(fact);
@@ -343,8 +331,9 @@ export function mayHold(answer: string, text: string): boolean {
 
 /** White space as `trim` and `\s` read it, or a comma (from U+1680 on, any character). */
 const mayTrail = (code: number): boolean => code <= 32 || code === 44 || code === 0xa0 || code >= 0x1680;
-/** White space (from U+1680 on, any character), a digit, or what ends a line number (`12: `, `12| `). */
-const mayLead = (code: number): boolean => code <= 32 || (code >= 48 && code <= 58) || code === 124 || code === 0xa0 || code >= 0x1680;
+/** White space (from U+1680 on, any character), a digit, or what ends a line number (hosts/answers.ts `LINE_NUMBER`). */
+const mayLead = (code: number): boolean =>
+  code <= 32 || (code >= 48 && code <= 57) || endsLineNumber(code) || code === 0xa0 || code >= 0x1680;
 
 /** How many characters of answers {@link Seen} keeps unentered at most: each line checked is looked for in all of them. */
 const MAX_KEPT_CHARS = 1 << 17;

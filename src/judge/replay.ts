@@ -6,7 +6,7 @@
 import type { SessionData } from "../model/session.js";
 import { compactionSizes, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import type { GuardSettings } from "./settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
 import type { RuleContext } from "./rules/index.js";
 import { contextOf, decide, decideWith, findDecisionPoint, type DecideOptions, type Verdict } from "./verdict.js";

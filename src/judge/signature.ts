@@ -10,6 +10,7 @@
 import type { Hash } from "node:crypto";
 import { canonicalJson } from "../shared/canonical-json.js";
 import { builtin } from "../shared/builtin.js";
+import { REPORT_WRAPPER, RUN_IDS } from "../hosts/answers.js";
 
 export { canonicalJson };
 
@@ -42,9 +43,8 @@ export function digestOf(text: string): string {
  * - temporary paths (`/tmp/tmp.Xa81kQ`, `/var/folders/…/T/…`), as `mktemp` makes them;
  * - memory addresses (`0x7f3a9c2e10`), UUIDs and 32+ digit hex ids (request ids, sha256
  *   digests), and the port of a local address (`127.0.0.1:54321`, `localhost:40123`);
- * - the file id in opencode's truncation notice for big outputs ("Full output saved to:
- *   …/tool-output/tool_<id>", tool/truncate.ts), new on every call;
- * - the fresh child session id opencode's task tool writes (`<task id="ses_…">`);
+ * - the ids a host's tool writes anew on every call (hosts/answers.ts `RUN_IDS`: opencode's
+ *   saved full output, a task's child session);
  * - ids no list can name one by one, told by their look: a token of 8+ letters and digits
  *   that switches between them 3+ times (`7c41e0a9d2b35f18`, `a9ZkQ2mP0x`), a word-prefixed
  *   one (`req_0e93b7d15a2c`), a number of 3+ digits in brackets mid-line (a log prefix's
@@ -64,8 +64,7 @@ const NOISE_PARTS = [
   /0x[0-9a-fA-F]{6,}/, // 0x7f3a9c2e10
   /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|[0-9a-fA-F]{32,}\b/, // UUIDs, sha256
   /(?:localhost|127\.0\.0\.1|0\.0\.0\.0):\d+/, // a local address's port
-  /tool-output\/tool_[A-Za-z0-9]+/, // opencode's saved full output
-  /ses_[A-Za-z0-9]+/, // a child session id
+  ...RUN_IDS,
   /[A-Za-z]{2,10}_(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{10,}\b/, // req_0e93b7d15a2c48f6e911
   /(?:Running in|container|--->) [0-9a-f]{12}\b/, // docker build's intermediate containers
 ];
@@ -307,9 +306,9 @@ export interface ReportContent {
   readonly numbers: ReadonlySet<string>;
 }
 
-/** Reads a report (opencode's task wrapper, `<task id=…>` and `<task_result>`, left out). */
+/** Reads a report (the tags a host writes around it, hosts/answers.ts `REPORT_WRAPPER`, left out). */
 export function reportContent(text: string): ReportContent {
-  const body = text.replace(/<\/?task(?:_result)?\b[^>]*>/g, " ");
+  const body = text.replace(REPORT_WRAPPER, " ");
   const named = new Set<string>();
   for (const raw of body.match(/[A-Za-z0-9_$.:/-]+/g) ?? []) {
     const token = raw.replace(/^[.:/-]+|[.:-]+$/g, "").replace(/(?::\d+)+$/, "");

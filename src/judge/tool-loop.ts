@@ -21,7 +21,7 @@
 import { buildChains, type Chain } from "./chains.js";
 import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js";
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
-import type { GuardSettings } from "./settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { previewCall } from "../redact/preview.js";
 import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
 

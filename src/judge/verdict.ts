@@ -5,7 +5,7 @@
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
 import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
-import type { GuardSettings } from "./settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { buildView, TimelineSteps } from "./view.js";
 
 export type { Evidence, RuleName, Severity } from "./rules/index.js";

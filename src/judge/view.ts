@@ -12,7 +12,7 @@
  */
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
-import type { GuardSettings } from "./settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
 import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";

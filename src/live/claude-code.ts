@@ -3,7 +3,7 @@
  * 2.1.328, docs/other-agents.md):
  *
  * - `SessionStart` with source `compact` (after every compaction): the continue note
- *   (judge/ledger.ts, the one opencode's continue turn gets) as `additionalContext`, which
+ *   (guard/ledger.ts, the one opencode's continue turn gets) as `additionalContext`, which
  *   Claude Code hands the model as a system reminder. 2.1.328 runs this hook before it writes
  *   the compaction to the transcript (measured: the transcript at that moment ends with the
  *   last tool result before it), so the note covers the whole transcript on disk, and the
@@ -25,7 +25,7 @@ import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
 import { replaySession, type ReplayRow } from "../judge/replay.js";
-import { resolveSettings, type GuardSettings } from "../judge/settings.js";
+import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import { isRealUser } from "../model/entry.js";
 import type { SessionData } from "../model/session.js";
 import { redactSecrets } from "../redact/secrets.js";

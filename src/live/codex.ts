@@ -7,7 +7,7 @@
  *   before the next model request. The guard decides the compaction just made from the
  *   rollout on disk, as `replay` does (judge/replay.ts). Allowed: the reply's
  *   `hookSpecificOutput.additionalContext` is added to the model's context, the guard's note
- *   of what the session already completed (judge/ledger.ts). Denied: `continue: false` with
+ *   of what the session already completed (guard/ledger.ts). Denied: `continue: false` with
  *   `stopReason` and `systemMessage`: Codex stops the turn there.
  * - `PreToolUse`: before each tool call. When the latest automatic compaction is denied and
  *   the user has not spoken since, the call is blocked (`permissionDecision: "deny"`, the
@@ -24,7 +24,7 @@ import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
 import { replaySession, type ReplayRow } from "../judge/replay.js";
-import { resolveSettings, type GuardSettings } from "../judge/settings.js";
+import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
 import { compactionEnd } from "../model/timeline.js";
 import { terminalSafe } from "../redact/terminal-safe.js";

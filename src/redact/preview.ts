@@ -23,7 +23,7 @@ import nodePath from "node:path";
 import { isRecord } from "../shared/record.js";
 import { tokenize, type Token, type Word } from "../shell/lexer.js";
 import { CLOSERS, DATA_PROGRAMS, INTERPRETER, KEYWORDS, PREFIXES, SUBCOMMANDS, type PrefixSpec } from "../shell/words.js";
-import { PREVIEW_MAX, redactSecrets } from "./secrets.js";
+import { PREVIEW_MAX, redactedStart, redactSecrets } from "./secrets.js";
 import { terminalSafe } from "./terminal-safe.js";
 
 /** Longest command text scanned; the rest is elided (the preview is 60 characters anyway). */
@@ -568,3 +568,9 @@ function previewKeys(input: unknown, directory: string | undefined): string {
   if (more) shown.push(ELIDED);
   return `{${shown.join(", ")}}`;
 }
+
+/** Longest tool name shown, characters (MCP names can be long). */
+const MAX_TOOL_NAME = 40;
+
+/** A tool's name as it is shown: secrets masked, terminal-safe, at most 40 characters; "?" when empty. */
+export const shownToolName = (tool: string): string => terminalSafe(redactedStart(tool, MAX_TOOL_NAME)).slice(0, MAX_TOOL_NAME) || "?";

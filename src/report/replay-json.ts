@@ -1,5 +1,5 @@
 /** `replay --json`: one JSON object for the session, every text from it made terminal-safe. */
-import { shownToolName } from "../judge/ledger.js";
+import { shownToolName } from "../redact/preview.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import { terminalSafeJson } from "../redact/terminal-safe.js";
 import type { ReplayResult } from "./replay-types.js";

@@ -5,7 +5,7 @@
  */
 import type { ReplayRow } from "../judge/replay.js";
 import { describeEvidence } from "../judge/explain.js";
-import { shownToolName } from "../judge/ledger.js";
+import { shownToolName } from "../redact/preview.js";
 import type { ToolLoopEntry } from "../judge/tool-loop.js";
 import { agentNote } from "../hosts/read.js";
 import { guardStops } from "../model/timeline.js";

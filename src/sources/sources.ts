@@ -4,7 +4,7 @@
  */
 import { setImmediate } from "node:timers/promises";
 import type { SessionData, SessionInputs } from "../judge/replay.js";
-import type { GuardSettings } from "../judge/settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import { ExportError, readExport, unexpectedReadError } from "./export.js";
 import { findExports } from "./files.js";
 import { opencodeInputs, type ModelLimits } from "../hosts/opencode/facts.js";

@@ -15,7 +15,7 @@ import { formatSeconds } from "../../src/report/format.js";
 import { displayWidth } from "../../src/report/terminal.js";
 import { main } from "../../src/cli/main.js";
 import { cli } from "../support/cli.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));
 

@@ -12,7 +12,7 @@ import { auditSession } from "../../src/audit/audit.js";
 import type { AuditJson } from "../../src/audit/types.js";
 import { GUARD_NOTE_KINDS, isGuardNote } from "../../src/hosts/opencode/guard-note.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { cli } from "../support/cli.js";
 
 const FIXTURES = fileURLToPath(new URL("../../fixtures", import.meta.url));

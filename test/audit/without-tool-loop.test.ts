@@ -11,7 +11,7 @@ import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../
 import { replaySession, type SessionData } from "../../src/judge/replay.js";
 import { sessionInputs, type SessionDecisionOptions } from "../../src/sources/sources.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";
 
 /** The two replays of one session, compared on what a row is made of. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "../support/cli.js";
 import { loadSettingsFiles, parseSettingsFile } from "../../src/config/file.js";
-import { DEFAULT_SETTINGS, resolveSettings, SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, resolveSettings, SETTINGS } from "../../src/config/settings.js";
 
 const init = (args: string[], env: Record<string, string>, cwd: string) => cli(["init", ...args], env, cwd);
 

@@ -1,5 +1,5 @@
 /**
- * The settings files (config/file.ts) and their layers in judge/settings.ts: where they are
+ * The settings files (config/file.ts) and their layers in config/settings.ts: where they are
  * found, every layer's precedence, the one line a broken file gets (file, line, key), unknown
  * keys, `$schema`, and the CLI reading the same files as the plugin.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { globalConfigFile, loadSettingsFiles, parseSettingsFile, projectConfigFile } from "../../src/config/file.js";
-import { describeSettings, resolveSettings } from "../../src/judge/settings.js";
+import { describeSettings, resolveSettings } from "../../src/config/settings.js";
 import { cli } from "../support/cli.js";
 
 const FIXTURE = new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url).pathname;

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_FILE, settingsJsonSchema, settingsJsonSchemaText } from "../../src/config/schema.js";
-import { DEFAULT_SETTINGS, SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, SETTINGS } from "../../src/config/settings.js";
 
 const shipped = readFileSync(new URL(`../../${SCHEMA_FILE}`, import.meta.url), "utf8");
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { files: string[] };

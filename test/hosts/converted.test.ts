@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { replayTimeline, type ReplayRow } from "../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { readClaudeCode } from "../../src/hosts/claude-code/index.js";
 import { readCodex } from "../../src/hosts/codex/index.js";
 import { toClaudeCode, toCodex } from "../support/transcripts.js";

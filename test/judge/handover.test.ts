@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { opencodeInputs } from "../../src/hosts/opencode/facts.js";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { InformationState } from "../../src/judge/information.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { decide, findDecisionPoint } from "../../src/judge/verdict.js";
 import { TimelineSteps } from "../../src/judge/view.js";
 import { ROOT } from "../support/golden.js";

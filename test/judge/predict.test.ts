@@ -4,7 +4,7 @@ import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { predictionMargin, predictNextPrompt, tokensAtLeast } from "../../src/judge/predict.js";
 import { replayMessages } from "../../src/core.js";
 import { OPENCODE_FACTS } from "../../src/hosts/opencode/facts.js";
-import { resolveSettings } from "../../src/judge/settings.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { firstStepOver, LIMITS, ON, shape, tokens } from "../support/prediction.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 
 const LIMITS = { context: 8_000, output: 2_000 }; // usable 6,000

@@ -17,7 +17,7 @@ import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { decide, replayMessages, replayTimeline, type DecideOptions } from "../../src/core.js";
 import { replaySession, type SessionData } from "../../src/judge/replay.js";
 import { sessionInputs } from "../../src/sources/sources.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { compactionSizes } from "../../src/model/timeline.js";
 import { toolLoopsOf } from "../../src/judge/tool-loop.js";
 import { guardSettings, history, modelLimits } from "../support/arbitraries.js";

@@ -9,7 +9,7 @@ import { callKey } from "../../src/hosts/opencode/actions.js";
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { TOOL_LOOP_NOTICE_MARK, withoutToolLoopNotice } from "../../src/model/entry.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import {
   askedRepeats,
   checkToolCall,

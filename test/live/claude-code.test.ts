@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeCodeLive, HOOK_MARK, settingsFile } from "../../src/live/claude-code.js";
-import { NOTE_HEADER } from "../../src/judge/ledger.js";
+import { NOTE_HEADER } from "../../src/guard/ledger.js";
 
 const FIXTURES = new URL("../../fixtures/claude-code/", import.meta.url);
 /** Claude Code 2.1.328 looping on `cat big.txt` against the e2e server: four compactions, replay allows the first and denies the rest. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexHookInput, CodexHookInputError, findRollout, live } from "../../src/live/codex.js";
 import { hooksFile, isGuardHandler } from "../../src/live/codex-hooks.js";
-import { NOTE_HEADER } from "../../src/judge/ledger.js";
+import { NOTE_HEADER } from "../../src/guard/ledger.js";
 import type { LiveContext } from "../../src/live/agent.js";
 
 const FIXTURE = "fixtures/codex/codex-0.104.0-alpha.1-compacted.jsonl";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { replayTimeline } from "../../src/core.js";
-import { resolveSettings } from "../../src/judge/settings.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { toolLoopNotice } from "../../src/judge/tool-loop.js";
 import {
   findSwitch,

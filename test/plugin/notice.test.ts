@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { describeEvidence, nextSteps } from "../../src/judge/explain.js";
 import { allowLogMessage, denialToast, stopLogMessage } from "../../src/guard/notices.js";
 import { RULES } from "../../src/judge/rules/index.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { replayMessages } from "../../src/core.js";
 import { type ReplayRow } from "../../src/judge/replay.js";
 import type { RuleName } from "../../src/judge/verdict.js";

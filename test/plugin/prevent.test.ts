@@ -4,7 +4,7 @@
  * stored history untouched, and every failure leaving opencode's text as it was.
  */
 import { describe, expect, it } from "vitest";
-import { continueNote } from "../../src/judge/ledger.js";
+import { continueNote } from "../../src/guard/ledger.js";
 import { CONTINUE_TEXT } from "../../src/hosts/opencode/facts.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { fakeClient, newestMessages } from "../support/client.js";

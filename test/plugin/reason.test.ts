@@ -10,7 +10,7 @@ import { createGuard, DecisionRegistry } from "../../src/plugin/opencode-v1/guar
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { describeEvidence, nextSteps } from "../../src/judge/explain.js";
 import { sessionLabel, stopRecord } from "../../src/guard/notices.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { decide, findDecisionPoint } from "../../src/core.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";

@@ -3,7 +3,7 @@
  * what is halted, logged, toasted and noted, by mode, notify setting and severity.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { replayMessages } from "../../src/core.js";
 import type { Verdict } from "../../src/judge/verdict.js";
 import type { GuardHost, StopKind } from "../../src/guard/host.js";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { auditSessions } from "../../src/audit/audit.js";
 import { exportFiles } from "../../src/sources/sources.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { ANSWERED, STATS_MAX_LISTED } from "../../src/plugin/opencode-v1/command.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
 import { projectStats, statsText, statsUnreadableLine, STATS_MAX_SESSIONS, type StatsStore } from "../../src/plugin/opencode-v1/stats.js";

@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createGuard, type GuardDeps } from "../../src/plugin/opencode-v1/guard.js";
 import { MAX_TOOL_LOOP_SESSIONS, createToolLoopHooks } from "../../src/plugin/opencode-v1/tool-loop.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { publish } from "./publish.js";

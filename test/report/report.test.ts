@@ -11,7 +11,7 @@ import { usableContext } from "../../src/hosts/opencode/facts.js";
 import { replayMessages } from "../../src/core.js";
 import { escapeHtml, renderChartSvg, renderHtmlReport } from "../../src/report/html.js";
 import { sessionSeries, stepsAfterFirstDeny } from "../../src/audit/series.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 
 interface RawMessage {
   info: {

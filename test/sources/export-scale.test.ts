@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportError, HEAP_BYTES_PER_EXPORT_BYTE, readExport } from "../../src/sources/export.js";
-import { DEFAULT_SETTINGS } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { replayTimeline } from "../../src/core.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { syntheticExport, writeSyntheticExport } from "../support/synthetic.js";

@@ -6,7 +6,7 @@
  * `Array<{ info, parts }>` with unique ids, so that compactions and their summaries match.
  */
 import fc from "fast-check";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { CONTINUE_TEXT_PREFIX } from "../../src/hosts/opencode/facts.js";
 import type { ModelLimits } from "../../src/hosts/opencode/facts.js";
 

@@ -2,7 +2,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { GuardSettings } from "../../src/judge/settings.js";
+import type { GuardSettings } from "../../src/config/settings.js";
 
 /** The fixtures/ folder, with a trailing slash. */
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));

@@ -1,5 +1,5 @@
 /** Sessions and settings the prediction tests share: a model with a 6,000-token usable line, predict on and off, a first step over it. */
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { bash, SessionBuilder, type Message } from "./session.js";
 
 export const LIMITS = { context: 8_000, output: 2_000 }; // usable 6,000

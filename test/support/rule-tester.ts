@@ -17,7 +17,7 @@ import { opencodeInputs } from "../../src/hosts/opencode/facts.js";
 import { compactionEnd } from "../../src/model/timeline.js";
 import type { Evidence, RuleName } from "../../src/judge/rules/index.js";
 import type { Rule } from "../../src/judge/rules/rule.js";
-import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { contextOf, historyLimit } from "../../src/judge/verdict.js";
 import { buildView, TimelineSteps } from "../../src/judge/view.js";
 

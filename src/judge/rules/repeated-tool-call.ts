@@ -20,7 +20,7 @@
 import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type DecisionView, type StepView } from "../view.js";
-import type { GuardSettings } from "../settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";

@@ -3,7 +3,7 @@
  * and the words the user is told when it denies. Adding a rule is one new file in this
  * folder plus one line in ./index.ts (see CONTRIBUTING.md).
  */
-import type { GuardSettings } from "../settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import type { HostFacts } from "../../model/host-facts.js";
 import type { DecisionView } from "../view.js";
 

@@ -9,7 +9,7 @@
  * on any failure the guard logs one warning and leaves `output.enabled` as it was.
  */
 import type { Hooks } from "@opencode-ai/plugin";
-import type { GuardSettings } from "../../judge/settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { decide, findDecisionPoint, historyLimit } from "../../judge/verdict.js";
 import { elapsedSince, reason, roundMs } from "../../guard/host.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";

@@ -8,7 +8,7 @@
  */
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { loadSettingsFiles } from "../../config/file.js";
-import { resolveSettings } from "../../judge/settings.js";
+import { resolveSettings } from "../../config/settings.js";
 import { historyLimit } from "../../judge/verdict.js";
 import { TimelineSteps } from "../../judge/view.js";
 import { reason } from "../../guard/host.js";

@@ -3,7 +3,7 @@
  * stored, both derived from the session's history read through `client.session.messages`.
  *
  * - `experimental.session.compacting` (opencode 1.18.33 session/compaction.ts, before every
- *   summary request): pushes the ledger (../../judge/ledger.ts) to `output.context`, which
+ *   summary request): pushes the ledger (../../guard/ledger.ts) to `output.context`, which
  *   opencode appends after its summary template. `output.prompt` is never set: that would
  *   drop the template.
  * - `experimental.chat.messages.transform` (the same file, on the clone the summarizer reads,
@@ -23,7 +23,7 @@
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import type { Timeline } from "../../model/timeline.js";
-import { continueNote, LEDGER_HEADER } from "../../judge/ledger.js";
+import { continueNote, LEDGER_HEADER } from "../../guard/ledger.js";
 import { continueNoteBefore, summaryLedger } from "../../guard/prevention.js";
 import { continueParts, rewriteContinueText } from "../../hosts/opencode/continue-turn.js";
 import { v1Timeline } from "../timelines.js";

@@ -16,7 +16,7 @@ import type { SessionItem } from "../../sources/sources.js";
 import type { ModelLimits } from "../../hosts/opencode/facts.js";
 import { compactionModel, modelKey } from "../../hosts/opencode/limits.js";
 import { v1SessionData, type SessionInfo } from "../../hosts/opencode/session.js";
-import type { GuardSettings } from "../../judge/settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { tokens } from "../../judge/words.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
 import { grouped } from "../../shared/numbers.js";

@@ -17,7 +17,7 @@
 import { checkToolCall, refusalMessage, toolLoopHistoryLimit, toolLoopNotice } from "../../judge/tool-loop.js";
 import { callKey } from "../../hosts/opencode/actions.js";
 import { timelineWithCall } from "../../hosts/opencode/tool-call.js";
-import type { GuardSettings } from "../../judge/settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { previewCall } from "../../redact/preview.js";
 import { toolLoopRecord } from "../../guard/notices.js";
 

@@ -12,7 +12,7 @@
  */
 import { decideCompaction } from "../../judge/replay.js";
 import { historyLimit } from "../../judge/verdict.js";
-import type { GuardSettings } from "../../judge/settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { elapsedSince, reason, type GuardHost } from "../../guard/host.js";
 import { respond } from "../../guard/respond.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";

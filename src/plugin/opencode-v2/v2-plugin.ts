@@ -16,12 +16,12 @@
  * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
  *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
  * - `ctx.session.hook("compaction")`: the ledger of completed calls (the V1 guard's prevention,
- *   judge/ledger.ts) pushed as a system part of the summary request;
+ *   guard/ledger.ts) pushed as a system part of the summary request;
  *   `ctx.session.hook("context")`: on the first primary request after an automatic
  *   compaction, the note that the turn goes on after a compaction and what already completed.
  *
  * Logs go to standard error, one line each, starting `compaction-guard` (the 2.x context offers
- * no log domain). Settings are the V1 plugin's (judge/settings.ts): the settings files, then
+ * no log domain). Settings are the V1 plugin's (config/settings.ts): the settings files, then
  * `ctx.options`, then the `OPENCODE_COMPACTION_GUARD_*` variables. Any failure is one warn line and opencode's own
  * behaviour. Every part of the context may be missing: stopping loops needs `event.subscribe`
  * and `session.interrupt` (observe mode only the first), prevention `event.subscribe` and
@@ -29,7 +29,7 @@
  * `setup` never throws.
  */
 import { loadSettingsFiles } from "../../config/file.js";
-import { resolveSettings } from "../../judge/settings.js";
+import { resolveSettings } from "../../config/settings.js";
 import { historyLimit } from "../../judge/verdict.js";
 import { v2Event } from "../../hosts/opencode/v2.js";
 import { reason, titleOf, type Log } from "../../guard/host.js";

@@ -11,7 +11,7 @@
  * title comes from `GET /api/session/{id}`. 1.18.33's V2 API offers no way to add a message
  * without a model turn, so no note is left in the session: the log line and the toast say why.
  */
-import type { GuardSettings } from "../../judge/settings.js";
+import type { GuardSettings } from "../../config/settings.js";
 import { v2Event, v2InOrder } from "../../hosts/opencode/v2.js";
 import { createV2Guard } from "./v2-guard.js";
 import { titleOf, type Log, type ToastBody } from "../../guard/host.js";

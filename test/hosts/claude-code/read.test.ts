@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AssistantEntry } from "../../../src/model/entry.js";
 import { replayTimeline } from "../../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { readClaudeCode } from "../../../src/hosts/claude-code/index.js";
 import { TranscriptError } from "../../../src/hosts/transcript.js";
 

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { decideCompaction, replayTimeline } from "../../../src/core.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { historyLimit } from "../../../src/judge/verdict.js";
 import { CONTINUE_TEXT } from "../../../src/hosts/opencode/facts.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../../src/model/entry.js";

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { cannotMakeRoom } from "../../../src/judge/rules/cannot-make-room.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { firstStepOver, LIMITS, OFF, ON, shape, tokens } from "../../support/prediction.js";
 import { exactly, ruleTester } from "../../support/rule-tester.js";
 import { bash, SessionBuilder } from "../../support/session.js";

@@ -3,7 +3,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { wordsOf } from "../../../src/judge/explain.js";
 import { RULES, type Evidence, type RuleName } from "../../../src/judge/rules/index.js";
 import type { Rule, Words } from "../../../src/judge/rules/rule.js";
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { replayMessages } from "../../../src/core.js";
 
 const loop = JSON.parse(readFileSync(new URL("../../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {

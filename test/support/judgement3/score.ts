@@ -9,7 +9,7 @@ import { exportedSession } from "../../../src/hosts/opencode/session.js";
 
 /** A session export as the generator writes it: `{ info, messages }`. */
 export type Exported = Parameters<typeof exportedSession>[0];
-import { DEFAULT_SETTINGS } from "../../../src/judge/settings.js";
+import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 // @ts-expect-error: a plain JavaScript module without types
 import { generate, HEALTHY, LOOP_KINDS } from "./gen.mjs";
 

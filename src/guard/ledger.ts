@@ -13,12 +13,10 @@
  * tool names through the secret masking; never an output. Everything here is a function of
  * the timeline before a given position, so the same history gives the same bytes.
  */
-import { previewCall } from "../redact/preview.js";
-import { redactedStart } from "../redact/secrets.js";
-import { terminalSafe } from "../redact/terminal-safe.js";
+import { previewCall, shownToolName } from "../redact/preview.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
-import { toolKind } from "./tool-kinds.js";
+import { toolKind } from "../judge/tool-kinds.js";
 
 /** The ledger is never longer than this, characters. */
 export const LEDGER_MAX_CHARS = 1_500;
@@ -32,12 +30,6 @@ export const NOTE_NAMED_CALLS = 3;
  * position, not "everything the read returned", keeps it so while the read still reaches it.
  */
 export const LOOKBACK_MESSAGES = 40;
-/** Longest tool name shown, characters (MCP names can be long). */
-const MAX_TOOL_NAME = 40;
-
-/** A tool's name as it is shown: secrets masked, terminal-safe, at most 40 characters; "?" when empty. */
-export const shownToolName = (tool: string): string => terminalSafe(redactedStart(tool, MAX_TOOL_NAME)).slice(0, MAX_TOOL_NAME) || "?";
-
 /** The first words of the continue note: how a reader (and the e2e model server) knows it. */
 export const NOTE_HEADER = "[compaction-guard note]";
 /** The first words of the ledger. */

@@ -7,7 +7,7 @@ import {
   ledgerText,
   LOOKBACK_MESSAGES,
   NOTE_MAX_CHARS,
-} from "../../src/judge/ledger.js";
+} from "../../src/guard/ledger.js";
 import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const read = (filePath: string) => ({ tool: "read", input: { filePath }, output: "contents" });

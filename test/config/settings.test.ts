@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../../src/judge/settings.js";
+import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../../src/config/settings.js";
 
 describe("resolveSettings", () => {
   it("defaults: threshold 3, window 8, minReduction 0.1, predict true, matchOutput true, notify toast, enabled, nothing ignored", () => {
