@@ -94,7 +94,7 @@ interface Reads {
  * A fake opencode V1 client over `sessions`: `session.messages` answers a clone of the newest
  * `query.limit` stored messages (all of them without a limit), counted in `reads`.
  */
-function fakeClient(sessions: ReadonlyMap<string, Session>, reads: Reads) {
+function fakeClient(sessions: ReadonlyMap<string, Session>, reads: Reads, times: Times) {
   const ok = async () => ({ data: true });
   return {
     session: {
@@ -114,7 +114,14 @@ function fakeClient(sessions: ReadonlyMap<string, Session>, reads: Reads) {
       abort: ok,
     },
     config: { get: async () => ({ data: {} }) },
-    app: { log: ok },
+    app: {
+      // Each decision's line says what judging its steps ahead took (null: not done).
+      log: async (options: { body?: { extra?: { judgedAheadMs?: unknown } } }) => {
+        const ms = options.body?.extra?.judgedAheadMs;
+        if (typeof ms === "number") times.judgedAhead.push(ms);
+        return { data: true };
+      },
+    },
     tui: { showToast: ok },
   };
 }
@@ -128,10 +135,21 @@ interface Times {
   decision: number[];
   /** Of each decision, the time `session.messages` took to answer. */
   decisionRead: number[];
+  /** Of each decision, what judging its steps took while the summary was written (the guard's `judgedAheadMs`). */
+  judgedAhead: number[];
   /** Decisions that denied the continue turn. */
   denied: number;
 }
-const noTimes = (): Times => ({ after: [], transform: [], events: [], step: [], decision: [], decisionRead: [], denied: 0 });
+const noTimes = (): Times => ({
+  after: [],
+  transform: [],
+  events: [],
+  step: [],
+  decision: [],
+  decisionRead: [],
+  judgedAhead: [],
+  denied: 0,
+});
 
 /** One run of a case: its guard's hooks (undefined: without the guard), its reads, its times. */
 interface Run {
@@ -178,7 +196,11 @@ async function compact(session: Session, { hooks, reads, times }: Run): Promise<
   session.compactedAt = session.messages.length - 3;
   session.stored = session.messages.length - 1;
   if (hooks) {
-    await publish(hooks, [compaction, summary]);
+    // The compaction's message, then its summary: opencode waits for the model in between
+    // (seconds); here one turn of the event loop, in which the guard judges ahead.
+    await publish(hooks, [compaction]);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await publish(hooks, [summary]);
     const input = { sessionID: session.id, agent: "build", model: { id: "m", providerID: "p", limit: LIMITS }, message: compaction.info };
     const readBefore = reads.ms;
     const output = { enabled: true };
@@ -207,8 +229,9 @@ async function runCase(c: Case, guard: boolean): Promise<{ times: Times; stepRea
   const sessions = new Map<string, Session>();
   for (let i = 0; i < c.count; i++) sessions.set(`ses_bench${i}`, new Session(`ses_bench${i}`, c.outputBytes, c.history));
   const reads: Reads = { bounded: 0, whole: 0, ms: 0 };
-  const hooks = guard ? createGuard({ client: fakeClient(sessions, reads) as never }, undefined, { env: {} }) : undefined;
-  const run: Run = { hooks, reads, times: noTimes() };
+  const times = noTimes();
+  const hooks = guard ? createGuard({ client: fakeClient(sessions, reads, times) as never }, undefined, { env: {} }) : undefined;
+  const run: Run = { hooks, reads, times };
   const all = [...sessions.values()];
   for (let s = 0; s < c.steps; s++) {
     // One automatic compaction early: every later request carries its continue turn.
@@ -272,6 +295,8 @@ export async function hooksBench(): Promise<string> {
       formatMs(median(times.decision)),
       formatMs(quantile(times.decision, 1)),
       formatMs(median(times.decisionRead)),
+      formatMs(median(times.judgedAhead)),
+      formatMs(quantile(times.judgedAhead, 1)),
     ]);
   }
   const load = loadavg()
@@ -285,7 +310,10 @@ export async function hooksBench(): Promise<string> {
     formatTable(["case", "with a limit", "whole session", "time answering"], reads),
     "",
     `Compaction decisions (experimental.compaction.autocontinue; reads the newest 200 messages), ${COMPACTIONS} per session, ${STEPS_BETWEEN_COMPACTIONS} steps apart:`,
-    formatTable(["case", "messages at the end", "decisions", "denied", "median", "max", "read median"], decisions),
+    formatTable(
+      ["case", "messages at the end", "decisions", "denied", "median", "max", "read median", "judged ahead median", "judged ahead max"],
+      decisions,
+    ),
   ].join("\n");
 }
 

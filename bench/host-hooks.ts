@@ -16,7 +16,11 @@
  * the guard's log line, and its `phasesMs` (median and max of each phase) with `messagesFrom`; a step is the gap between two chat or continue requests the model
  * server received (the answer, the tool, the hooks, opencode's own work between them); the
  * first request, from spawning `opencode run` (start-up, loading the session, the first
- * transform); peak RSS, opencode's VmHWM (/proc/<pid>/status, sampled until it exits).
+ * transform); peak RSS, opencode's VmHWM (/proc/<pid>/status, sampled until it exits); the
+ * event loop's stalls, as the shim sees them in both runs: a timer due every
+ * {@link STALL_TICK_MS} ms that fires {@link STALL_MIN_MS} ms or more late was held up by
+ * synchronous work of opencode's or of the guard's (a user waits for any of it: the server
+ * answers the TUI on the same loop).
  *
  * `tsx bench/host-hooks.ts [--sizes 100,400,2000] [--plugin label=path/to/dist/index.js …]`;
  * default plugin: this checkout's dist/index.js (`npm run build` first).
@@ -55,6 +59,10 @@ const STEPS_PER_CYCLE = 17;
 /** Context sizes the history's steps report, in tokens: under the line, and over it before each compaction. */
 const STEP_TOKENS = 1000;
 const OVER_LINE_TOKENS = 7020;
+/** The shim's stall timer ticks this often (ms). */
+const STALL_TICK_MS = 10;
+/** A tick this late or later (ms) is a stall of the event loop. */
+const STALL_MIN_MS = 20;
 /** One `opencode run` (or import) is killed after this long, in ms. */
 const RUN_TIMEOUT_MS = 15 * 60_000;
 
@@ -106,6 +114,13 @@ const sessionOf = (name, input, output) =>
 export default {
   id: "compaction-guard-timed",
   server: async (input, options) => {
+    let last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      const late = now - last - ${STALL_TICK_MS};
+      last = now;
+      if (late >= ${STALL_MIN_MS}) appendFileSync(LOG, JSON.stringify({ hook: "stall", ms: late, sessionID: null }) + "\\n");
+    }, ${STALL_TICK_MS}).unref?.();
     ${plugin === null ? "return {};" : `const mod = await import(${JSON.stringify(pathToFileURL(plugin).href)});`}
     const hooks = await (mod.server ?? mod.default.server)(input, options);
     const timed = {};
@@ -305,6 +320,9 @@ export function phaseTable(runs: readonly HostRun[]): string {
   return formatTable(["steps", "build", "decisions", "messages from", "phase median / max"], rows);
 }
 
+/** The event loop's stalls of a run (ms late, each {@link STALL_MIN_MS} ms or more), from the shim's log. */
+const stallsOf = (run: HostRun): number[] => run.calls.filter((c) => c.hook === "stall").map((c) => c.ms);
+
 /** The step table: each run's steps (ms) and their ratio to the baseline of its size, and peak RSS. */
 export function stepTable(runs: readonly HostRun[]): string {
   return formatTable(
@@ -321,6 +339,8 @@ export function stepTable(runs: readonly HostRun[]): string {
       "p99 ratio",
       "peak RSS",
       "RSS ratio",
+      "stalls",
+      "longest stall",
     ],
     runs.map((r) => {
       const base = runs.find((b) => b.size === r.size && b.plugin === null);
@@ -340,6 +360,8 @@ export function stepTable(runs: readonly HostRun[]): string {
         isBase ? "" : ratio(p99, quantile(base?.steps ?? [], 0.99)),
         mib(r.peakRssKb),
         isBase ? "" : ratio(r.peakRssKb, base?.peakRssKb ?? null),
+        formatInt(stallsOf(r).length),
+        formatMs(stallsOf(r).length === 0 ? null : Math.max(...stallsOf(r))),
       ];
     }),
   );
@@ -358,7 +380,7 @@ export function hostHooksReport(runs: readonly HostRun[]): string {
     "The decision's phases (the guard's `phasesMs`):",
     phaseTable(runs),
     "",
-    "Steps (gap between two model requests) and opencode's peak RSS, without and with the guard:",
+    `Steps (gap between two model requests), opencode's peak RSS and its event loop's stalls (a ${STALL_TICK_MS} ms timer ${STALL_MIN_MS} ms or more late), without and with the guard:`,
     stepTable(runs),
   ].join("\n");
 }
