@@ -17,7 +17,7 @@
  * Stateless: each invocation reads the transcript at `transcript_path`. Never throws: bad
  * input or an unreadable transcript answers "go on" with one warning line on stderr.
  */
-import { readFile, mkdir, writeFile } from "node:fs/promises";
+import { readFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as Jsonc from "jsonc-parser";
@@ -243,7 +243,11 @@ async function install(scope: InstallScope, command: string, context: LiveContex
   return { file, changes };
 }
 
-/** Removes exactly the entries {@link install} wrote (marked with {@link HOOK_MARK}), the groups and keys they leave empty; the rest stays. */
+/**
+ * Removes exactly the entries {@link install} wrote (marked with {@link HOOK_MARK}), the groups
+ * and keys they leave empty; the rest stays. A file left holding nothing (`{}`: it held only the
+ * guard's hooks) is removed, as the Codex installer does.
+ */
 async function uninstall(scope: InstallScope, context: LiveContext): Promise<InstallReport> {
   const file = settingsFile(scope, context);
   const { text, value } = await readSettings(file);
@@ -259,7 +263,9 @@ async function uninstall(scope: InstallScope, context: LiveContext): Promise<Ins
   if (changes.length === 0) return { file, changes };
   const after = parseSettings(next);
   if (isRecord(after?.hooks) && Object.keys(after.hooks).length === 0) next = edited(next, ["hooks"], undefined);
-  await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
+  const left = parseSettings(next);
+  if (left !== undefined && Object.keys(left).length === 0) await rm(file, { force: true });
+  else await writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
   return { file, changes };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -156,13 +156,13 @@ describe("Claude Code live guard: install and uninstall", () => {
     expect((await claudeCodeLive.uninstall("user", ctx)).changes).toEqual([]);
   });
 
-  it("writes a project's .claude/settings.json when there is none, and removes the hooks key it made", async () => {
+  it("writes a project's .claude/settings.json when there is none, and removes the file it made", async () => {
     const ctx = context();
     const report = await claudeCodeLive.install("project", command, ctx);
     expect(report.file).toBe(join(ctx.cwd, ".claude", "settings.json"));
     expect(Object.keys(JSON.parse(readFileSync(report.file, "utf8")).hooks)).toEqual(["SessionStart", "PreToolUse"]);
     await claudeCodeLive.uninstall("project", ctx);
-    expect(JSON.parse(readFileSync(report.file, "utf8"))).toEqual({});
+    expect(existsSync(report.file)).toBe(false);
   });
 
   it("refuses a settings file that is not JSON, naming it, and leaves it as it was", async () => {
