@@ -12,7 +12,8 @@
  * `performance.now()` time until its promise settled) to a JSONL file. The same work runs
  * first with a shim that returns no hooks (the baseline), then with each plugin build.
  *
- * Figures, in ms unless named: per hook median, p99, max; the decision's own `elapsedMs` from
+ * Figures, in ms unless named: the plugin's load (its module's import and `server()`, inside
+ * opencode's start-up); per hook median, p99, max; the decision's own `elapsedMs` from
  * the guard's log line, and its `phasesMs` (median and max of each phase) with `messagesFrom`; a step is the gap between two chat or continue requests the model
  * server received (the answer, the tool, the hooks, opencode's own work between them); the
  * first request, from spawning `opencode run` (start-up, loading the session, the first
@@ -121,8 +122,14 @@ export default {
       last = now;
       if (late >= ${STALL_MIN_MS}) appendFileSync(LOG, JSON.stringify({ hook: "stall", ms: late, sessionID: null }) + "\\n");
     }, ${STALL_TICK_MS}).unref?.();
-    ${plugin === null ? "return {};" : `const mod = await import(${JSON.stringify(pathToFileURL(plugin).href)});`}
+    ${
+      plugin === null
+        ? "return {};"
+        : `const loading = performance.now();
+    const mod = await import(${JSON.stringify(pathToFileURL(plugin).href)});`
+    }
     const hooks = await (mod.server ?? mod.default.server)(input, options);
+    appendFileSync(LOG, JSON.stringify({ hook: "load", ms: performance.now() - loading, sessionID: null }) + "\\n");
     const timed = {};
     for (const [name, hook] of Object.entries(hooks)) {
       timed[name] = typeof hook !== "function" ? hook : async (a, b) => {
@@ -297,7 +304,11 @@ export function hookTable(runs: readonly HostRun[]): string {
         formatMs(quantile(ms, 0.99)),
         formatMs(quantile(ms, 1)),
       ];
-      return [...TIMED_HOOKS.map((hook) => row(hook, of(hook))), row("decision (elapsedMs logged)", r.decisions)];
+      return [
+        row("loading the plugin (import + server())", of("load")),
+        ...TIMED_HOOKS.map((hook) => row(hook, of(hook))),
+        row("decision (elapsedMs logged)", r.decisions),
+      ];
     });
   return formatTable(["steps", "build", "hook", "calls", "median", "p99", "max"], rows);
 }

@@ -32,3 +32,17 @@ export function liveGuardLine(stops: readonly GuardStop[], compactions: readonly
   if (stops.length === 0) return "";
   return `live guard: ${stops.map((s) => describeLiveStop(s, compactions)).join("; then ")}`;
 }
+
+/**
+ * Why replay's verdict is not the live guard's, when they differ: replay's first deny is not
+ * at the compaction the live guard stopped at (its first compaction stop). Names the model's
+ * limits when the guard knew a usable context and this replay did not (`usable` null); ""
+ * when they agree or the guard made no compaction stop.
+ */
+export function liveDifferenceLine(stops: readonly GuardStop[], firstDenyMessageID: string | undefined, usable: number | null): string {
+  const stop = stops.find((s) => s.kind === "compaction");
+  if (!stop || stop.compactionMessageID === firstDenyMessageID) return "";
+  if (usable === null && stop.usableTokens !== null)
+    return `replay differs from the live guard: it knew the model's limits (usable context ${fmt(stop.usableTokens)} tokens); replay with --context-limit and --output-limit to decide as it did`;
+  return "replay differs from the live guard: it decided with the settings and model limits of its own run; replay with the same to decide as it did";
+}

@@ -11,7 +11,7 @@ import { agentNote } from "../hosts/read.js";
 import { guardStops } from "../model/timeline.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { fmt } from "./format.js";
-import { liveGuardLine } from "./live-guard.js";
+import { liveDifferenceLine, liveGuardLine } from "./live-guard.js";
 import type { ReplayResult } from "./replay-types.js";
 import { displayWidth } from "./terminal.js";
 
@@ -91,12 +91,15 @@ function table(
 export function replayTable({ session, replayed, usable }: ReplayResult): string {
   const { rows } = replayed;
   const firstDeny = rows.find((r) => r.decision === "deny");
+  const stops = guardStops(session.timeline);
   const liveLine = liveGuardLine(
-    guardStops(session.timeline),
+    stops,
     rows.map((r) => r.compaction),
   );
   const lines = [table(session.record.id, rows, usable, firstDeny, replayed.toolLoop)];
   if (liveLine) lines.push(liveLine);
+  const difference = liveDifferenceLine(stops, firstDeny?.compaction.messageID, usable);
+  if (difference) lines.push(difference);
   if (session.agent !== undefined) lines.push(agentNote(session.agent));
   return lines.join("\n");
 }

@@ -57,8 +57,14 @@ describe("replay and audit without flags", () => {
   it("replay prints the live guard's line under its own verdict", async () => {
     const { code, stdout } = await cli(["replay", RUN]);
     expect(code).toBe(0);
-    expect(stdout.trim().split("\n").slice(-2)).toEqual([
+    expect(stdout.trim().split("\n").slice(-3)).toEqual([
       "no deny: the guard would have let every continue turn through",
+      "live guard: stopped at compaction 1 (cannot-make-room, usable context 6,000 tokens)",
+      "replay differs from the live guard: it knew the model's limits (usable context 6,000 tokens); replay with --context-limit and --output-limit to decide as it did",
+    ]);
+    // With the limits the guard had, replay decides as it did, and says nothing more.
+    const limited = await cli(["replay", RUN, "--context-limit", "8000", "--output-limit", "2000"]);
+    expect(limited.stdout.trim().split("\n").slice(-1)).toEqual([
       "live guard: stopped at compaction 1 (cannot-make-room, usable context 6,000 tokens)",
     ]);
     const json = JSON.parse((await cli(["replay", RUN, "--json"])).stdout);
