@@ -161,7 +161,7 @@ export const SETTINGS = {
     expected: "toast, log or off",
     env: "OPENCODE_COMPACTION_GUARD_NOTIFY",
     flag: null,
-    help: "how a stopped loop is announced: toast + log line, log line, or nothing",
+    help: "how a stopped loop is announced: toast, log line and note; log line and note; or nothing",
     fromText: (text) => text.trim().toLowerCase(),
   }),
   mode: spec<GuardMode>({
