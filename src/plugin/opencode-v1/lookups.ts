@@ -16,10 +16,15 @@
  * time-out and never rejects (./v1-host.ts); judging ahead never rejects either.
  */
 import type { TimelineSteps } from "../../judge/view.js";
+import { MAX_MIRRORED_SESSIONS } from "./mirror.js";
 import type { V1Host } from "./v1-host.js";
 
-/** Sessions whose look-ups are kept at once; the oldest start is dropped first. */
-export const MAX_LOOKUP_SESSIONS = 64;
+/**
+ * Sessions whose look-ups are kept at once; the oldest start is dropped first. As many as the
+ * mirror keeps (./mirror.ts): each may hold its session's judged steps, about the size of
+ * the messages the mirror keeps of it, until its decision takes them.
+ */
+export const MAX_LOOKUP_SESSIONS = MAX_MIRRORED_SESSIONS;
 
 /** The decision's steps judged ahead of it, and how long that took (ms). */
 export interface JudgedAhead {
