@@ -15,17 +15,12 @@
  * the calls itself and judges everything. Each call is bounded by the V1 host's notify
  * time-out and never rejects (./v1-host.ts); judging ahead never rejects either.
  */
+import type { JudgedAhead } from "../../guard/decide-at.js";
 import type { TimelineSteps } from "../../judge/view.js";
 import type { V1Host } from "./v1-host.js";
 
 /** Sessions whose look-ups are kept at once; the oldest start is dropped first. */
 export const MAX_LOOKUP_SESSIONS = 64;
-
-/** The decision's steps judged ahead of it, and how long that took (ms). */
-export interface JudgedAhead {
-  readonly steps: TimelineSteps;
-  readonly ms: number;
-}
 
 /**
  * Judges a compaction's decision ahead (the session, and the compaction's message id):
