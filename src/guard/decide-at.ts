@@ -36,6 +36,8 @@ export interface SessionFacts {
   readonly subagent?: boolean | undefined;
   /** The session's title (or a read of it under way); undefined when unknown. */
   readonly title: VerdictContext["title"];
+  /** The session's project directory: file paths in previews are shown relative to it. */
+  readonly directory?: string | undefined;
 }
 
 /** Steps judged ahead of a decision (while the summary was written), and how long that took (ms). */
@@ -65,8 +67,6 @@ export type SessionSwitch = "on" | "observe" | "off";
  */
 export interface CompactionHost<R extends SessionRead = SessionRead> extends GuardHost {
   readonly settings: GuardSettings;
-  /** The project directory: file paths in previews are shown relative to it. */
-  readonly directory?: string | undefined;
   /** Fields of every line this host writes, after `sessionID` (V2: `runner`). */
   readonly fields?: Readonly<Record<string, unknown>>;
   /** What the host does when the guard cannot decide, as the warn line says it ("the session goes on"). */
@@ -118,11 +118,11 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
     if (switched === "off") return void (await host.log("info", host.switch!.offLine(sessionID), { sessionID }));
     const point = findDecisionPoint(read.timeline, compactionID);
     if (!point) throw new Error(`no automatic compaction among the ${read.count} newest messages`);
-    const { inputs, subagent, title } = await lookups.facts();
+    const { inputs, subagent, title, directory } = await lookups.facts();
     // The steps judged while the summary was written: the decision judges only what they lack.
     const ahead = await lookups.judged;
     const judging = performance.now();
-    const options = { ...inputs, directory: host.directory, subagent, wholeSession: read.wholeSession };
+    const options = { ...inputs, directory, subagent, wholeSession: read.wholeSession };
     const verdict = decide(read.timeline, point, settings, options, ahead?.steps);
     const judged = performance.now();
     // Wall time by phase, in the order the decision waited: the messages less the timeline

@@ -63,7 +63,6 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
     await decideAtCompaction<V1Read>(
       {
         settings,
-        directory,
         fallback: "auto-continue left to opencode",
         // Not when another plugin already denied it, nor when another copy of the guard
         // decides this compaction (it runs first, on the same output).
@@ -74,7 +73,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
           return {
             facts: async () => {
               const { title, subagent } = await session;
-              return { inputs: opencodeInputs(hookInput?.model?.limit, await reserved), subagent, title };
+              return { inputs: opencodeInputs(hookInput?.model?.limit, await reserved), subagent, title, directory };
             },
             judged,
           };

@@ -66,14 +66,13 @@ export function createV2Guard(deps: V2GuardDeps): { compacted(sessionID: string,
     ...deps.host,
     stop: "interrupt",
     settings: deps.settings,
-    directory: deps.directory,
     fields: { runner: "v2" },
     fallback: "the session goes on",
     claim: deps.claim,
     lookUp: (sessionID) => {
       const title = deps.host.readTitle?.(sessionID).catch(() => undefined);
       // The V2 runner draws its compaction line otherwise than V1: no usable context.
-      return { facts: async () => ({ inputs: opencodeInputs(undefined), title }) };
+      return { facts: async () => ({ inputs: opencodeInputs(undefined), title, directory: deps.directory }) };
     },
     read,
   };
