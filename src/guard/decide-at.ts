@@ -67,7 +67,7 @@ export type SessionSwitch = "on" | "observe" | "off";
  */
 export interface CompactionHost<R extends SessionRead = SessionRead> extends GuardHost {
   readonly settings: GuardSettings;
-  /** Fields of every line this host writes, after `sessionID` (V2: `runner`). */
+  /** Fields of every line the decision writes, after `sessionID` (V2: `runner`). */
   readonly fields?: Readonly<Record<string, unknown>>;
   /** What the host does when the guard cannot decide, as the warn line says it ("the session goes on"). */
   readonly fallback: string;
@@ -115,7 +115,7 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
     const read = await host.read(sessionID, compactionID, limit);
     const readAt = performance.now();
     const switched = await host.switch?.of(sessionID, read);
-    if (switched === "off") return void (await host.log("info", host.switch!.offLine(sessionID), { sessionID }));
+    if (switched === "off") return void (await host.log("info", host.switch!.offLine(sessionID), { sessionID, ...host.fields }));
     const point = findDecisionPoint(read.timeline, compactionID);
     if (!point) throw new Error(`no automatic compaction among the ${read.count} newest messages`);
     const { inputs, subagent, title, directory } = await lookups.facts();

@@ -120,7 +120,7 @@ describe("decideAtCompaction: one path for every host", () => {
     const { host, calls, lines } = recorder({ switched: "off" });
     await decideAtCompaction(host, { sessionID: SESSION, compactionID: LAST });
     expect(calls).toEqual([`claim ${SESSION} ${LAST}`, `lookUp ${SESSION}`, `read ${SESSION} ${LAST} 200`]);
-    expect(lines).toEqual([{ level: "info", message: `switched off in ${SESSION}`, extra: { sessionID: SESSION } }]);
+    expect(lines).toEqual([{ level: "info", message: `switched off in ${SESSION}`, extra: { sessionID: SESSION, runner: "test" } }]);
   });
 
   it("switched to observe: the loop is logged as what would have been done, nothing halted", async () => {

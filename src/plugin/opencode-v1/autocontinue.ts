@@ -11,7 +11,7 @@
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import type { GuardSettings } from "../../config/settings.js";
-import { findDecisionPoint, historyLimit } from "../../judge/verdict.js";
+import { findDecisionPoint } from "../../judge/verdict.js";
 import { decideAtCompaction, type SessionRead } from "../../guard/decide-at.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { switchedOffLogMessage, type SessionMode } from "./guard-command.js";
@@ -55,7 +55,6 @@ export interface AutocontinueDeps {
 /** Builds the hook. It never throws; any failure is one warn line and opencode's own behaviour. */
 export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueHook {
   const { settings, host, notes, directory, registry } = deps;
-  const limit = historyLimit(settings);
   return async (hookInput, output) => {
     const sessionID = typeof hookInput?.sessionID === "string" ? hookInput.sessionID : "unknown";
     const compactionID = hookInput?.message?.id;
@@ -78,11 +77,11 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
             judged,
           };
         },
-        read: async (id) => {
+        read: async (id, messageID, limit) => {
           // Kept messages do for the decision once they hold this compaction's finished summary.
           const { data, timeline, from, timelineMs } = await deps.read(id, (kept) => {
-            const found = findDecisionPoint(kept, compactionID);
-            return compactionID !== undefined && found?.messageID === compactionID && found.succeeded;
+            const found = findDecisionPoint(kept, messageID);
+            return messageID !== undefined && found?.messageID === messageID && found.succeeded;
           });
           return { data, timeline, count: data.length, wholeSession: data.length < limit, timelineMs, fields: { messagesFrom: from } };
         },
