@@ -3,6 +3,7 @@
  * 1.18 V2 runner watched from them, the OpenCode 2.x entry): a small host per runtime. Every
  * runtime builds one; ./respond.ts is the only code that says what happens at a verdict.
  */
+import type { Verdict } from "../judge/verdict.js";
 import { redactSecrets } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
 
@@ -42,8 +43,11 @@ export interface GuardHost {
   readonly readTitle?: ((sessionID: string) => Promise<string | undefined>) | undefined;
   /** Stops the loop: denies the continue turn, or interrupts the session. */
   readonly halt: (sessionID: string) => Promise<void> | void;
-  /** Leaves the stop note in the session (now, or when it goes idle); absent where the host offers no way. */
-  readonly note?: ((sessionID: string, text: string) => Promise<void> | void) | undefined;
+  /**
+   * Leaves the stop note of `verdict` in the session (now, or when it goes idle); absent where
+   * the host offers no way.
+   */
+  readonly note?: ((sessionID: string, text: string, verdict: Verdict) => Promise<void> | void) | undefined;
   /**
    * Told of each stop that took effect (enforce mode, a loop, after `halt`), with the rule and
    * the compaction's index (null when unknown): the headless stop line and the status file.

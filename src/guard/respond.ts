@@ -27,7 +27,8 @@ export interface VerdictContext {
 }
 
 /** A runtime's name for the session in a line about a failure: V1 `session S`, V2 `V2 session S`. */
-const sessionWord = (host: GuardHost, sessionID: string): string => `${host.stop === "interrupt" ? "V2 session" : "session"} ${sessionID}`;
+export const sessionWord = (host: GuardHost, sessionID: string): string =>
+  `${host.stop === "interrupt" ? "V2 session" : "session"} ${sessionID}`;
 
 /**
  * Responds to `verdict`:
@@ -88,7 +89,7 @@ export async function respond(
   );
   if (observe || !loop || !host.note) return;
   try {
-    await host.note(sessionID, stopRecord(host.stop, session, verdict, index));
+    await host.note(sessionID, stopRecord(host.stop, session, verdict, index), verdict);
   } catch (error) {
     await host.log("warn", `compaction-guard could not leave its note in ${sessionWord(host, sessionID)}: ${reason(error)}`, { sessionID });
   }

@@ -15,6 +15,7 @@
  * the calls itself and judges everything. Each call is bounded by the V1 host's notify
  * time-out and never rejects (./v1-host.ts); judging ahead never rejects either.
  */
+import type { JudgedAhead } from "../../guard/decide-at.js";
 import type { TimelineSteps } from "../../judge/view.js";
 import { MAX_MIRRORED_SESSIONS } from "./mirror.js";
 import type { V1Host } from "./v1-host.js";
@@ -25,12 +26,6 @@ import type { V1Host } from "./v1-host.js";
  * the messages the mirror keeps of it, until its decision takes them.
  */
 export const MAX_LOOKUP_SESSIONS = MAX_MIRRORED_SESSIONS;
-
-/** The decision's steps judged ahead of it, and how long that took (ms). */
-export interface JudgedAhead {
-  readonly steps: TimelineSteps;
-  readonly ms: number;
-}
 
 /**
  * Judges a compaction's decision ahead (the session, and the compaction's message id):
