@@ -5,10 +5,11 @@
  * so that each tool-loop notice, note rewrite and log line happens once; when the first copy
  * is disposed, the second takes over.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { InformationState } from "../../src/judge/information.js";
 import { createGuard, DecisionRegistry, server } from "../../src/plugin/opencode-v1/guard.js";
 import { TOOL_LOOP_NOTICE_MARK } from "../../src/model/entry.js";
-import { bash, SessionBuilder } from "../support/session.js";
+import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { publish } from "./publish.js";
 import type { Hooks } from "@opencode-ai/plugin";
@@ -52,6 +53,30 @@ describe("two copies on one client", () => {
     ]);
     // The second copy read nothing; the first read once, then followed the session's events (the /guard switch too).
     expect(fake.client.session.messages).toHaveBeenCalledTimes(1);
+  });
+
+  it("one copy judges a compaction's steps ahead, and the copy that decides takes them over", async () => {
+    const { session, fake } = world();
+    const registry = new DecisionRegistry();
+    const copies = [1, 2].map(() => createGuard({ client: fake.client as never }, undefined, { env: {}, registry }));
+    for (let i = 0; i < 4; i++) await toolCall(copies, session);
+    const stored = session.messages.length;
+    session.compact();
+    const [compaction] = session.messages.slice(stored) as [Message];
+    const judge = vi.spyOn(InformationState.prototype, "judge");
+    await publish(copies, session.messages.slice(stored, stored + 1));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    // The four echo steps since the user spoke, judged once: by one copy.
+    expect(judge).toHaveBeenCalledTimes(4);
+    await publish(copies, session.messages.slice(stored + 1, stored + 2));
+    const input = { sessionID: SESSION, agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info };
+    const output = { enabled: true };
+    for (const hooks of copies) await hooks["experimental.compaction.autocontinue"]!(input as never, output);
+    expect(judge).toHaveBeenCalledTimes(4);
+    const decided = fake.logs.filter((l) => l.extra?.decision !== undefined);
+    expect(decided).toHaveLength(1);
+    expect(decided[0]!.extra?.judgedAheadMs).toEqual(expect.any(Number));
+    judge.mockRestore();
   });
 
   it("a slow opencode: one back-off line, not two", async () => {
