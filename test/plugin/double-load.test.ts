@@ -66,7 +66,7 @@ describe("two copies on one client", () => {
     const judge = vi.spyOn(InformationState.prototype, "judge");
     await publish(copies, session.messages.slice(stored, stored + 1));
     await new Promise((resolve) => setTimeout(resolve, 1));
-    // The four echo steps since the user spoke, judged once: by one copy.
+    // The four echo steps since the user spoke, judged once: the copy that reads nothing keeps no messages to judge.
     expect(judge).toHaveBeenCalledTimes(4);
     await publish(copies, session.messages.slice(stored + 1, stored + 2));
     const input = { sessionID: SESSION, agent: "build", model: { limit: { context: 200_000, output: 32_000 } }, message: compaction.info };

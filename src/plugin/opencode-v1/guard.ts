@@ -201,11 +201,7 @@ export function createGuard(
     return steps;
   };
   /** The decisions' look-ups, started when a compaction starts (./lookups.ts). */
-  // With the plugin listed twice, the copy that reads sessions at first sight (the first made,
-  // which also decides first) judges ahead; the other would judge for nothing.
-  const lookups = createLookups(host, (sessionID, messageID) =>
-    !owners || owners.owns("first-read", self) ? judgeAhead(sessionID, messageID) : undefined,
-  );
+  const lookups = createLookups(host, judgeAhead);
   const notes = createStopNotes(input.client, log, notifyTimeoutMs);
   /** What a script sees of a stop: the line under `opencode run`, the status file (../../guard/outcome.ts). */
   const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
