@@ -1,10 +1,11 @@
 /**
  * What the user is told: the start-up lines, and at a verdict the log line, the toast and the
  * stop note, in every runtime (the words that differ by how a runtime stops a loop are in one
- * table). opencode shows nothing when a plugin sets `enabled = false`, so this text is the
- * user's only clue. It names the session, the rule, the evidence and what to do next; tool
- * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
- * file (`rule.words`, read through judge/explain.ts).
+ * table, with the host's words of each runtime: hosts/opencode/words.ts). opencode shows nothing
+ * when a plugin sets `enabled = false`, so this text is the user's only clue. It names the
+ * session, the rule, the evidence and what to do next; tool inputs appear only as a redacted
+ * preview, outputs never. Each rule's own words are in its file (`rule.words`, read through
+ * judge/explain.ts); no text here names a host, its config file or its settings itself.
  */
 import type { KeptCulprits } from "../judge/culprits.js";
 import { describeEvidence, nextSteps, wordsOf } from "../judge/explain.js";
@@ -14,6 +15,8 @@ import { terminalSafe } from "../redact/terminal-safe.js";
 import type { StopKind } from "./host.js";
 import { describeSettings, SETTINGS, type ResolvedSettings } from "../config/settings.js";
 import { VERSION } from "../shared/version.js";
+import type { HostWords } from "../model/host-words.js";
+import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../hosts/opencode/words.js";
 
 /**
  * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
@@ -37,6 +40,8 @@ export function sessionLabel(sessionID: string, title: string | undefined): stri
 
 /** The words that differ between the ways a runtime stops a loop (see {@link StopKind}). */
 interface StopWords {
+  /** The words of the host the runtime is (both stop kinds are opencode's: its V1 hooks, its V2 runner). */
+  readonly host: HostWords;
   /** What was done (or, in observe mode after "would have", would have been done). */
   readonly done: (verdict: Verdict) => string;
   /** The session and the preposition before the compaction: `in session S after`. */
@@ -45,23 +50,25 @@ interface StopWords {
   readonly observed: string;
   /** The allow line's words before the compaction: `allowed auto-continue in session S after`. */
   readonly allowed: (sessionID: string) => string;
-  /** The stop note's first line, after the compaction's name. */
-  readonly headline: (compaction: string) => string;
+  /** The stop note's first line, after the compaction's name, in the words of {@link StopWords.host}. */
+  readonly headline: (compaction: string, host: HostWords) => string;
   /** The stop note's last line: whose note it is, and whether the model reads it. */
   readonly footer: string;
 }
 
 const WORDS: Readonly<Record<StopKind, StopWords>> = {
   "continue-turn": {
+    host: OPENCODE_WORDS,
     done: (verdict) => `${verdict.severity === "info" ? "skipped" : "stopped"} auto-continue`,
     where: (session) => `in session ${session} after`,
     observed: "the continue turn was added",
     allowed: (sessionID) => `allowed auto-continue in session ${sessionID} after`,
-    headline: (compaction) =>
-      `Compaction loop stopped by compaction-guard after ${compaction}: opencode did not send its automatic continue message, so the model stopped.`,
+    headline: (compaction, host) =>
+      `Compaction loop stopped by compaction-guard after ${compaction}: ${host.name} did not send its automatic continue message, so the model stopped.`,
     footer: "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
   },
   interrupt: {
+    host: OPENCODE_V2_WORDS,
     done: () => "interrupted",
     where: (session) => `V2 session ${session} at`,
     observed: "the session goes on",
@@ -85,8 +92,8 @@ export function stopLogMessage(stop: StopKind, session: string, verdict: Verdict
   const words = WORDS[stop];
   return (
     `compaction-guard ${observe ? "would have " : ""}${words.done(verdict)} ${words.where(session)} ${compactionName(verdict, index)}` +
-    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict)}.` +
-    (observe ? "" : ` ${nextSteps(verdict)}`)
+    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict, words.host)}.` +
+    (observe ? "" : ` ${nextSteps(verdict, words.host)}`)
   );
 }
 
@@ -119,6 +126,10 @@ const toastName = (sessionID: string, title: string | undefined): string => {
   return line ? `"${line.length > 40 ? `${line.slice(0, 39)}…` : line}"` : sessionID;
 };
 
+/** What happened in a few words, for a toast: the denying rule's `short` ("" for an allow); no rule's short words name a host. */
+const shortWords = (verdict: Verdict): string =>
+  verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence, WORDS["continue-turn"].host).short;
+
 /** A stop at a compaction that cannot make room: what the compaction keeps, and the sizes (tokens; null when unknown). */
 interface RoomStop {
   readonly culprits: KeptCulprits;
@@ -150,10 +161,11 @@ function culpritWords(item: KeptCulprits["items"][number]): string {
 }
 
 /**
- * The remedy of a stop that cannot make room, in words (the settings are the host's: V1
- * `compaction.preserve_recent_tokens`, the 2.x runner's `keep.tokens`).
+ * The remedy of a stop that cannot make room, in words; the setting that keeps less recent
+ * history is the host's (`host.keepRecent` in `host.config`: V1 `compaction.preserve_recent_tokens`,
+ * the 2.x runner's `keep.tokens`; a host without one is told to start a new session).
  */
-function remedyWords(stop: StopKind, room: RoomStop): string {
+function remedyWords(host: HostWords, room: RoomStop): string {
   const largest = room.culprits.items[0];
   switch (room.culprits.remedy) {
     case "narrow-output":
@@ -163,7 +175,7 @@ function remedyWords(stop: StopKind, room: RoomStop): string {
       return `ask for a smaller ${largest?.tool ?? "tool"} result`;
     case "keep-less":
       return (
-        `lower ${stop === "interrupt" ? "keep.tokens" : "compaction.preserve_recent_tokens"} in opencode.json: ` +
+        `${host.keepRecent === null ? "start a new session" : `lower ${host.keepRecent} in ${host.config}`}: ` +
         `compaction now keeps ~${tokens(room.culprits.keptTokens)} of recent tool calls verbatim`
       );
     case "larger-model":
@@ -183,7 +195,7 @@ export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
   const kept = items.length === 0 ? "no tool call" : items.map(culpritWords).join("; ");
   const atLeast = verdict.rule === "cannot-make-room" ? " at least" : "";
   const sizes = `left after compaction${atLeast} ${tokens(room.residual)}, usable ${tokens(room.usable)}, trigger ${tokens(room.trigger)}`;
-  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(stop, room)}.`];
+  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(WORDS[stop].host, room)}.`];
 }
 
 /**
@@ -193,15 +205,17 @@ export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
  *
  * @param details where the full evidence is: `note` (the stop note the guard leaves in the
  *   session) or `log` (only the warn line, where the host takes no note).
+ * @param stop how the runtime stops a loop: whose log the toast names.
  */
 export function denialToast(
   verdict: Verdict,
   sessionID: string,
   title?: string,
   details: "note" | "log" = "note",
+  stop: StopKind = "continue-turn",
 ): { title: string; message: string; variant: "warning" } {
-  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
-  const where = details === "note" ? "the note in the session says why" : "opencode's log says why";
+  const short = shortWords(verdict);
+  const where = details === "note" ? "the note in the session says why" : `${WORDS[stop].host.name}'s log says why`;
   // The largest item the compaction keeps, when that is what does not fit.
   const largest = roomStop(verdict)?.culprits.items[0];
   const culprit = largest === undefined ? "" : ` Largest kept: ${culpritWords(largest)}.`;
@@ -214,7 +228,7 @@ export function denialToast(
 
 /** Observe mode's toast: quieter (info), and says nothing was stopped. */
 export function observedToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "info" } {
-  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  const short = shortWords(verdict);
   return {
     title: "Compaction guard (observe mode)",
     message: `${toastName(sessionID, title)}: ${short}. It would have stopped here; it goes on.`,
@@ -241,11 +255,11 @@ export function stopRecord(stop: StopKind, session: string, verdict: Verdict, in
   // The compaction by its index alone when known: a message id only breaks the line in the TUI.
   const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
   return [
-    WORDS[stop].headline(compaction),
+    WORDS[stop].headline(compaction, WORDS[stop].host),
     `Session: ${session}`,
-    `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
+    `Why (${verdict.rule}): ${describeEvidence(verdict, WORDS[stop].host)}.`,
     ...culpritLines(stop, verdict),
-    `Next: ${nextSteps(verdict)}`,
+    `Next: ${nextSteps(verdict, WORDS[stop].host)}`,
     WORDS[stop].footer,
   ]
     .map(terminalSafe)
@@ -270,12 +284,14 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
  * @param env the environment they were resolved from (names the variable that disabled the guard).
  * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
  * @param copy the how-manieth copy of the guard in this opencode (1 = the first).
+ * @param host the words of the host the plugin runs in (opencode's: only opencode loads it).
  */
 export function startupLines(
   resolved: ResolvedSettings,
   env: Readonly<Record<string, string | undefined>>,
   entry: string | undefined,
   copy: number,
+  host: HostWords = WORDS["continue-turn"].host,
 ): Array<{ readonly level: "warn" | "info"; readonly message: string }> {
   const lines = resolved.problems.map((problem) => ({ level: "warn" as const, message: `compaction-guard: setting ignored: ${problem}` }));
   if (!resolved.settings.enabled) {
@@ -286,10 +302,10 @@ export function startupLines(
         : source === "global file" || source === "project file"
           ? `enabled: false in the ${source}`
           : "the plugin option enabled: false";
-    return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it` }];
+    return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; ${host.name} behaves as without it` }];
   }
   const loaded =
     `compaction-guard ${VERSION} loaded${entry === undefined ? "" : ` (${entry})`}: ${describeSettings(resolved)}` +
-    (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is decided once, each notice written once)` : "");
+    (copy > 1 ? ` (copy ${copy} in this ${host.name}: each compaction is decided once, each notice written once)` : "");
   return [...lines, { level: "info", message: loaded }];
 }

@@ -77,7 +77,7 @@ export async function respond(
   const session = sessionLabel(sessionID, title);
   if (loop && settings.notify === "toast" && host.toast) {
     await host.toast(
-      observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log"),
+      observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log", host.stop),
     );
   }
   const extra = fields();
