@@ -100,4 +100,26 @@ describe("the stop texts of a no-progress loop, by host", () => {
       "still over opencode's usable context of 9,000 tokens",
     );
   });
+
+  it("replay --chart's legend names whose usable context the flat line is", async () => {
+    const chart = async (path: string) => {
+      let out = "";
+      const flags = ["--chart", "--context-limit", "12000", "--output-limit", "3000"];
+      expect(
+        await main(
+          ["replay", path, ...flags],
+          (t) => void (out += t),
+          () => undefined,
+          { COLUMNS: "200" },
+        ),
+      ).toBe(0);
+      return out;
+    };
+    const timeline = buildTimeline(stalled(11_000).messages);
+    expect(await chart(file("cc.jsonl", toClaudeCode(timeline)))).toContain("← usable: Claude Code's usable context, 9,000 tokens");
+    expect(await chart(file("codex.jsonl", toCodex(timeline)))).toContain("← usable: Codex's usable context, 9,000 tokens");
+    expect(await chart(file("export.json", JSON.stringify(stalled(11_000).export())))).toContain(
+      "← usable: opencode's usable context, 9,000 tokens",
+    );
+  });
 });
