@@ -14,6 +14,7 @@ import { CLAUDE_CODE_WORDS } from "../../src/hosts/claude-code/words.js";
 import { CODEX_WORDS } from "../../src/hosts/codex/words.js";
 import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 import { main } from "../../src/cli/main.js";
+import type { AgentLive } from "../../src/live/agent.js";
 import { toClaudeCode, toCodex } from "../support/transcripts.js";
 import { SessionBuilder } from "../support/session.js";
 
@@ -34,19 +35,18 @@ const file = (name: string, text: string): string => {
   return path;
 };
 
-const hookInput = (event: string, path: string, extra: Record<string, unknown> = {}) => ({
-  session_id: "s",
-  transcript_path: path,
-  cwd: tmpdir(),
-  hook_event_name: event,
-  ...extra,
-});
-
-/** A context with no settings file anywhere. */
-const liveContext = () => {
+/**
+ * What a live hook answers to one `event` of a session whose transcript is `text` (written to
+ * a file first), parsed; run with no settings file anywhere.
+ */
+async function hookReply(live: AgentLive, event: string, text: string, extra: Record<string, unknown>): Promise<{ stopReason: string }> {
   const home = mkdtempSync(join(tmpdir(), "host-words-home-"));
-  return { env: { HOME: home, XDG_CONFIG_HOME: join(home, "xdg") }, cwd: home, home };
-};
+  const reply = await live.handle(
+    { session_id: "s", transcript_path: file("session.jsonl", text), cwd: home, hook_event_name: event, ...extra },
+    { env: { HOME: home, XDG_CONFIG_HOME: join(home, "xdg") }, cwd: home, home },
+  );
+  return JSON.parse(reply.stdout!) as { stopReason: string };
+}
 
 describe("each host's words", () => {
   it("name each host's own config, and no other's", () => {
@@ -61,18 +61,14 @@ describe("each host's words", () => {
 
 describe("the stop texts of a no-progress loop, by host", () => {
   it("Claude Code's hook names Claude Code's remedies, not opencode.json", async () => {
-    const path = file("session.jsonl", toClaudeCode(buildTimeline(stalled().messages)));
-    const reply = JSON.parse((await claudeCodeLive.handle(hookInput("PreToolUse", path, { tool_name: "Read" }), liveContext())).stdout!);
+    const reply = await hookReply(claudeCodeLive, "PreToolUse", toClaudeCode(buildTimeline(stalled().messages)), { tool_name: "Read" });
     expect(reply.stopReason).toMatch(/^Compaction loop stopped by compaction-guard after compaction 2: no-progress: /);
     expect(reply.stopReason).toContain(`Next: Reply to continue, or start a new session, or ${CLAUDE_CODE_WORDS.freeContext}.`);
     expect(reply.stopReason).not.toContain("opencode");
   });
 
   it("Codex's hook names Codex's config.toml keys, not opencode.json", async () => {
-    const ctx = liveContext();
-    const path = file("rollout.jsonl", toCodex(buildTimeline(stalled().messages)));
-    const start = await codexLive.handle(hookInput("SessionStart", path, { source: "compact" }), ctx);
-    const stop = JSON.parse(start.stdout!) as { stopReason: string };
+    const stop = await hookReply(codexLive, "SessionStart", toCodex(buildTimeline(stalled().messages)), { source: "compact" });
     expect(stop.stopReason).toMatch(/^Compaction loop stopped by compaction-guard at compaction 2: no-progress: /);
     expect(stop.stopReason).toContain(`Reply to continue, or start a new session, or ${CODEX_WORDS.freeContext}.`);
     expect(stop.stopReason).not.toContain("opencode");
