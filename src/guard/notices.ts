@@ -1,14 +1,15 @@
 /**
  * What the user is told: the start-up lines, and at a verdict the log line, the toast and the
  * stop note, in every runtime (the words that differ by how a runtime stops a loop are in one
- * table, with the host's words of each runtime: hosts/opencode/words.ts). opencode shows nothing
- * when a plugin sets `enabled = false`, so this text is the user's only clue. It names the
- * session, the rule, the evidence and what to do next; tool inputs appear only as a redacted
- * preview, outputs never. Each rule's own words are in its file (`rule.words`, read through
- * judge/explain.ts); no text here names a host, its config file or its settings itself.
+ * table). opencode shows nothing when a plugin sets `enabled = false`, so this text is the
+ * user's only clue. It names the session, the rule, the evidence and what to do next; tool
+ * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
+ * file (`rule.words`, read through judge/explain.ts). What the texts say of the host (its
+ * name, config file and settings) comes in as `host`, the runtime's words (`GuardHost.words`,
+ * hosts/opencode/words.ts): no text here names a host itself.
  */
 import type { KeptCulprits } from "../judge/culprits.js";
-import { describeEvidence, nextSteps, wordsOf } from "../judge/explain.js";
+import { describeEvidence, nextSteps, shortWords } from "../judge/explain.js";
 import type { Evidence, Verdict } from "../judge/verdict.js";
 import { percent, tokens } from "../judge/words.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
@@ -16,7 +17,6 @@ import type { StopKind } from "./host.js";
 import { describeSettings, SETTINGS, type ResolvedSettings } from "../config/settings.js";
 import { VERSION } from "../shared/version.js";
 import type { HostWords } from "../model/host-words.js";
-import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../hosts/opencode/words.js";
 
 /**
  * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
@@ -40,8 +40,6 @@ export function sessionLabel(sessionID: string, title: string | undefined): stri
 
 /** The words that differ between the ways a runtime stops a loop (see {@link StopKind}). */
 interface StopWords {
-  /** The words of the host the runtime is (both stop kinds are opencode's: its V1 hooks, its V2 runner). */
-  readonly host: HostWords;
   /** What was done (or, in observe mode after "would have", would have been done). */
   readonly done: (verdict: Verdict) => string;
   /** The session and the preposition before the compaction: `in session S after`. */
@@ -50,7 +48,7 @@ interface StopWords {
   readonly observed: string;
   /** The allow line's words before the compaction: `allowed auto-continue in session S after`. */
   readonly allowed: (sessionID: string) => string;
-  /** The stop note's first line, after the compaction's name, in the words of {@link StopWords.host}. */
+  /** The stop note's first line, after the compaction's name, in the host's words. */
   readonly headline: (compaction: string, host: HostWords) => string;
   /** The stop note's last line: whose note it is, and whether the model reads it. */
   readonly footer: string;
@@ -58,7 +56,6 @@ interface StopWords {
 
 const WORDS: Readonly<Record<StopKind, StopWords>> = {
   "continue-turn": {
-    host: OPENCODE_WORDS,
     done: (verdict) => `${verdict.severity === "info" ? "skipped" : "stopped"} auto-continue`,
     where: (session) => `in session ${session} after`,
     observed: "the continue turn was added",
@@ -68,7 +65,6 @@ const WORDS: Readonly<Record<StopKind, StopWords>> = {
     footer: "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
   },
   interrupt: {
-    host: OPENCODE_V2_WORDS,
     done: () => "interrupted",
     where: (session) => `V2 session ${session} at`,
     observed: "the session goes on",
@@ -87,13 +83,21 @@ const WORDS: Readonly<Record<StopKind, StopWords>> = {
  * @param stop how the runtime stops a loop.
  * @param session the session as {@link sessionLabel} names it.
  * @param index the compaction's index in the session, or null when unknown.
+ * @param host the runtime's host words.
  */
-export function stopLogMessage(stop: StopKind, session: string, verdict: Verdict, index: number | null, observe: boolean): string {
+export function stopLogMessage(
+  stop: StopKind,
+  session: string,
+  verdict: Verdict,
+  index: number | null,
+  observe: boolean,
+  host: HostWords,
+): string {
   const words = WORDS[stop];
   return (
     `compaction-guard ${observe ? "would have " : ""}${words.done(verdict)} ${words.where(session)} ${compactionName(verdict, index)}` +
-    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict, words.host)}.` +
-    (observe ? "" : ` ${nextSteps(verdict, words.host)}`)
+    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict, host)}.` +
+    (observe ? "" : ` ${nextSteps(verdict, host)}`)
   );
 }
 
@@ -125,10 +129,6 @@ const toastName = (sessionID: string, title: string | undefined): string => {
   const line = title?.replace(/\s+/g, " ").trim();
   return line ? `"${line.length > 40 ? `${line.slice(0, 39)}…` : line}"` : sessionID;
 };
-
-/** What happened in a few words, for a toast: the denying rule's `short` ("" for an allow); no rule's short words name a host. */
-const shortWords = (verdict: Verdict): string =>
-  verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence, WORDS["continue-turn"].host).short;
 
 /** A stop at a compaction that cannot make room: what the compaction keeps, and the sizes (tokens; null when unknown). */
 interface RoomStop {
@@ -186,16 +186,16 @@ function remedyWords(host: HostWords, room: RoomStop): string {
 /**
  * The two lines of a stop note that name the culprit, for cannot-make-room and no-progress:
  * the largest items the compaction keeps with the sizes (left after compaction, usable,
- * trigger), and the one remedy; [] for any other rule or without culprits in the evidence.
+ * trigger), and the one remedy (its setting `host`'s); [] for any other rule or without culprits in the evidence.
  */
-export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
+export function culpritLines(verdict: Verdict, host: HostWords): string[] {
   const room = roomStop(verdict);
   if (room === undefined) return [];
   const items = room.culprits.items;
   const kept = items.length === 0 ? "no tool call" : items.map(culpritWords).join("; ");
   const atLeast = verdict.rule === "cannot-make-room" ? " at least" : "";
   const sizes = `left after compaction${atLeast} ${tokens(room.residual)}, usable ${tokens(room.usable)}, trigger ${tokens(room.trigger)}`;
-  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(WORDS[stop].host, room)}.`];
+  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(host, room)}.`];
 }
 
 /**
@@ -205,17 +205,17 @@ export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
  *
  * @param details where the full evidence is: `note` (the stop note the guard leaves in the
  *   session) or `log` (only the warn line, where the host takes no note).
- * @param stop how the runtime stops a loop: whose log the toast names.
+ * @param host the runtime's host words: whose log the toast names.
  */
 export function denialToast(
   verdict: Verdict,
   sessionID: string,
-  title?: string,
-  details: "note" | "log" = "note",
-  stop: StopKind = "continue-turn",
+  title: string | undefined,
+  details: "note" | "log",
+  host: HostWords,
 ): { title: string; message: string; variant: "warning" } {
   const short = shortWords(verdict);
-  const where = details === "note" ? "the note in the session says why" : `${WORDS[stop].host.name}'s log says why`;
+  const where = details === "note" ? "the note in the session says why" : `${host.name}'s log says why`;
   // The largest item the compaction keeps, when that is what does not fit.
   const largest = roomStop(verdict)?.culprits.items[0];
   const culprit = largest === undefined ? "" : ` Largest kept: ${culpritWords(largest)}.`;
@@ -250,16 +250,17 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  *
  * @param stop how the runtime stopped the loop.
  * @param session the session as {@link sessionLabel} names it.
+ * @param host the runtime's host words.
  */
-export function stopRecord(stop: StopKind, session: string, verdict: Verdict, index: number | null): string {
+export function stopRecord(stop: StopKind, session: string, verdict: Verdict, index: number | null, host: HostWords): string {
   // The compaction by its index alone when known: a message id only breaks the line in the TUI.
   const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
   return [
-    WORDS[stop].headline(compaction, WORDS[stop].host),
+    WORDS[stop].headline(compaction, host),
     `Session: ${session}`,
-    `Why (${verdict.rule}): ${describeEvidence(verdict, WORDS[stop].host)}.`,
-    ...culpritLines(stop, verdict),
-    `Next: ${nextSteps(verdict, WORDS[stop].host)}`,
+    `Why (${verdict.rule}): ${describeEvidence(verdict, host)}.`,
+    ...culpritLines(verdict, host),
+    `Next: ${nextSteps(verdict, host)}`,
     WORDS[stop].footer,
   ]
     .map(terminalSafe)
@@ -284,14 +285,14 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
  * @param env the environment they were resolved from (names the variable that disabled the guard).
  * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
  * @param copy the how-manieth copy of the guard in this opencode (1 = the first).
- * @param host the words of the host the plugin runs in (opencode's: only opencode loads it).
+ * @param host the words of the host the plugin runs in (hosts/opencode/words.ts).
  */
 export function startupLines(
   resolved: ResolvedSettings,
   env: Readonly<Record<string, string | undefined>>,
   entry: string | undefined,
   copy: number,
-  host: HostWords = WORDS["continue-turn"].host,
+  host: HostWords,
 ): Array<{ readonly level: "warn" | "info"; readonly message: string }> {
   const lines = resolved.problems.map((problem) => ({ level: "warn" as const, message: `compaction-guard: setting ignored: ${problem}` }));
   if (!resolved.settings.enabled) {

@@ -26,6 +26,12 @@ export function describeEvidence(verdict: Verdict, host: HostWords): string {
   return verdict.rule === null ? "no rule fired" : wordsOf(verdict.rule, verdict.evidence, host).sentence;
 }
 
+/** What happened in a few words, for a toast: the denying rule's `short`, "" for an allow (no rule's short words name a host). */
+export function shortWords(verdict: Verdict): string {
+  if (verdict.rule === null) return "";
+  return (WORDS.get(verdict.rule) as unknown as Words<Evidence[RuleName]>).short(verdict.evidence[verdict.rule]);
+}
+
 /** What the user can do next, by rule, in `host`'s words; "" for an allow. */
 export function nextSteps(verdict: Verdict, host: HostWords): string {
   return verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence, host).nextStep;

@@ -98,22 +98,22 @@ describe("what the user is told", () => {
 
   it("the warn line names the session, the compaction, the rule and what to do; the toast is short", () => {
     const verdict = stalled(9_500);
-    expect(stopLogMessage("continue-turn", "ses_n", verdict, 2, false)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, 2, false, OPENCODE_WORDS)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction 2 \(msg_\d+\): no-progress: the previous compaction .* Reply to continue, or start a new session, or free context/,
     );
-    expect(denialToast(verdict, "ses_n", "Fix the build")).toEqual({
+    expect(denialToast(verdict, "ses_n", "Fix the build", "note", OPENCODE_WORDS)).toEqual({
       title: "Compaction loop stopped",
       message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the note in the session says why.',
       variant: "warning",
     });
-    expect(denialToast(verdict, "ses_n").message).toBe(
+    expect(denialToast(verdict, "ses_n", undefined, "note", OPENCODE_WORDS).message).toBe(
       "ses_n stopped: compaction no longer frees context. Reply to go on; the note in the session says why.",
     );
   });
 
   it("names the compaction by id alone when its index is unknown", () => {
     const verdict = stalled(9_500);
-    expect(stopLogMessage("continue-turn", "ses_n", verdict, null, false)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, null, false, OPENCODE_WORDS)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction msg_\d+: no-progress: /,
     );
   });
@@ -205,7 +205,7 @@ describe("words for every rule", () => {
 
   it.each(Object.keys(DENIALS) as RuleName[])("%s: a loop is stopped (warn), housekeeping is skipped (info)", (rule) => {
     const verdict = DENIALS[rule]!();
-    const line = stopLogMessage("continue-turn", "ses_n", verdict, 3, false);
+    const line = stopLogMessage("continue-turn", "ses_n", verdict, 3, false, OPENCODE_WORDS);
     const expected = rule === "turn-finished" ? ["info", "skipped"] : ["warning", "stopped"];
     expect([verdict.severity, line.split(" ")[1]]).toEqual(expected);
     expect(line).toBe(

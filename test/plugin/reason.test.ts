@@ -62,7 +62,7 @@ describe("the note's text (stopRecord)", () => {
 
   it("names the session, the compaction, the rule, one sentence of evidence and the next step, and says whose it is", () => {
     expect(verdict).toMatchObject({ decision: "deny", rule: "no-progress", severity: "warning" });
-    const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2, OPENCODE_WORDS);
     expect(text.split("\n")).toEqual([
       "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
       `Session: "Fix the build" (${SESSION})`,
@@ -79,7 +79,7 @@ describe("the note's text (stopRecord)", () => {
   });
 
   it("names the compaction by id alone when its index is unknown, and the session by id without a title", () => {
-    const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null, OPENCODE_WORDS);
     expect(text.split("\n").slice(0, 2)).toEqual([
       "Compaction loop stopped by compaction-guard after compaction msg_22b7cb90b001Oacj8ldTaTA4T8: opencode did not send its automatic continue message, so the model stopped.",
       `Session: ${SESSION}`,
@@ -99,7 +99,7 @@ describe("the note's text (stopRecord)", () => {
     const t = buildTimeline(history.messages);
     const v = decide(t, findDecisionPoint(t)!, DEFAULT_SETTINGS);
     expect(v.decision).toBe("deny");
-    expect(stopRecord("continue-turn", "ses_test", v, 2)).not.toContain("SECRET-OUTPUT");
+    expect(stopRecord("continue-turn", "ses_test", v, 2, OPENCODE_WORDS)).not.toContain("SECRET-OUTPUT");
   });
 });
 
