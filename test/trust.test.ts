@@ -13,6 +13,7 @@ import { DEFAULT_SETTINGS, resolveSettings } from "../src/config/settings.js";
 import { VERSION } from "../src/shared/version.js";
 import { fakeClient, newestMessages } from "./support/client.js";
 import { bash, SessionBuilder, type Message } from "./support/session.js";
+import { OPENCODE_WORDS } from "../src/hosts/opencode/words.js";
 
 /** Three cycles of one call, no token data: denied at compaction 2 (no-new-work). */
 function looping(): Message[] {
@@ -158,7 +159,7 @@ describe("messages that never contradict themselves", () => {
   };
 
   it("an unchanged context says so", () => {
-    expect(describeEvidence(stalled(7_020, 7_020))).toBe(
+    expect(describeEvidence(stalled(7_020, 7_020), OPENCODE_WORDS)).toBe(
       "the previous compaction left the context unchanged at 7,020 tokens, less than the 10% cut needed to make progress",
     );
   });
@@ -166,14 +167,14 @@ describe("messages that never contradict themselves", () => {
   it("a cut just under the minimum never reads as large as it", () => {
     const row = stalled(10_000, 9_004); // 9.96%
     expect(row.rule).toBe("no-progress");
-    expect(describeEvidence(row)).toContain("(9% smaller), less than the 10% cut needed");
-    expect(describeEvidence(stalled(10_000, 8_760, 0.125))).toContain("(12.4% smaller), less than the 12.5% cut needed");
+    expect(describeEvidence(row, OPENCODE_WORDS)).toContain("(9% smaller), less than the 10% cut needed");
+    expect(describeEvidence(stalled(10_000, 8_760, 0.125), OPENCODE_WORDS)).toContain("(12.4% smaller), less than the 12.5% cut needed");
   });
 
   it("a cut of exactly the minimum is progress, also at 0", () => {
     expect(stalled(10_000, 9_000).decision).toBe("allow");
     expect(stalled(10_000, 10_000, 0).decision).toBe("allow");
-    expect(describeEvidence(stalled(10_000, 10_001, 0))).toContain("up from 10,000 tokens (under 1% larger)");
+    expect(describeEvidence(stalled(10_000, 10_001, 0), OPENCODE_WORDS)).toContain("up from 10,000 tokens (under 1% larger)");
   });
 });
 

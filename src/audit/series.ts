@@ -26,7 +26,7 @@ import type { SessionSeries } from "./types.js";
  *
  * @param timeline `buildTimeline` of the session's messages.
  * @param rows `replayTimeline` of the same timeline (automatic compactions with a summary).
- * @param usable opencode's usable context in tokens (`usableContext`), or null when the model's
+ * @param usable the host's usable context in tokens (`usableContext`), or null when the model's
  *   limits are unknown; copied to the series.
  * @param info the session's id, title and parent (a subagent's session), copied to the series.
  * @param toolLoop where the tool-loop check would have acted (`ReplayedSession.toolLoop`), when known.

@@ -67,7 +67,7 @@ export interface AuditSession {
    */
   readonly secondsAfterDeny: number | null;
   /**
-   * opencode's usable context (tokens) the session was decided with: from the limit flags, or
+   * the host's usable context (tokens) the session was decided with: from the limit flags, or
    * (audit with no path) from the limits opencode lists for the session's model; null when unknown.
    */
   readonly usable: number | null;
@@ -107,7 +107,7 @@ export interface SessionSeries {
     /** The deny's severity: `warning` a stopped loop, `info` housekeeping (turn-finished); null on allow (absent: not known, drawn as a loop). */
     readonly severity?: Severity | null;
   }>;
-  /** opencode's usable context (tokens) when the model limits are known, else null. */
+  /** the host's usable context (tokens) when the model limits are known, else null. */
   readonly usable: number | null;
   /** Index into `compactions` of the first deny, or null. Steps after it are what the guard would have saved. */
   readonly firstDeny: number | null;

@@ -6,6 +6,7 @@
 import type { Verdict } from "../judge/verdict.js";
 import { redactSecrets } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
+import type { HostWords } from "../model/host-words.js";
 
 /** A log level of `client.app.log` (and of the 2.x entry's standard-error lines). */
 export type Level = "debug" | "info" | "warn" | "error";
@@ -35,6 +36,8 @@ export type StopKind = "continue-turn" | "interrupt";
 export interface GuardHost {
   /** How this runtime stops a loop at a compaction. */
   readonly stop: StopKind;
+  /** What the notices say of the host: its name, config file and settings (hosts/opencode/words.ts for opencode's runtimes). */
+  readonly words: HostWords;
   /** Writes one log line (never rejects). */
   readonly log: Log;
   /** Shows one toast where a TUI listens (never rejects); absent where the host has none. */

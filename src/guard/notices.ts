@@ -4,16 +4,19 @@
  * table). opencode shows nothing when a plugin sets `enabled = false`, so this text is the
  * user's only clue. It names the session, the rule, the evidence and what to do next; tool
  * inputs appear only as a redacted preview, outputs never. Each rule's own words are in its
- * file (`rule.words`, read through judge/explain.ts).
+ * file (`rule.words`, read through judge/explain.ts). What the texts say of the host (its
+ * name, config file and settings) comes in as `host`, the runtime's words (`GuardHost.words`,
+ * hosts/opencode/words.ts): no text here names a host itself.
  */
 import type { KeptCulprits } from "../judge/culprits.js";
-import { describeEvidence, nextSteps, wordsOf } from "../judge/explain.js";
+import { describeEvidence, nextSteps, shortWords } from "../judge/explain.js";
 import type { Evidence, Verdict } from "../judge/verdict.js";
 import { percent, tokens } from "../judge/words.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import type { StopKind } from "./host.js";
 import { describeSettings, SETTINGS, type ResolvedSettings } from "../config/settings.js";
 import { VERSION } from "../shared/version.js";
+import type { HostWords } from "../model/host-words.js";
 
 /**
  * "compaction 2 (msg_…)", or "compaction msg_…" when its index in the session is unknown
@@ -45,8 +48,8 @@ interface StopWords {
   readonly observed: string;
   /** The allow line's words before the compaction: `allowed auto-continue in session S after`. */
   readonly allowed: (sessionID: string) => string;
-  /** The stop note's first line, after the compaction's name. */
-  readonly headline: (compaction: string) => string;
+  /** The stop note's first line, after the compaction's name, in the host's words. */
+  readonly headline: (compaction: string, host: HostWords) => string;
   /** The stop note's last line: whose note it is, and whether the model reads it. */
   readonly footer: string;
 }
@@ -57,8 +60,8 @@ const WORDS: Readonly<Record<StopKind, StopWords>> = {
     where: (session) => `in session ${session} after`,
     observed: "the continue turn was added",
     allowed: (sessionID) => `allowed auto-continue in session ${sessionID} after`,
-    headline: (compaction) =>
-      `Compaction loop stopped by compaction-guard after ${compaction}: opencode did not send its automatic continue message, so the model stopped.`,
+    headline: (compaction, host) =>
+      `Compaction loop stopped by compaction-guard after ${compaction}: ${host.name} did not send its automatic continue message, so the model stopped.`,
     footer: "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
   },
   interrupt: {
@@ -80,13 +83,21 @@ const WORDS: Readonly<Record<StopKind, StopWords>> = {
  * @param stop how the runtime stops a loop.
  * @param session the session as {@link sessionLabel} names it.
  * @param index the compaction's index in the session, or null when unknown.
+ * @param host the runtime's host words.
  */
-export function stopLogMessage(stop: StopKind, session: string, verdict: Verdict, index: number | null, observe: boolean): string {
+export function stopLogMessage(
+  stop: StopKind,
+  session: string,
+  verdict: Verdict,
+  index: number | null,
+  observe: boolean,
+  host: HostWords,
+): string {
   const words = WORDS[stop];
   return (
     `compaction-guard ${observe ? "would have " : ""}${words.done(verdict)} ${words.where(session)} ${compactionName(verdict, index)}` +
-    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict)}.` +
-    (observe ? "" : ` ${nextSteps(verdict)}`)
+    `${observe ? ` (observe mode: ${words.observed})` : ""}: ${verdict.rule}: ${describeEvidence(verdict, host)}.` +
+    (observe ? "" : ` ${nextSteps(verdict, host)}`)
   );
 }
 
@@ -150,10 +161,11 @@ function culpritWords(item: KeptCulprits["items"][number]): string {
 }
 
 /**
- * The remedy of a stop that cannot make room, in words (the settings are the host's: V1
- * `compaction.preserve_recent_tokens`, the 2.x runner's `keep.tokens`).
+ * The remedy of a stop that cannot make room, in words; the setting that keeps less recent
+ * history is the host's (`host.keepRecent` in `host.config`: V1 `compaction.preserve_recent_tokens`,
+ * the 2.x runner's `keep.tokens`; a host without one is told to start a new session).
  */
-function remedyWords(stop: StopKind, room: RoomStop): string {
+function remedyWords(host: HostWords, room: RoomStop): string {
   const largest = room.culprits.items[0];
   switch (room.culprits.remedy) {
     case "narrow-output":
@@ -163,7 +175,7 @@ function remedyWords(stop: StopKind, room: RoomStop): string {
       return `ask for a smaller ${largest?.tool ?? "tool"} result`;
     case "keep-less":
       return (
-        `lower ${stop === "interrupt" ? "keep.tokens" : "compaction.preserve_recent_tokens"} in opencode.json: ` +
+        `${host.keepRecent === null ? "start a new session" : `lower ${host.keepRecent} in ${host.config}`}: ` +
         `compaction now keeps ~${tokens(room.culprits.keptTokens)} of recent tool calls verbatim`
       );
     case "larger-model":
@@ -174,16 +186,16 @@ function remedyWords(stop: StopKind, room: RoomStop): string {
 /**
  * The two lines of a stop note that name the culprit, for cannot-make-room and no-progress:
  * the largest items the compaction keeps with the sizes (left after compaction, usable,
- * trigger), and the one remedy; [] for any other rule or without culprits in the evidence.
+ * trigger), and the one remedy (its setting `host`'s); [] for any other rule or without culprits in the evidence.
  */
-export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
+export function culpritLines(verdict: Verdict, host: HostWords): string[] {
   const room = roomStop(verdict);
   if (room === undefined) return [];
   const items = room.culprits.items;
   const kept = items.length === 0 ? "no tool call" : items.map(culpritWords).join("; ");
   const atLeast = verdict.rule === "cannot-make-room" ? " at least" : "";
   const sizes = `left after compaction${atLeast} ${tokens(room.residual)}, usable ${tokens(room.usable)}, trigger ${tokens(room.trigger)}`;
-  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(stop, room)}.`];
+  return [`Kept by compaction: ${kept}; ${sizes}.`, `Fix: ${remedyWords(host, room)}.`];
 }
 
 /**
@@ -193,15 +205,17 @@ export function culpritLines(stop: StopKind, verdict: Verdict): string[] {
  *
  * @param details where the full evidence is: `note` (the stop note the guard leaves in the
  *   session) or `log` (only the warn line, where the host takes no note).
+ * @param host the runtime's host words: whose log the toast names.
  */
 export function denialToast(
   verdict: Verdict,
   sessionID: string,
-  title?: string,
-  details: "note" | "log" = "note",
+  title: string | undefined,
+  details: "note" | "log",
+  host: HostWords,
 ): { title: string; message: string; variant: "warning" } {
-  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
-  const where = details === "note" ? "the note in the session says why" : "opencode's log says why";
+  const short = shortWords(verdict);
+  const where = details === "note" ? "the note in the session says why" : `${host.name}'s log says why`;
   // The largest item the compaction keeps, when that is what does not fit.
   const largest = roomStop(verdict)?.culprits.items[0];
   const culprit = largest === undefined ? "" : ` Largest kept: ${culpritWords(largest)}.`;
@@ -214,7 +228,7 @@ export function denialToast(
 
 /** Observe mode's toast: quieter (info), and says nothing was stopped. */
 export function observedToast(verdict: Verdict, sessionID: string, title?: string): { title: string; message: string; variant: "info" } {
-  const short = verdict.rule === null ? "" : wordsOf(verdict.rule, verdict.evidence).short;
+  const short = shortWords(verdict);
   return {
     title: "Compaction guard (observe mode)",
     message: `${toastName(sessionID, title)}: ${short}. It would have stopped here; it goes on.`,
@@ -236,16 +250,17 @@ export function observedToast(verdict: Verdict, sessionID: string, title?: strin
  *
  * @param stop how the runtime stopped the loop.
  * @param session the session as {@link sessionLabel} names it.
+ * @param host the runtime's host words.
  */
-export function stopRecord(stop: StopKind, session: string, verdict: Verdict, index: number | null): string {
+export function stopRecord(stop: StopKind, session: string, verdict: Verdict, index: number | null, host: HostWords): string {
   // The compaction by its index alone when known: a message id only breaks the line in the TUI.
   const compaction = index === null ? `compaction ${verdict.compaction.messageID}` : `compaction ${index}`;
   return [
-    WORDS[stop].headline(compaction),
+    WORDS[stop].headline(compaction, host),
     `Session: ${session}`,
-    `Why (${verdict.rule}): ${describeEvidence(verdict)}.`,
-    ...culpritLines(stop, verdict),
-    `Next: ${nextSteps(verdict)}`,
+    `Why (${verdict.rule}): ${describeEvidence(verdict, host)}.`,
+    ...culpritLines(verdict, host),
+    `Next: ${nextSteps(verdict, host)}`,
     WORDS[stop].footer,
   ]
     .map(terminalSafe)
@@ -270,12 +285,14 @@ export function toolLoopRecord(session: string, tool: string, preview: string, r
  * @param env the environment they were resolved from (names the variable that disabled the guard).
  * @param entry which entry loaded it (`OpenCode 2.x entry`), named after "loaded"; undefined for the V1 plugin.
  * @param copy the how-manieth copy of the guard in this opencode (1 = the first).
+ * @param host the words of the host the plugin runs in (hosts/opencode/words.ts).
  */
 export function startupLines(
   resolved: ResolvedSettings,
   env: Readonly<Record<string, string | undefined>>,
   entry: string | undefined,
   copy: number,
+  host: HostWords,
 ): Array<{ readonly level: "warn" | "info"; readonly message: string }> {
   const lines = resolved.problems.map((problem) => ({ level: "warn" as const, message: `compaction-guard: setting ignored: ${problem}` }));
   if (!resolved.settings.enabled) {
@@ -286,10 +303,10 @@ export function startupLines(
         : source === "global file" || source === "project file"
           ? `enabled: false in the ${source}`
           : "the plugin option enabled: false";
-    return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; opencode behaves as without it` }];
+    return [...lines, { level: "info", message: `compaction-guard ${VERSION} is disabled by ${by}; ${host.name} behaves as without it` }];
   }
   const loaded =
     `compaction-guard ${VERSION} loaded${entry === undefined ? "" : ` (${entry})`}: ${describeSettings(resolved)}` +
-    (copy > 1 ? ` (copy ${copy} in this opencode: each compaction is decided once, each notice written once)` : "");
+    (copy > 1 ? ` (copy ${copy} in this ${host.name}: each compaction is decided once, each notice written once)` : "");
   return [...lines, { level: "info", message: loaded }];
 }

@@ -78,18 +78,18 @@ export async function respond(
   const session = sessionLabel(sessionID, title);
   if (loop && settings.notify === "toast" && host.toast) {
     await host.toast(
-      observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log"),
+      observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log", host.words),
     );
   }
   const extra = fields();
   await host.log(
     loop ? "warn" : "info",
-    stopLogMessage(host.stop, session, verdict, index, observe),
+    stopLogMessage(host.stop, session, verdict, index, observe, host.words),
     observe ? { ...extra, mode: "observe" } : extra,
   );
   if (observe || !loop || !host.note) return;
   try {
-    await host.note(sessionID, stopRecord(host.stop, session, verdict, index), verdict);
+    await host.note(sessionID, stopRecord(host.stop, session, verdict, index, host.words), verdict);
   } catch (error) {
     await host.log("warn", `compaction-guard could not leave its note in ${sessionWord(host, sessionID)}: ${reason(error)}`, { sessionID });
   }

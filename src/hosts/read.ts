@@ -7,6 +7,10 @@ import { join } from "node:path";
 import { isRecord } from "../shared/record.js";
 import { isClaudeCodeMeta, readClaudeCode } from "./claude-code/index.js";
 import { readCodex } from "./codex/index.js";
+import { CLAUDE_CODE_WORDS } from "./claude-code/words.js";
+import { CODEX_WORDS } from "./codex/words.js";
+import { OPENCODE_WORDS } from "./opencode/words.js";
+import type { HostWords } from "../model/host-words.js";
 import type { TranscriptAgent, TranscriptSession } from "./transcript.js";
 
 /** Lines looked at to tell the agent: the first records of either format say it. */
@@ -63,8 +67,16 @@ export function readTranscript(text: string, fallbackID: string): TranscriptSess
   return agent === "codex" ? readCodex(text, fallbackID) : agent === "claude-code" ? readClaudeCode(text, fallbackID) : null;
 }
 
+/**
+ * The words for a session's texts by the agent that wrote it (`SessionData.agent`): Claude
+ * Code's, Codex's, or opencode's (undefined, or any other name: an opencode export has none).
+ */
+export function hostWords(agent: string | undefined): HostWords {
+  return agent === "claude-code" ? CLAUDE_CODE_WORDS : agent === "codex" ? CODEX_WORDS : OPENCODE_WORDS;
+}
+
 /** An agent's name in words: `Claude Code`, `Codex`; any other name as it is. */
-export const agentName = (agent: string): string => (agent === "codex" ? "Codex" : agent === "claude-code" ? "Claude Code" : agent);
+export const agentName = (agent: string): string => (agent === "codex" || agent === "claude-code" ? hostWords(agent).name : agent);
 
 /**
  * What a deny means for a session of `agent`, in one line: these agents have no synthetic

@@ -34,6 +34,7 @@ import type { AgentLive, HookReply, InstallReport, InstallScope, LiveContext } f
 import { edited, handlerPositions, withoutHandlers } from "./hook-groups.js";
 import { transcriptRecord } from "../hosts/transcript.js";
 import { readClaudeCode } from "../hosts/claude-code/index.js";
+import { CLAUDE_CODE_WORDS } from "../hosts/claude-code/words.js";
 
 /** How the judge reads a Claude Code session's host facts (the same as `replay`'s: no continue text). */
 const FACTS = { source: "claude-code 2.1.328", afterCompaction: [] as const };
@@ -99,11 +100,11 @@ function judgeLatest(session: SessionData, settings: GuardSettings): Latest {
   return { session, row, userSince };
 }
 
-/** The one line the user reads at a stop. */
+/** The one line the user reads at a stop, in Claude Code's words (hosts/claude-code/words.ts). */
 function stopLine(row: ReplayRow): string {
   return (
-    `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row)}. ` +
-    `Next: ${nextSteps(row)}`
+    `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row, CLAUDE_CODE_WORDS)}. ` +
+    `Next: ${nextSteps(row, CLAUDE_CODE_WORDS)}`
   );
 }
 

@@ -34,6 +34,7 @@ import { sessionInputs } from "../sources/sources.js";
 import type { AgentLive, HookReply, LiveContext } from "./agent.js";
 import { codexHome, hooksFile, installHooks, uninstallHooks } from "./codex-hooks.js";
 import { withCodexTrust } from "./codex-trust.js";
+import { CODEX_WORDS } from "../hosts/codex/words.js";
 
 /** The hook events the guard answers, as Codex names them in `hook_event_name`. */
 export const CODEX_EVENTS = ["SessionStart", "PreToolUse"] as const;
@@ -137,10 +138,10 @@ function judge(session: SessionData, settings: GuardSettings): Judged {
   return { session, row, spokeSince };
 }
 
-/** The stop's reason in words: the rule, its evidence and what to do next. */
+/** The stop's reason in words: the rule, its evidence and what to do next, in Codex's words (hosts/codex/words.ts). */
 export function stopReason(row: ReplayRow): string {
   return terminalSafe(
-    `Compaction loop stopped by compaction-guard at compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row)}. ${nextSteps(row)}`.trim(),
+    `Compaction loop stopped by compaction-guard at compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row, CODEX_WORDS)}. ${nextSteps(row, CODEX_WORDS)}`.trim(),
   );
 }
 

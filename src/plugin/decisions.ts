@@ -7,6 +7,7 @@ import { compactionEnd, type Timeline } from "../model/timeline.js";
 import type { ReplayRow } from "../judge/replay.js";
 import { describeEvidence } from "../judge/explain.js";
 import { allowedBecause } from "../guard/notices.js";
+import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../hosts/opencode/words.js";
 
 /** Does a continue turn follow the compaction's summary (opencode added it)? */
 function continued(timeline: Timeline, row: ReplayRow): boolean {
@@ -26,7 +27,7 @@ export function decisionLines(timeline: Timeline, rows: readonly ReplayRow[], v2
   return rows.map((row) => {
     const name = `compaction ${row.compaction.index}`;
     if (row.decision === "allow") return `${name}: allowed ${v2 ? "the session to go on" : "auto-continue"}: ${allowedBecause(row)}`;
-    const why = `${row.rule}: ${describeEvidence(row)}.`;
+    const why = `${row.rule}: ${describeEvidence(row, v2 ? OPENCODE_V2_WORDS : OPENCODE_WORDS)}.`;
     if (v2) return `${name}: ${row.severity === "info" ? "nothing to stop" : "would stop the session here"} (${why.slice(0, -1)})`;
     const verb = row.severity === "info" ? "skipped" : "stopped";
     return continued(timeline, row)

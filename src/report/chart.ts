@@ -9,6 +9,8 @@ import type { SessionSeries } from "../audit/types.js";
 import { stepsAfterFirstDeny } from "../audit/series.js";
 import { denySentence, type SavedFigures } from "./deny-sentence.js";
 import { num } from "./format.js";
+import { hostWords } from "../hosts/read.js";
+import type { HostWords } from "../model/host-words.js";
 
 /** Options of {@link terminalChart}. */
 export interface TerminalChartOptions {
@@ -18,6 +20,8 @@ export interface TerminalChartOptions {
   readonly height?: number;
   /** The audit row's figures for the first deny (continue turns, tokens, wall time), told in the legend as the HTML report tells them. */
   readonly saved?: SavedFigures;
+  /** The words of the host whose session it is: whose usable context the legend names (default: the session of an export's). */
+  readonly host?: HostWords;
 }
 
 /**
@@ -212,7 +216,7 @@ export function terminalChart(series: SessionSeries, options: TerminalChartOptio
       : []),
     series.usable === null
       ? "model limits unknown: no usable-context line"
-      : `← usable: opencode's usable context, ${num(series.usable)} tokens`,
+      : `← usable: ${(options.host ?? hostWords(undefined)).name}'s usable context, ${num(series.usable)} tokens`,
     series.compactions.length === 0 ? "no automatic compaction" : denySentence(series, options.saved),
   ];
   return [...chart, markerRow, ...legend.flatMap((text) => wrap(text, width))].join("\n");

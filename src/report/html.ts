@@ -9,6 +9,7 @@ import { line } from "d3-shape";
 import type { AuditReport, AuditSession, SessionSeries } from "../audit/types.js";
 import { stepsAfterFirstDeny } from "../audit/series.js";
 import { denySentence } from "./deny-sentence.js";
+import { hostWords } from "../hosts/read.js";
 import { formatDate, formatSeconds, num, plural } from "./format.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 
@@ -396,6 +397,9 @@ export function renderHtmlReport(report: AuditReport): string {
     report.skipped.length === 0
       ? ""
       : `<h2>Skipped files (${num(report.skipped.length)})</h2><ul class="skipped">${report.skipped.map((s) => `<li>${untrusted(s)}</li>`).join("")}</ul>`;
+  // Whose usable context the dashed line is: the one host's of every session that has it, else each agent's.
+  const usableHosts = new Set(report.sessions.filter((s) => s.series.usable !== null).map((s) => hostWords(s.row.agent).name));
+  const usableWhose = usableHosts.size === 1 ? `${[...usableHosts][0]}'s` : "each agent's";
   const legend =
     `<div class="legend"><span><i style="border-color:${COLORS.line}"></i>context tokens per step</span>` +
     `<span><i style="border-color:${COLORS.allow};border-top-style:dashed"></i>compaction, continue allowed (its index on top)</span>` +
@@ -404,7 +408,7 @@ export function renderHtmlReport(report: AuditReport): string {
       ? `<span><i style="border-color:${COLORS.allow}"></i>compaction the guard denies as housekeeping (turn-finished)</span>`
       : "") +
     (report.sessions.some((s) => s.series.usable !== null)
-      ? `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>opencode's usable context</span>`
+      ? `<span><i style="border-color:${COLORS.usable};border-top-style:dashed"></i>${usableWhose} usable context</span>`
       : "") +
     `<span><i class="box"></i>steps after the first deny, until the user writes again: would have been saved</span></div>`;
   return `<!doctype html>

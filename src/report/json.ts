@@ -6,7 +6,7 @@ import { terminalSafeJson } from "../redact/terminal-safe.js";
  * `audit --json`: one object, `{ sessions: [...], totals }` (the documented shape: each session
  * says `stoppedByGuard` when the guard itself already stopped its loop, and the totals count
  * those in `stoppedByGuard`, apart from the `looping` that ran on unguarded; plus `parentID`,
- * `created` (ms since the epoch or null) and `usable`: opencode's usable context the session
+ * `created` (ms since the epoch or null) and `usable`: the host's usable context the session
  * was decided with, tokens, or null when its model's limits are unknown; `liveStop`: where the
  * live guard's stop note says it stopped, `{ compaction, rule }`, or null). C1 and bidi controls
  * in its strings are `\u` escapes, as C0 ones are (terminal-safe, still the same JSON values).

@@ -1,5 +1,6 @@
 /** `replay --chart`: the session's context size per step, as a terminal line chart with its legend. */
 import type { ReplayResult } from "./replay-types.js";
+import { hostWords } from "../hosts/read.js";
 
 /**
  * The chart at `chartWidth()` columns, with what the first deny would have saved (as audit and
@@ -9,5 +10,5 @@ import type { ReplayResult } from "./replay-types.js";
 export async function replayChart({ session, file, replayed, options, chartWidth }: ReplayResult): Promise<string> {
   const [{ terminalChart }, { auditedSeries, auditSession }] = await Promise.all([import("./pictures.js"), import("../audit/audit.js")]);
   const audited = auditSession(session, file, options, replayed);
-  return terminalChart(auditedSeries(audited), { width: chartWidth(), saved: audited.row });
+  return terminalChart(auditedSeries(audited), { width: chartWidth(), saved: audited.row, host: hostWords(session.agent) });
 }

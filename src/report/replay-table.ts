@@ -7,7 +7,8 @@ import type { ReplayRow } from "../judge/replay.js";
 import { describeEvidence } from "../judge/explain.js";
 import { shownToolName } from "../redact/preview.js";
 import type { ToolLoopEntry } from "../judge/tool-loop.js";
-import { agentNote } from "../hosts/read.js";
+import { agentNote, hostWords } from "../hosts/read.js";
+import type { HostWords } from "../model/host-words.js";
 import { guardStops } from "../model/timeline.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { fmt } from "./format.js";
@@ -35,8 +36,10 @@ function toolLoopLine(entries: readonly ToolLoopEntry[]): string {
  * The table proper: a header line, one row per automatic compaction, the first deny, then the
  * tool-loop line. Every text from the session (its id, the message ids, the evidence's tool
  * names and path previews) is made terminal-safe, and the columns are padded by display width.
+ * The first deny's evidence is told in `host`'s words (the session's agent's).
  */
 function table(
+  host: HostWords,
   sessionID: string,
   rows: readonly ReplayRow[],
   usable: number | null,
@@ -80,7 +83,7 @@ function table(
   }
   lines.push(
     firstDeny
-      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny))}`
+      ? `first deny: compaction ${firstDeny.compaction.index}, ${firstDeny.rule}: ${terminalSafe(describeEvidence(firstDeny, host))}`
       : "no deny: the guard would have let every continue turn through",
   );
   if (toolLoop.length > 0) lines.push(toolLoopLine(toolLoop));
@@ -96,7 +99,7 @@ export function replayTable({ session, replayed, usable }: ReplayResult): string
     stops,
     rows.map((r) => r.compaction),
   );
-  const lines = [table(session.record.id, rows, usable, firstDeny, replayed.toolLoop)];
+  const lines = [table(hostWords(session.agent), session.record.id, rows, usable, firstDeny, replayed.toolLoop)];
   if (liveLine) lines.push(liveLine);
   const difference = liveDifferenceLine(stops, firstDeny?.compaction.messageID, usable);
   if (difference) lines.push(difference);

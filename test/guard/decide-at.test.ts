@@ -8,6 +8,7 @@ import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { decideAtCompaction, type CompactionHost, type SessionRead, type SessionSwitch } from "../../src/guard/decide-at.js";
 import { TimelineSteps } from "../../src/judge/view.js";
 import { OPENCODE_FACTS } from "../../src/hosts/opencode/facts.js";
+import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 import { v1Timeline } from "../../src/plugin/timelines.js";
 import { SessionBuilder } from "../support/session.js";
 
@@ -35,6 +36,7 @@ function recorder(options: Options = {}) {
   const lines: Array<{ level: string; message: string; extra: Record<string, unknown> | undefined }> = [];
   const host: CompactionHost = {
     stop: "interrupt",
+    words: OPENCODE_WORDS,
     settings: DEFAULT_SETTINGS,
     fields: { runner: "test" },
     fallback: "the host goes on",

@@ -5,6 +5,7 @@ import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { denialToast, stopRecord } from "../../src/guard/notices.js";
 import { LIMITS, ON, shape, tokens } from "../support/prediction.js";
 import { bash, SessionBuilder } from "../support/session.js";
+import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
 /** A session whose first compaction keeps a tail from the step at message `tailFrom`: returns its messages. */
 function session(steps: Array<[command: string, output: string]>, tailFrom: number): SessionBuilder {
@@ -103,13 +104,13 @@ describe("a stop that cannot make room names the culprit", () => {
       culprits: { items: [{ tool: "bash", preview: "gh api repos/o/r/issues", runs: 1, tokens: tokensOfCall }], remedy: "narrow-output" },
     });
     // At least (2,000 − 11) + 30 + (20 + 4,200) + 24 − 100 = 6,163.
-    const note = stopRecord("continue-turn", "ses_p", verdict, 1).split("\n");
+    const note = stopRecord("continue-turn", "ses_p", verdict, 1, OPENCODE_WORDS).split("\n");
     expect(note[3]).toBe(
       `Kept by compaction: bash gh api repos/o/r/issues (~${tokensOfCall.toLocaleString("en-US")} tokens); ` +
         "left after compaction at least 6,163 tokens, usable 6,000 tokens, trigger 2,120 tokens.",
     );
     expect(note[4]).toBe("Fix: ask for that command's output to be narrowed (head, tail, grep, a smaller range), not printed whole.");
-    expect(denialToast(verdict, "ses_p").message).toBe(
+    expect(denialToast(verdict, "ses_p", undefined, "note", OPENCODE_WORDS).message).toBe(
       `ses_p stopped: compaction cannot make room here. Largest kept: bash gh api repos/o/r/issues (~${tokensOfCall.toLocaleString("en-US")} tokens). ` +
         "Reply to go on; the note in the session says why.",
     );
@@ -118,6 +119,6 @@ describe("a stop that cannot make room names the culprit", () => {
   it("a rule that is not about room adds nothing", () => {
     const allowed = replayMessages(s.messages, { ...ON, predict: false }, { limits: LIMITS })[0]!;
     expect(allowed.decision).toBe("allow");
-    expect(stopRecord("continue-turn", "ses_p", allowed, 1).split("\n")).toHaveLength(5);
+    expect(stopRecord("continue-turn", "ses_p", allowed, 1, OPENCODE_WORDS).split("\n")).toHaveLength(5);
   });
 });

@@ -7,6 +7,7 @@ import { replayMessages } from "../../src/core.js";
 import { type ReplayRow } from "../../src/judge/replay.js";
 import type { RuleName } from "../../src/judge/verdict.js";
 import { bash, SessionBuilder } from "../support/session.js";
+import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
 /** Two automatic compactions; the first step after compaction 1 has `after` tokens (its prompt). */
 function stalled(after: number, limits?: { context: number; output: number }) {
@@ -63,19 +64,19 @@ const DENIALS: { readonly [R in RuleName]?: () => ReplayRow } = {
 
 describe("what the user is told", () => {
   it("a compaction that cut too little", () => {
-    expect(describeEvidence(stalled(9_500))).toBe(
+    expect(describeEvidence(stalled(9_500), OPENCODE_WORDS)).toBe(
       "the previous compaction left 9,500 tokens of context, down from 10,000 tokens (5% smaller), less than the 10% cut needed to make progress",
     );
   });
 
   it("a compaction after which the context grew", () => {
-    expect(describeEvidence(stalled(10_500))).toBe(
+    expect(describeEvidence(stalled(10_500), OPENCODE_WORDS)).toBe(
       "the previous compaction left 10,500 tokens of context, up from 10,000 tokens (5% larger), less than the 10% cut needed to make progress",
     );
   });
 
   it("a good cut that is still over opencode's usable context", () => {
-    expect(describeEvidence(stalled(7_000, { context: 8_000, output: 2_000 }))).toBe(
+    expect(describeEvidence(stalled(7_000, { context: 8_000, output: 2_000 }), OPENCODE_WORDS)).toBe(
       "the previous compaction left 7,000 tokens of context, down from 10,000 tokens (30% smaller), still over opencode's usable context of 6,000 tokens, so every step compacts again",
     );
   });
@@ -90,29 +91,29 @@ describe("what the user is told", () => {
       .compact({ overflow: true });
     const verdict = lastVerdict(session);
     expect(verdict.rule).toBe("no-progress");
-    expect(describeEvidence(verdict)).toBe(
+    expect(describeEvidence(verdict, OPENCODE_WORDS)).toBe(
       "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room",
     );
   });
 
   it("the warn line names the session, the compaction, the rule and what to do; the toast is short", () => {
     const verdict = stalled(9_500);
-    expect(stopLogMessage("continue-turn", "ses_n", verdict, 2, false)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, 2, false, OPENCODE_WORDS)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction 2 \(msg_\d+\): no-progress: the previous compaction .* Reply to continue, or start a new session, or free context/,
     );
-    expect(denialToast(verdict, "ses_n", "Fix the build")).toEqual({
+    expect(denialToast(verdict, "ses_n", "Fix the build", "note", OPENCODE_WORDS)).toEqual({
       title: "Compaction loop stopped",
       message: '"Fix the build" stopped: compaction no longer frees context. Reply to go on; the note in the session says why.',
       variant: "warning",
     });
-    expect(denialToast(verdict, "ses_n").message).toBe(
+    expect(denialToast(verdict, "ses_n", undefined, "note", OPENCODE_WORDS).message).toBe(
       "ses_n stopped: compaction no longer frees context. Reply to go on; the note in the session says why.",
     );
   });
 
   it("names the compaction by id alone when its index is unknown", () => {
     const verdict = stalled(9_500);
-    expect(stopLogMessage("continue-turn", "ses_n", verdict, null, false)).toMatch(
+    expect(stopLogMessage("continue-turn", "ses_n", verdict, null, false, OPENCODE_WORDS)).toMatch(
       /^compaction-guard stopped auto-continue in session ses_n after compaction msg_\d+: no-progress: /,
     );
   });
@@ -165,7 +166,7 @@ describe("words for every rule", () => {
       "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
     ],
   ] as const)("%s: %s", (rule, sentence) => {
-    expect(describeEvidence(DENIALS[rule]!())).toBe(sentence);
+    expect(describeEvidence(DENIALS[rule]!(), OPENCODE_WORDS)).toBe(sentence);
   });
 
   it.each([
@@ -184,7 +185,7 @@ describe("words for every rule", () => {
     ["no-new-work", "Reply to continue, or start a new session; tell the model what is already done."],
     ["turn-finished", "Nothing was lost; reply to go on."],
   ] as const)("%s: the next step is %j", (rule, next) => {
-    expect(nextSteps(DENIALS[rule]!())).toBe(next);
+    expect(nextSteps(DENIALS[rule]!(), OPENCODE_WORDS)).toBe(next);
   });
 
   it("a repeated text answer is named as the same text, and one action in one step reads in the singular", () => {
@@ -197,23 +198,27 @@ describe("words for every rule", () => {
         .compact(),
     );
     expect(verdict.rule).toBe("no-new-work");
-    expect(describeEvidence(verdict)).toBe(
+    expect(describeEvidence(verdict, OPENCODE_WORDS)).toBe(
       "all 1 action in the 1 step since the previous compaction repeated work done before it, such as the same text, so the next cycle will repeat it again",
     );
   });
 
   it.each(Object.keys(DENIALS) as RuleName[])("%s: a loop is stopped (warn), housekeeping is skipped (info)", (rule) => {
     const verdict = DENIALS[rule]!();
-    const line = stopLogMessage("continue-turn", "ses_n", verdict, 3, false);
+    const line = stopLogMessage("continue-turn", "ses_n", verdict, 3, false, OPENCODE_WORDS);
     const expected = rule === "turn-finished" ? ["info", "skipped"] : ["warning", "stopped"];
     expect([verdict.severity, line.split(" ")[1]]).toEqual(expected);
     expect(line).toBe(
-      `compaction-guard ${expected[1]} auto-continue in session ses_n after compaction 3 (${verdict.compaction.messageID}): ${rule}: ${describeEvidence(verdict)}. ${nextSteps(verdict)}`,
+      `compaction-guard ${expected[1]} auto-continue in session ses_n after compaction 3 (${verdict.compaction.messageID}): ${rule}: ${describeEvidence(verdict, OPENCODE_WORDS)}. ${nextSteps(verdict, OPENCODE_WORDS)}`,
     );
   });
 
   it("an allowed verdict has no rule to describe", () => {
     const allowed = stalled(5_000);
-    expect([allowed.decision, describeEvidence(allowed), nextSteps(allowed)]).toEqual(["allow", "no rule fired", ""]);
+    expect([allowed.decision, describeEvidence(allowed, OPENCODE_WORDS), nextSteps(allowed, OPENCODE_WORDS)]).toEqual([
+      "allow",
+      "no rule fired",
+      "",
+    ]);
   });
 });

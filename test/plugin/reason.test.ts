@@ -14,6 +14,7 @@ import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { decide, findDecisionPoint } from "../../src/core.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
+import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
 const loop = JSON.parse(readFileSync(new URL("../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
   info: { id: string };
@@ -61,24 +62,24 @@ describe("the note's text (stopRecord)", () => {
 
   it("names the session, the compaction, the rule, one sentence of evidence and the next step, and says whose it is", () => {
     expect(verdict).toMatchObject({ decision: "deny", rule: "no-progress", severity: "warning" });
-    const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, "Fix the build"), verdict, 2, OPENCODE_WORDS);
     expect(text.split("\n")).toEqual([
       "Compaction loop stopped by compaction-guard after compaction 2: opencode did not send its automatic continue message, so the model stopped.",
       `Session: "Fix the build" (${SESSION})`,
-      `Why (no-progress): ${describeEvidence(verdict)}.`,
+      `Why (no-progress): ${describeEvidence(verdict, OPENCODE_WORDS)}.`,
       // The export keeps no tail (no tail_start_id): nothing but what every request carries is left.
       "Kept by compaction: no tool call; left after compaction 7,000 tokens, usable 6,000 tokens, trigger 7,020 tokens.",
       "Fix: switch to a model with a larger context: what is left is what every request carries (system prompt, tools, summary).",
-      `Next: ${nextSteps(verdict)}`,
+      `Next: ${nextSteps(verdict, OPENCODE_WORDS)}`,
       "(A note from the compaction-guard plugin: not your message, and not sent to the model.)",
     ]);
-    expect(describeEvidence(verdict)).toBe(
+    expect(describeEvidence(verdict, OPENCODE_WORDS)).toBe(
       "the previous compaction left 7,000 tokens of context, down from 7,020 tokens (0% smaller), less than the 10% cut needed to make progress",
     );
   });
 
   it("names the compaction by id alone when its index is unknown, and the session by id without a title", () => {
-    const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null);
+    const text = stopRecord("continue-turn", sessionLabel(SESSION, undefined), verdict, null, OPENCODE_WORDS);
     expect(text.split("\n").slice(0, 2)).toEqual([
       "Compaction loop stopped by compaction-guard after compaction msg_22b7cb90b001Oacj8ldTaTA4T8: opencode did not send its automatic continue message, so the model stopped.",
       `Session: ${SESSION}`,
@@ -98,7 +99,7 @@ describe("the note's text (stopRecord)", () => {
     const t = buildTimeline(history.messages);
     const v = decide(t, findDecisionPoint(t)!, DEFAULT_SETTINGS);
     expect(v.decision).toBe("deny");
-    expect(stopRecord("continue-turn", "ses_test", v, 2)).not.toContain("SECRET-OUTPUT");
+    expect(stopRecord("continue-turn", "ses_test", v, 2, OPENCODE_WORDS)).not.toContain("SECRET-OUTPUT");
   });
 });
 

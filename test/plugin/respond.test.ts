@@ -10,6 +10,10 @@ import type { GuardHost, StopKind } from "../../src/guard/host.js";
 import { allowLogMessage, sessionLabel, stopLogMessage, stopRecord } from "../../src/guard/notices.js";
 import { respond } from "../../src/guard/respond.js";
 import { bash, SessionBuilder } from "../support/session.js";
+import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
+
+/** The words of the opencode runtime that stops a loop by `stop`. */
+const hostOf = (stop: StopKind) => (stop === "interrupt" ? OPENCODE_V2_WORDS : OPENCODE_WORDS);
 
 const SESSION = "ses_r";
 
@@ -32,6 +36,7 @@ function recorder(stop: StopKind, fail: { halt?: boolean; note?: boolean } = {})
   const calls: string[] = [];
   const host: GuardHost = {
     stop,
+    words: hostOf(stop),
     log: async (level, message) => void calls.push(`log ${level} ${message}`),
     toast: async (body) => void calls.push(`toast ${body.variant} ${body.title}`),
     halt: (id) => {
@@ -86,7 +91,7 @@ describe("respond: one path for every runtime", () => {
     expect(await run(stop, loop)).toEqual([
       `halt ${SESSION}`,
       "toast warning Compaction loop stopped",
-      `log warn ${stopLogMessage(stop, session, loop, 2, false)}`,
+      `log warn ${stopLogMessage(stop, session, loop, 2, false, hostOf(stop))}`,
       `note ${SESSION} ${headline}`,
     ]);
   });
@@ -94,14 +99,14 @@ describe("respond: one path for every runtime", () => {
   it.each<StopKind>(["continue-turn", "interrupt"])("%s, a loop in observe mode: nothing halted, no note, an info toast", async (stop) => {
     expect(await run(stop, loop, { mode: "observe" })).toEqual([
       "toast info Compaction guard (observe mode)",
-      `log warn ${stopLogMessage(stop, session, loop, 2, true)}`,
+      `log warn ${stopLogMessage(stop, session, loop, 2, true, hostOf(stop))}`,
     ]);
   });
 
   it("housekeeping: V1 skips the continue turn with an info line; V2 has no turn to skip and lets it pass", async () => {
     expect(await run("continue-turn", housekeeping)).toEqual([
       `halt ${SESSION}`,
-      `log info ${stopLogMessage("continue-turn", session, housekeeping, 2, false)}`,
+      `log info ${stopLogMessage("continue-turn", session, housekeeping, 2, false, OPENCODE_WORDS)}`,
     ]);
     expect(await run("interrupt", housekeeping)).toEqual([`log info ${allowLogMessage("interrupt", SESSION, housekeeping, 2)}`]);
   });
@@ -115,8 +120,8 @@ describe("respond: one path for every runtime", () => {
     expect(await run("interrupt", loop, { notify: "off" })).toEqual([`halt ${SESSION}`]);
     expect(await run("interrupt", loop, { notify: "log" })).toEqual([
       `halt ${SESSION}`,
-      `log warn ${stopLogMessage("interrupt", session, loop, 2, false)}`,
-      `note ${SESSION} ${stopRecord("interrupt", session, loop, 2).split("\n")[0]}`,
+      `log warn ${stopLogMessage("interrupt", session, loop, 2, false, OPENCODE_V2_WORDS)}`,
+      `note ${SESSION} ${stopRecord("interrupt", session, loop, 2, OPENCODE_V2_WORDS).split("\n")[0]}`,
     ]);
   });
 

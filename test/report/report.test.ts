@@ -532,6 +532,18 @@ describe("review defects: the report and the charts say what the table says", ()
     const noLimits = seriesOf("e2e-healthy.json", "limits unknown");
     expect(renderHtmlReport(reportOf([noLimits]))).not.toContain("opencode's usable context</span>");
     expect(renderHtmlReport(reportOf([noLimits, unguarded]))).toContain("opencode's usable context</span>");
+    // Whose usable context: the one agent's of the sessions with a usable line, else each agent's.
+    const agent = (report: AuditReport, name: string): AuditReport => ({
+      ...report,
+      sessions: report.sessions.map((s) => ({ ...s, row: { ...s.row, agent: name } })),
+    });
+    expect(renderHtmlReport(agent(reportOf([noLimits, unguarded]), "claude-code"))).toContain("Claude Code's usable context</span>");
+    const mixed = reportOf([unguarded, unguarded]);
+    const both = {
+      ...mixed,
+      sessions: [mixed.sessions[0]!, { ...mixed.sessions[1]!, row: { ...mixed.sessions[1]!.row, agent: "codex" } }],
+    };
+    expect(renderHtmlReport(both)).toContain("each agent's usable context</span>");
   });
 
   it("the steps after the user's reply are not 'would have been saved': series, SVG shading and terminal dots stop there", () => {

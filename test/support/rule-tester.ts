@@ -20,6 +20,7 @@ import type { Rule } from "../../src/judge/rules/rule.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { contextOf, historyLimit } from "../../src/judge/verdict.js";
 import { buildView, TimelineSteps } from "../../src/judge/view.js";
+import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
 /** Every field optional, at every depth: what `toMatchObject` compares. */
 export type DeepPartial<T> = T extends readonly (infer U)[]
@@ -130,7 +131,7 @@ function runRow<N extends RuleName>(rule: Rule<N, Evidence[N]>, row: Row<N>, fir
 
   expect(finding.fired, `${rule.name} fired`).toBe(fires);
   if (row.evidence !== undefined) expectMatch(finding.evidence, row.evidence, `${rule.name} evidence`);
-  if (row.explain !== undefined) expect(rule.words.explain(finding.evidence)).toBe(row.explain);
+  if (row.explain !== undefined) expect(rule.words.explain(finding.evidence, OPENCODE_WORDS)).toBe(row.explain);
   // The guard's own verdict holds the same finding.
   expect(verdict.evidence[rule.name], "the verdict's evidence").toEqual(finding.evidence);
   expect(verdict.fired.includes(rule.name), "in the verdict's fired").toBe(fires);

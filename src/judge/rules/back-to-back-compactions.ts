@@ -1,7 +1,7 @@
 /**
  * Rule back-to-back-compactions: compaction after compaction with no step between them.
  *
- * A summary that is itself over the line makes opencode compact again at once; nothing the
+ * A summary that is itself over the line makes the host compact again at once; nothing the
  * model does can change that. Two in a row and then normal work is a known benign double
  * fire (opencode#27468), so the rule waits for the third. Claude Code and Codex cap
  * consecutive failed compactions at 3 as well.
@@ -38,6 +38,6 @@ export const backToBackCompactions = defineRule({
   words: {
     explain: (e) => `${e.inARow} compactions in a row with no step between them that did anything: compaction leaves no room to work`,
     short: (e) => `${e.inARow} compactions in a row, no work between`,
-    nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
+    nextStep: (host) => `${REPLY}, or ${host.freeContext}.`,
   },
 });

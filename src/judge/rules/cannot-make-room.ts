@@ -32,7 +32,7 @@ export type CannotMakeRoomEvidence =
   | (PredictedPrompt & {
       /** Tokens taken off the prediction before the tests (predict.ts `predictionMargin`). */
       readonly marginTokens: number;
-      /** opencode's usable context, tokens. */
+      /** The host's usable context, tokens. */
       readonly usableTokens: number;
       readonly minReduction: number;
       /** 1 − (predicted − margin) / trigger: the cut the compaction makes at best; null without a trigger size. */
@@ -102,8 +102,8 @@ export const cannotMakeRoom = defineRule({
             `against a usable context of ${tokens(e.usableTokens)}, so every step would compact again`;
     },
     short: () => "compaction cannot make room here",
-    nextStep:
-      "Start a new session with a smaller system prompt or instructions (AGENTS.md), or switch to a model with a larger context: " +
+    nextStep: (host) =>
+      `Start a new session with ${host.smallerBase}, or switch to a model with a larger context: ` +
       "a reply here compacts again, because what does not fit is what every request carries.",
   },
 });

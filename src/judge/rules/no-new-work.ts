@@ -130,6 +130,6 @@ export const noNewWork = defineRule({
       );
     },
     short: () => "it redid the work from before the compaction",
-    nextStep: `${REPLY}; tell the model what is already done.`,
+    nextStep: () => `${REPLY}; tell the model what is already done.`,
   },
 });

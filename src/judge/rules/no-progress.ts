@@ -37,7 +37,7 @@ export type NoProgressEvidence =
        */
       readonly reduction: number | null;
       readonly minReduction: number;
-      /** opencode's usable context in tokens, when the model's limits are known. */
+      /** The host's usable context in tokens, when the model's limits are known. */
       readonly usableTokens: number | null;
       /** Which test failed, or null when the compaction made progress. */
       readonly stalled: NoProgressStall;
@@ -144,7 +144,7 @@ export const noProgress = defineRule({
     };
   },
   words: {
-    explain: (e) => {
+    explain: (e, host) => {
       if (e.status !== "measured") return `no-progress abstained (${e.reason})`;
       if (e.stalled === "provider-overflow-again") {
         return "the provider refused the request after the previous compaction as over its context limit again, so that compaction made no room";
@@ -164,10 +164,10 @@ export const noProgress = defineRule({
             ? `the previous compaction left ${tokens(e.afterTokens)} of context, up from ${tokens(e.triggerTokens)} (${Math.round(-reduction * scale) === 0 ? "under 1%" : pct(-reduction, Math.round)} larger)`
             : `the previous compaction left ${tokens(e.afterTokens)} of context, down from ${tokens(e.triggerTokens)} (${pct(reduction, floor)} smaller)`;
       return e.stalled === "still-over-usable-context"
-        ? `${cut}, still over opencode's usable context of ${tokens(e.usableTokens)}, so every step compacts again`
+        ? `${cut}, still over ${host.name}'s usable context of ${tokens(e.usableTokens)}, so every step compacts again`
         : `${cut}, less than the ${pct(e.minReduction, Math.round)} cut needed to make progress`;
     },
     short: () => "compaction no longer frees context",
-    nextStep: `${REPLY}, or free context (compaction.prune, a model with a larger context) in opencode.json.`,
+    nextStep: (host) => `${REPLY}, or ${host.freeContext}.`,
   },
 });

@@ -184,6 +184,6 @@ export const repeatedToolCall = defineRule({
         : `the same ${e.tool} call (${e.preview}) ran ${e.count} times${e.matchOutput ? " with the same result" : ""} and nothing new in between, ` +
           `before and after a compaction (last ${e.messagesRead} assistant messages since your last message)`,
     short: (e) => `the same ${e.tool} call ran ${e.count} times`,
-    nextStep: `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
+    nextStep: () => `${REPLY}, or add the call to the guard's ignore setting if it repeats on purpose.`,
   },
 });

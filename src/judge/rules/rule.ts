@@ -5,6 +5,7 @@
  */
 import type { GuardSettings } from "../../config/settings.js";
 import type { HostFacts } from "../../model/host-facts.js";
+import type { HostWords } from "../../model/host-words.js";
 import type { DecisionView } from "../view.js";
 
 /**
@@ -37,12 +38,18 @@ export interface RuleContext {
   readonly wholeSession?: boolean | undefined;
 }
 
-/** A rule's words: one sentence of evidence, a few words for the toast, and the next step to suggest. */
+/**
+ * A rule's words: one sentence of evidence, a few words for the toast, and the next step to
+ * suggest. Where a text names the host (what it is called, its config file, its settings), it
+ * takes them from `host`, the words of the host whose session was judged (model/host-words.ts):
+ * no rule names a host itself. Each function is pure and returns one sentence without its
+ * final full stop (explain, short) or with it (nextStep).
+ */
 export interface Words<E> {
-  readonly explain: (evidence: E) => string;
+  readonly explain: (evidence: E, host: HostWords) => string;
   /** What happened in a few words, for the toast (read at a glance, at 54–60 columns). */
   readonly short: (evidence: E) => string;
-  readonly nextStep: string;
+  readonly nextStep: (host: HostWords) => string;
 }
 
 /** One rule. `check` is pure and never throws on a view from buildView. */

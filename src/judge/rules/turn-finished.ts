@@ -49,6 +49,6 @@ export const turnFinished = defineRule({
     explain: () =>
       "the model had already finished its answer when the context filled up, so a continue turn would only restart finished work",
     short: () => "the answer was already finished",
-    nextStep: "Nothing was lost; reply to go on.",
+    nextStep: () => "Nothing was lost; reply to go on.",
   },
 });

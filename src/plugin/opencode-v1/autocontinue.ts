@@ -21,6 +21,7 @@ import type { Outcome } from "../../guard/outcome.js";
 import type { DecisionRegistry } from "./registry.js";
 import type { StopNotes } from "./stop-note.js";
 import type { V1Host } from "./v1-host.js";
+import { OPENCODE_WORDS } from "../../hosts/opencode/words.js";
 
 type AutocontinueHook = NonNullable<Hooks["experimental.compaction.autocontinue"]>;
 
@@ -87,6 +88,7 @@ export function createAutocontinueHandler(deps: AutocontinueDeps): AutocontinueH
         },
         switch: modeOf && { of: (id, read) => modeOf(id, read.data), offLine: switchedOffLogMessage },
         stop: "continue-turn",
+        words: OPENCODE_WORDS,
         log: host.log,
         toast: host.toast,
         halt: () => {

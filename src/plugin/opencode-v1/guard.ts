@@ -28,6 +28,7 @@ import { createV1Host } from "./v1-host.js";
 import { createV2Runner } from "../opencode-v2/v2-runner.js";
 import { createGuardCommand } from "./command.js";
 import { createSwitchFile, switchFilePath } from "./switches.js";
+import { OPENCODE_WORDS } from "../../hosts/opencode/words.js";
 
 export { SERVICE } from "./v1-host.js";
 export { DecisionRegistry, HookOwners } from "./registry.js";
@@ -118,7 +119,7 @@ export function createGuard(
   const host = createV1Host(input.client, notifyTimeoutMs);
   const { log } = host;
 
-  for (const line of startupLines(resolved, env, undefined, copy)) void log(line.level, line.message);
+  for (const line of startupLines(resolved, env, undefined, copy, OPENCODE_WORDS)) void log(line.level, line.message);
   if (!settings.enabled) return {};
 
   const limit = historyLimit(settings);

@@ -40,6 +40,7 @@ import { isRecord } from "../../shared/record.js";
 import { v2MessagesOf, v2Timeline } from "../timelines.js";
 import { createV2Guard } from "./v2-guard.js";
 import { createOutcome } from "../../guard/outcome.js";
+import { OPENCODE_V2_WORDS } from "../../hosts/opencode/words.js";
 
 /**
  * What of the 2.x plugin context the guard uses (`packages/plugin/src/promise/plugin.ts`
@@ -130,7 +131,7 @@ export function createV2Plugin(
     // The 2.x context names no directory: the project's settings file is found from the working directory.
     const resolved = resolveSettings(ctx.options, env, { files: loadSettingsFiles(env, deps.cwd ?? process.cwd()) });
     const { settings } = resolved;
-    for (const line of startupLines(resolved, env, "OpenCode 2.x entry", 1)) await log(line.level, line.message);
+    for (const line of startupLines(resolved, env, "OpenCode 2.x entry", 1, OPENCODE_V2_WORDS)) await log(line.level, line.message);
     if (!settings.enabled) return;
     const limit = historyLimit(settings);
     /** Per session, the kept events, oldest first (bounded: the messages of `limit` plus their steps' events). */
@@ -174,6 +175,7 @@ export function createV2Plugin(
       readMessages: async (sessionID, count) => messagesOf(sessionID).slice(-count),
       host: {
         log,
+        words: OPENCODE_V2_WORDS,
         halt: async (sessionID) => {
           await session!.interrupt!({ sessionID });
         },

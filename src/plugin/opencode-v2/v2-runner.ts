@@ -16,6 +16,7 @@ import { v2Event, v2InOrder } from "../../hosts/opencode/v2.js";
 import { createV2Guard } from "./v2-guard.js";
 import { titleOf, type Log, type ToastBody } from "../../guard/host.js";
 import { isRecord } from "../../shared/record.js";
+import { OPENCODE_V2_WORDS } from "../../hosts/opencode/words.js";
 
 /** What the V2 runner takes from the V1 plugin (test seams included). */
 export interface V2RunnerDeps {
@@ -64,6 +65,7 @@ export function createV2Runner(deps: V2RunnerDeps): { event(event: unknown): Pro
     },
     host: {
       log: deps.log,
+      words: OPENCODE_V2_WORDS,
       toast: deps.toast,
       halt: async (sessionID) => {
         await call("POST", `${encodeURIComponent(sessionID)}/interrupt`);

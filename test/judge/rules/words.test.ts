@@ -5,6 +5,7 @@ import { RULES, type Evidence, type RuleName } from "../../../src/judge/rules/in
 import type { Rule, Words } from "../../../src/judge/rules/rule.js";
 import { DEFAULT_SETTINGS } from "../../../src/config/settings.js";
 import { replayMessages } from "../../../src/core.js";
+import { OPENCODE_WORDS } from "../../../src/hosts/opencode/words.js";
 
 const loop = JSON.parse(readFileSync(new URL("../../../fixtures/opencode-1.18.33-loop-bash.json", import.meta.url), "utf8")) as {
   messages: unknown[];
@@ -17,7 +18,7 @@ describe("a rule is one file: its name, severity, check and words", () => {
     for (const rule of RULES) {
       expect(rule.words.explain, rule.name).toBeTypeOf("function");
       expect(rule.words.short, rule.name).toBeTypeOf("function");
-      expect(rule.words.nextStep.trim(), rule.name).not.toBe("");
+      expect(rule.words.nextStep(OPENCODE_WORDS).trim(), rule.name).not.toBe("");
     }
   });
 
@@ -34,7 +35,7 @@ describe("a rule is one file: its name, severity, check and words", () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       for (const rule of RULES) {
-        const words = wordsOf(rule.name, row.evidence);
+        const words = wordsOf(rule.name, row.evidence, OPENCODE_WORDS);
         expect(words.sentence, rule.name).toMatch(/\S/);
         expect(words.short, rule.name).toMatch(/\S/);
       }
