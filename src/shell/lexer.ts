@@ -38,7 +38,12 @@ export interface LexedRedirect extends Redirect {
 /** A token as {@link lex} reads it. */
 export type Lexed = LexedWord | LexedRedirect | Operator;
 
-const BLANK = /[ \t\r\f\v]/;
+/**
+ * White space between words: every character {@link META}'s `\s` ends a word with but the
+ * line feed (an operator of its own), so that each character ends a word or begins one: a
+ * no-break space between words is a blank, not a word of no characters that never ends.
+ */
+const BLANK = /[^\S\n]/;
 /** What `$'…'` makes of the common backslash escapes; any other escaped character stands for itself. */
 const ANSI_C: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", e: "\u001b" };
 const META = /[|&;()<>\s]/;

@@ -23,6 +23,13 @@ describe("lex: word values and redirection targets", () => {
     expect(shape(lex(src))).toEqual(tokens);
   });
 
+  it("ends on every white space JavaScript knows: a no-break space, an em space, a line separator between or after words", () => {
+    for (const space of ["\u00a0", "\u2003", "\u2028", "\u3000", "\ufeff"]) {
+      expect(shape(lex(`npm${space}test${space}`)), JSON.stringify(space)).toEqual(["npm", "test"]);
+      expect(shape(lex(`${space}`))).toEqual([]);
+    }
+  });
+
   it("tokenize gives the same tokens as lex", () => {
     const src = "FOO=1 sudo -u x bash -lc 'a && b' | tee >(wc -l) 2>/dev/null; echo \"$x\" # note";
     expect(tokenize(src)).toEqual(lex(src));
