@@ -19,7 +19,9 @@
  * - the mirror's share, by field: the characters of the strings the mirror of that session
  *   holds (./../src/plugin/opencode-v1/mirror.ts, after the same events), each string counted
  *   once (one byte a character: the outputs are ASCII), grouped as tool output, tool
- *   metadata, tool input, other.
+ *   metadata, tool input, other;
+ * - least exact digests: what digests of the kept outputs would hold at the least, if they
+ *   replaced the outputs without changing a verdict (see {@link digestFloor}), MB.
  *
  * The collections need `global.gc`: the script re-runs itself under `node --expose-gc` when it
  * is missing (a flag of this measurement, not of the plugin).
@@ -36,6 +38,7 @@ import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { createMirror } from "../src/plugin/opencode-v1/mirror.js";
 import { resolveSettings } from "../src/config/settings.js";
 import { historyLimit } from "../src/judge/verdict.js";
+import { contentLines, factsOf } from "../src/judge/information.js";
 import { bash, SessionBuilder, type Message } from "../test/support/session.js";
 import { outputOf } from "./hooks.js";
 
@@ -133,8 +136,20 @@ async function retainedByGuard(messages: Message[], id: string): Promise<number>
   return alive - heapAfterCollection();
 }
 
-/** The characters of the strings the mirror holds of the session, by kind (each string once). */
-async function mirrorStrings(messages: Message[], id: string): Promise<Record<string, number>> {
+/**
+ * The least digests of the kept outputs could hold and still judge as the guard does: the
+ * judgement reads each output by its content lines (what was seen since the last effect) and
+ * its facts (the names and numbers a repeated answer is compared by; ../src/judge/information.ts),
+ * so an exact digest keeps at least one 64-bit hash per content line and per fact (bytes).
+ */
+function digestFloor(outputs: readonly string[]): number {
+  let items = 0;
+  for (const output of outputs) items += contentLines(output).length + factsOf(output).size;
+  return items * 8;
+}
+
+/** The characters of the strings the mirror holds of the session, by kind (each string once), and its tool outputs. */
+async function mirrorStrings(messages: Message[], id: string): Promise<{ sizes: Record<string, number>; outputs: string[] }> {
   const mirror = createMirror();
   await mirror.seed(id, KEPT, async () => structuredClone(messages.slice(0, 1)));
   for (const message of messages.slice(1)) {
@@ -150,6 +165,7 @@ async function mirrorStrings(messages: Message[], id: string): Promise<Record<st
     } else if (value !== null && typeof value === "object") for (const item of Object.values(value)) walk(item, kind);
   };
   const KINDS: Record<string, string> = { output: "tool output", metadata: "tool metadata", input: "tool input" };
+  const outputs: string[] = [];
   for (const message of mirror.newest(id, KEPT) ?? []) {
     const { info, parts } = message as Message;
     walk(info, "other");
@@ -157,9 +173,10 @@ async function mirrorStrings(messages: Message[], id: string): Promise<Record<st
       const { state, ...rest } = part as { state?: Record<string, unknown> };
       walk(rest, "other");
       for (const [key, value] of Object.entries(state ?? {})) walk(value, KINDS[key] ?? "other");
+      if (typeof state?.output === "string") outputs.push(state.output);
     }
   }
-  return sizes;
+  return { sizes, outputs };
 }
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`;
@@ -176,7 +193,7 @@ async function measure(steps: number, outputBytes: number): Promise<string[]> {
   const id = "ses_memory";
   const messages = buildSession(id, steps, outputBytes);
   const retained = await retainedByGuard(messages, id);
-  const strings = await mirrorStrings(messages, id);
+  const { sizes: strings, outputs } = await mirrorStrings(messages, id);
   const held = Object.values(strings).reduce((a, b) => a + b, 0);
   return [
     steps.toLocaleString("en-US"),
@@ -184,6 +201,7 @@ async function measure(steps: number, outputBytes: number): Promise<string[]> {
     mb(retained),
     mb(held),
     ...["tool output", "tool metadata", "tool input", "other"].map((kind) => mb(strings[kind]!)),
+    mb(digestFloor(outputs)),
   ];
 }
 
@@ -206,6 +224,7 @@ async function table(cases: ReadonlyArray<readonly [number, number]>): Promise<s
         "tool metadata",
         "tool input",
         "other",
+        "least exact digests",
       ],
       rows,
     ),
