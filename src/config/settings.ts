@@ -11,6 +11,7 @@
  */
 import { closest, distance } from "fastest-levenshtein";
 import type { z } from "zod";
+import { boolean, BOOL_TEXT, decimal, spec, type SettingSpec, type SettingValues } from "../shared/setting.js";
 import { lazily, zod } from "../shared/zod.js";
 
 /** How a denial is announced: a TUI toast and a warn log line, the log line only, or nothing. */
@@ -45,43 +46,6 @@ export interface FileLayer {
   /** Problems of the file itself (unreadable, not JSONC, not an object), each a whole line. */
   readonly problems: readonly string[];
 }
-
-/** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
-const boolText = lazily(() => zod().stringbool());
-
-/** What a boolean setting's text may say, for error messages (y/n and enabled/disabled are read too). */
-const BOOL_TEXT = "true or false (or 1/0, yes/no, on/off)";
-
-/** One setting: everything the guard, the replay command and the README say about it. */
-interface SettingSpec<T> {
-  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists); built with zod on first use. */
-  readonly schema: () => z.ZodType<T>;
-  readonly default: T;
-  /** What the schema accepts, in words, for error messages. */
-  readonly expected: string;
-  /**
-   * What text (an environment variable, a flag) may say, when it is more than `expected`
-   * (booleans: the words {@link boolean} reads too); absent: `expected`.
-   */
-  readonly expectedText?: string;
-  /** The environment variable (for `enabled`: `…_DISABLED`, which reads inverted). */
-  readonly env: string;
-  /** The replay flag (without `--`), or null when the setting means nothing to replay. */
-  readonly flag: string | null;
-  /** One line of help: what it does. */
-  readonly help: string;
-  /** Turns environment or flag text into what `schema` expects (unparseable text passes through and fails). */
-  readonly fromText: (text: string) => unknown;
-}
-
-const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
-
-/** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
-const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
-const boolean = (text: string): unknown => {
-  const parsed = boolText().safeParse(text.trim());
-  return parsed.success ? parsed.data : text;
-};
 
 /** Every setting, in the order the start-up line and the help list them. */
 export const SETTINGS = {
@@ -208,7 +172,7 @@ type Specs = typeof SETTINGS;
 type Key = keyof Specs;
 
 /** The guard's settings, one field per entry of {@link SETTINGS}. */
-export type GuardSettings = { readonly [K in Key]: z.output<ReturnType<Specs[K]["schema"]>> };
+export type GuardSettings = SettingValues<Specs>;
 
 const KEYS = Object.keys(SETTINGS) as Key[];
 const isKey = (key: string): key is Key => (KEYS as string[]).includes(key);
