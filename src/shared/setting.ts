@@ -1,6 +1,8 @@
 /**
- * The shape of one setting's spec and the readers of its text (config/settings.ts declares
- * the settings with them and derives everything else from the table).
+ * The shape of one setting's spec and the readers of its text. Each setting is declared where
+ * it is read (a rule declares its own next to its check, judge/settings.ts those several parts
+ * of the judge read, config/settings.ts the runtime's), and config/settings.ts assembles them
+ * into the one table everything else is derived from.
  */
 import type { z } from "zod";
 import { lazily, zod } from "./zod.js";
