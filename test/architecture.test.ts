@@ -2,7 +2,8 @@
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
  * plugin → audit, for `/guard stats`, which reports audit's own figures;
- * plugin, cli → judge → config (the settings) → shared; cli → live (the guard inside Claude Code and Codex, through their
+ * plugin, cli → config (the settings: the judge's, each rule's own and the runtime's, assembled; of judge/ it reads only
+ * judge/settings.ts and the rules' list) → judge → shared; cli → live (the guard inside Claude Code and Codex, through their
  * hooks) → guard, sources, config; judge, hosts → redact → shell, the one bash reader; shared/
  * under all of them), judge/ imports of hosts/ only hosts/answers.ts, how the hosts' tools lay
  * out their answers (a host is one folder under hosts/ that produces the model's Timeline), nothing but bin.ts imports cli/, no rule imports another
@@ -23,10 +24,10 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   model: ["shared"],
   shell: [],
   redact: ["shell", "shared"],
-  judge: ["config", "hosts", "model", "redact", "shell", "shared"],
+  judge: ["hosts", "model", "redact", "shell", "shared"],
   hosts: ["model", "redact", "shell", "shared"],
   guard: ["judge", "config", "model", "redact", "shell", "shared"],
-  config: ["shared"],
+  config: ["judge", "shared"],
   plugin: ["config", "guard", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
   sources: ["hosts", "judge", "config", "model", "redact", "shell", "shared"],
   audit: ["sources", "judge", "model", "redact", "shell", "shared"],
@@ -101,6 +102,11 @@ describe("architecture: the layers of src/", () => {
       return folderOf(from) === "hosts" && hostOf(from) !== null && hostOf(to) !== null && hostOf(from) !== hostOf(to);
     });
     expect(wrong.map(({ from, to }) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it("config/ reads of judge/ only the settings' specs: the shared ones (judge/settings.ts) and the rules' (judge/rules/index.ts)", () => {
+    const read = LOCAL.filter(({ from, to }) => folderOf(from) === "config" && folderOf(to) === "judge").map(({ to }) => to);
+    expect([...new Set(read)].sort()).toEqual(["judge/rules/index.ts", "judge/settings.ts"]);
   });
 
   it("judge/ holds no fact of opencode's (its texts come in as a host's inputs)", () => {

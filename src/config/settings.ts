@@ -5,12 +5,18 @@
  * replay command's flags). Each value is validated on its own; an invalid one is reported (the
  * caller logs it once) and ignored: the value below it stands.
  *
- * {@link SETTINGS} is the one source of every setting: its schema (type and bounds), default,
- * option key, environment variable, replay flag and help text. Everything else here (and the
- * replay command's flags and help) is derived from it.
+ * {@link SETTINGS} is the one table of every setting: its schema (type and bounds), default,
+ * option key, environment variable, replay flag and help text (shared/setting.ts `SettingSpec`).
+ * Each spec is declared where it is read: a rule's own in the rule's file (judge/rules/rule.ts
+ * `settings`), those several parts of the judge read in judge/settings.ts, the runtime's here;
+ * this module assembles them. Everything else here (and the replay command's flags and help,
+ * the JSON schema, `init`'s file) is derived from the table.
  */
 import { closest, distance } from "fastest-levenshtein";
 import type { z } from "zod";
+import { RULE_SETTINGS } from "../judge/rules/index.js";
+import { SHARED_SETTINGS } from "../judge/settings.js";
+import { boolean, BOOL_TEXT, spec, type SettingSpec, type SettingValues } from "../shared/setting.js";
 import { lazily, zod } from "../shared/zod.js";
 
 /** How a denial is announced: a TUI toast and a warn log line, the log line only, or nothing. */
@@ -19,12 +25,7 @@ export type NotifyMode = "toast" | "log" | "off";
 /** `enforce`: deny when a rule fires. `observe`: never deny; say where it would have. */
 export type GuardMode = "enforce" | "observe";
 
-/**
- * What the guard does about a tool loop with no compaction (judge/tool-loop.ts): `warn` adds
- * a notice to the result that completes a chain, `stop` also refuses the call that goes on
- * with it and stops the session, `off` does nothing.
- */
-export type ToolLoopMode = "warn" | "stop" | "off";
+export type { ToolLoopMode } from "../judge/settings.js";
 
 /** Where an effective setting came from. */
 export type SettingSource = "default" | FileSource | "option" | "env" | "flag";
@@ -46,115 +47,8 @@ export interface FileLayer {
   readonly problems: readonly string[];
 }
 
-/** Booleans from text: true/false, 1/0, yes/no, on/off, y/n, enabled/disabled, any case (zod's stringbool). */
-const boolText = lazily(() => zod().stringbool());
-
-/** What a boolean setting's text may say, for error messages (y/n and enabled/disabled are read too). */
-const BOOL_TEXT = "true or false (or 1/0, yes/no, on/off)";
-
-/** One setting: everything the guard, the replay command and the README say about it. */
-interface SettingSpec<T> {
-  /** Validates a value from `opencode.json` (JSON types: numbers, booleans, strings, lists); built with zod on first use. */
-  readonly schema: () => z.ZodType<T>;
-  readonly default: T;
-  /** What the schema accepts, in words, for error messages. */
-  readonly expected: string;
-  /**
-   * What text (an environment variable, a flag) may say, when it is more than `expected`
-   * (booleans: the words {@link boolean} reads too); absent: `expected`.
-   */
-  readonly expectedText?: string;
-  /** The environment variable (for `enabled`: `…_DISABLED`, which reads inverted). */
-  readonly env: string;
-  /** The replay flag (without `--`), or null when the setting means nothing to replay. */
-  readonly flag: string | null;
-  /** One line of help: what it does. */
-  readonly help: string;
-  /** Turns environment or flag text into what `schema` expects (unparseable text passes through and fails). */
-  readonly fromText: (text: string) => unknown;
-}
-
-const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
-
-/** Plain decimals only: Number() would also take "0x10", "1e3" or "Infinity". */
-const decimal = (text: string): unknown => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : text);
-const boolean = (text: string): unknown => {
-  const parsed = boolText().safeParse(text.trim());
-  return parsed.success ? parsed.data : text;
-};
-
-/** Every setting, in the order the start-up line and the help list them. */
-export const SETTINGS = {
-  threshold: spec({
-    schema: lazily(() => zod().number().int().min(2).max(1000)),
-    default: 3,
-    expected: "an integer from 2 to 1000",
-    env: "OPENCODE_COMPACTION_GUARD_THRESHOLD",
-    flag: "threshold",
-    help: "runs of one call, with nothing new between, across a compaction, that deny (repeated-tool-call)",
-    fromText: decimal,
-  }),
-  window: spec({
-    schema: lazily(() => zod().number().int().min(1).max(1000)),
-    default: 8,
-    expected: "an integer from 1 to 1000",
-    env: "OPENCODE_COMPACTION_GUARD_WINDOW",
-    flag: "window",
-    help: "recent steps repeated-tool-call reads",
-    fromText: decimal,
-  }),
-  minReduction: spec({
-    schema: lazily(() => zod().number().min(0).lt(1)),
-    default: 0.1,
-    expected: "a number from 0 to below 1",
-    env: "OPENCODE_COMPACTION_GUARD_MIN_REDUCTION",
-    flag: "min-reduction",
-    help: "fraction of the context a compaction must cut, at least (no-progress)",
-    fromText: decimal,
-  }),
-  predict: spec({
-    schema: lazily(() => zod().boolean()),
-    default: true,
-    expected: "true or false",
-    expectedText: BOOL_TEXT,
-    env: "OPENCODE_COMPACTION_GUARD_PREDICT",
-    flag: "predict",
-    help: "at the first compaction, deny when compaction cannot get under the usable context (cannot-make-room)",
-    fromText: boolean,
-  }),
-  matchOutput: spec({
-    schema: lazily(() => zod().boolean()),
-    default: true,
-    expected: "true or false",
-    expectedText: BOOL_TEXT,
-    env: "OPENCODE_COMPACTION_GUARD_MATCH_OUTPUT",
-    flag: "match-output",
-    help: "a repeat must have the same output too",
-    fromText: boolean,
-  }),
-  ignore: spec<readonly string[]>({
-    schema: lazily(() => zod().array(zod().string().trim().min(1).max(200)).max(100).readonly()),
-    default: Object.freeze([]) as readonly string[],
-    expected: "a list of up to 100 tool names or command starts",
-    env: "OPENCODE_COMPACTION_GUARD_IGNORE",
-    flag: "ignore",
-    help: "tools or bash command starts never counted (a list; comma-separated in a flag or the env)",
-    // A comma-separated list: "gh run watch, todowrite".
-    fromText: (text) =>
-      text
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item !== ""),
-  }),
-  toolLoop: spec<ToolLoopMode>({
-    schema: lazily(() => zod().enum(["warn", "stop", "off"])),
-    default: "warn",
-    expected: "warn, stop or off",
-    env: "OPENCODE_COMPACTION_GUARD_TOOL_LOOP",
-    flag: "tool-loop",
-    help: "the same call with the same result threshold times, no compaction needed: warn the model, stop the session, or off",
-    fromText: (text) => text.trim().toLowerCase(),
-  }),
+/** The runtime's settings: how a stop is told, whether it denies, prevention, the status file, the switch. */
+const RUNTIME_SETTINGS = {
   notify: spec<NotifyMode>({
     schema: lazily(() => zod().enum(["toast", "log", "off"])),
     default: "toast",
@@ -204,16 +98,36 @@ export const SETTINGS = {
   }),
 } as const;
 
+/**
+ * Where the judge's settings stand in the table, and so in the start-up line, the replay
+ * command's flags and help, the JSON schema, `init`'s file and the README: a rule's setting
+ * named nowhere here follows them, in RULES order.
+ */
+const JUDGE_ORDER = ["threshold", "window", "minReduction", "predict", "matchOutput", "ignore", "toolLoop"] as const;
+
+const JUDGE_SETTINGS = { ...SHARED_SETTINGS, ...RULE_SETTINGS };
+
+/**
+ * Every setting, in the order the start-up line and the help list them: the judge's (those
+ * several of its parts read, judge/settings.ts, and each rule's own, judge/rules/index.ts
+ * `RULE_SETTINGS`), then the runtime's.
+ */
+export const SETTINGS: typeof JUDGE_SETTINGS & typeof RUNTIME_SETTINGS = Object.freeze({
+  ...Object.fromEntries(JUDGE_ORDER.map((key) => [key, JUDGE_SETTINGS[key]])),
+  ...JUDGE_SETTINGS,
+  ...RUNTIME_SETTINGS,
+} as typeof JUDGE_SETTINGS & typeof RUNTIME_SETTINGS);
+
 type Specs = typeof SETTINGS;
 type Key = keyof Specs;
 
 /** The guard's settings, one field per entry of {@link SETTINGS}. */
-export type GuardSettings = { readonly [K in Key]: z.output<ReturnType<Specs[K]["schema"]>> };
+export type GuardSettings = SettingValues<Specs>;
 
 const KEYS = Object.keys(SETTINGS) as Key[];
 const isKey = (key: string): key is Key => (KEYS as string[]).includes(key);
 
-/** Defaults. threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
+/** Defaults (each spec's `default`). threshold 3 mirrors opencode's DOOM_LOOP_THRESHOLD (session/processor.ts). */
 export const DEFAULT_SETTINGS: GuardSettings = Object.freeze(
   Object.fromEntries(KEYS.map((key) => [key, SETTINGS[key].default])) as unknown as GuardSettings,
 );

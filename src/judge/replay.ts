@@ -6,9 +6,8 @@
 import type { SessionData } from "../model/session.js";
 import { compactionSizes, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import type { GuardSettings } from "../config/settings.js";
 import { toolLoopsOf, type ToolLoopEntry } from "./tool-loop.js";
-import type { RuleContext } from "./rules/index.js";
+import type { JudgeSettings, RuleContext } from "./rules/index.js";
 import { contextOf, decide, decideWith, findDecisionPoint, type DecideOptions, type Verdict } from "./verdict.js";
 import { TimelineSteps } from "./view.js";
 
@@ -16,7 +15,7 @@ export type { SessionData } from "../model/session.js";
 
 /** What a session's decisions depend on besides its history: the guard's settings and the host's inputs. */
 export interface SessionInputs extends HostInputs {
-  readonly settings: GuardSettings;
+  readonly settings: JudgeSettings;
 }
 
 /** One row of a replay: a verdict plus the compaction's own sizes (tokens). */
@@ -34,12 +33,12 @@ export interface ReplayRow extends Verdict {
  * @param timeline the whole session, as a host built it (`wholeSession` is true unless
  *   `options` says otherwise).
  */
-export function replayTimeline(timeline: Timeline, settings: GuardSettings, options: DecideOptions): ReplayRow[] {
+export function replayTimeline(timeline: Timeline, settings: JudgeSettings, options: DecideOptions): ReplayRow[] {
   return rowsOf(new TimelineSteps(timeline), contextOf(settings, { wholeSession: true, ...options }));
 }
 
 /** The rows of every automatic compaction with a successful summary, oldest first: each its verdict ({@link decideWith}) and sizes. */
-function rowsOf(steps: TimelineSteps, context: RuleContext): ReplayRow[] {
+function rowsOf(steps: TimelineSteps, context: RuleContext<JudgeSettings>): ReplayRow[] {
   const { timeline } = steps;
   const rows: ReplayRow[] = [];
   const { compactions } = timeline;
@@ -110,7 +109,7 @@ export function replaySession(session: SessionData, options: SessionInputs, walk
 export function decideCompaction(
   timeline: Timeline,
   compactionID: string | undefined,
-  settings: GuardSettings,
+  settings: JudgeSettings,
   options: DecideOptions,
 ): Verdict | undefined {
   const point = findDecisionPoint(timeline, compactionID);

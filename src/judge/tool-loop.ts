@@ -21,12 +21,12 @@
 import { buildChains, type Chain } from "./chains.js";
 import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js";
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
-import type { GuardSettings } from "../config/settings.js";
+import type { SharedSettings } from "./settings.js";
 import { previewCall } from "../redact/preview.js";
 import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
 
 /** The settings the check reads. */
-export type ToolLoopSettings = Pick<GuardSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
+export type ToolLoopSettings = Pick<SharedSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
 
 /** What the guard does at one call: add the notice (`warn`), refuse the call and stop the session (`stop`), or nothing (null). */
 export type ToolLoopAction = "warn" | "stop" | null;
@@ -36,7 +36,7 @@ export type ToolLoopAction = "warn" | "stop" | null;
  * threshold, so that a chain of `threshold` runs with a few repeats between them still fits.
  * A chain longer than that reads as this many runs: still over `threshold`.
  */
-export function toolLoopSteps(settings: Pick<GuardSettings, "threshold">): number {
+export function toolLoopSteps(settings: Pick<SharedSettings, "threshold">): number {
   return Math.max(32, 4 * settings.threshold);
 }
 
@@ -46,7 +46,7 @@ export function toolLoopSteps(settings: Pick<GuardSettings, "threshold">): numbe
  * compactions between them. An action last done further back counts as new (the cautious
  * side: a missed repeat, never a false one).
  */
-export function toolLoopHistoryLimit(settings: Pick<GuardSettings, "threshold">): number {
+export function toolLoopHistoryLimit(settings: Pick<SharedSettings, "threshold">): number {
   return 2 * toolLoopSteps(settings);
 }
 
@@ -56,7 +56,7 @@ export function toolLoopHistoryLimit(settings: Pick<GuardSettings, "threshold">)
  * `threshold + 2` on (the chain went on after two notices). Nothing either while the chain
  * is no longer than the user asked for (`asked`, see {@link askedRepeats}).
  */
-export function toolLoopAction(runs: number, settings: Pick<GuardSettings, "toolLoop" | "threshold">, asked = 0): ToolLoopAction {
+export function toolLoopAction(runs: number, settings: Pick<SharedSettings, "toolLoop" | "threshold">, asked = 0): ToolLoopAction {
   if (settings.toolLoop === "off" || runs < settings.threshold || runs <= asked) return null;
   return settings.toolLoop === "stop" && runs >= settings.threshold + 2 ? "stop" : "warn";
 }

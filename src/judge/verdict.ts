@@ -4,11 +4,10 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import { RULES, type Evidence, type Finding, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
-import type { GuardSettings } from "../config/settings.js";
+import { RULES, type Evidence, type Finding, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import { buildView, TimelineSteps } from "./view.js";
 
-export type { Evidence, RuleName, Severity } from "./rules/index.js";
+export type { Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
 
 /** The guard's answer for one automatic compaction, with what every rule saw. */
 export interface Verdict {
@@ -28,13 +27,14 @@ export interface Verdict {
 
 /**
  * How many of the newest messages the hook reads (`query.limit` of `session.messages`), and
- * so how far back any decision looks. Enough for the repeated-tool-call window and for
- * several compaction cycles; bounded so a decision costs the same in a 10-message and a
- * 50,000-message session. When the previous compaction lies further back, the session made
- * that many steps without compacting, and the cycle rules abstain.
+ * so how far back any decision looks: 200, enough for several compaction cycles, or what a
+ * rule needs under these settings when more (rules/rule.ts `history`: repeated-tool-call's
+ * window); bounded so a decision costs the same in a 10-message and a 50,000-message session.
+ * When the previous compaction lies further back, the session made that many steps without
+ * compacting, and the cycle rules abstain.
  */
-export function historyLimit(settings: Pick<GuardSettings, "window">): number {
-  return Math.max(200, 4 * settings.window);
+export function historyLimit(settings: JudgeSettings): number {
+  return Math.max(200, ...RULES.map((rule) => rule.history?.(settings) ?? 0));
 }
 
 /**
@@ -70,7 +70,7 @@ export interface DecideOptions extends HostInputs {
 export function decide(
   timeline: Timeline,
   compaction: Compaction,
-  settings: GuardSettings,
+  settings: JudgeSettings,
   options: DecideOptions,
   earlier?: TimelineSteps,
 ): Verdict {
@@ -78,7 +78,7 @@ export function decide(
 }
 
 /** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
-export function contextOf(settings: GuardSettings, options: DecideOptions): RuleContext {
+export function contextOf(settings: JudgeSettings, options: DecideOptions): RuleContext<JudgeSettings> {
   return {
     settings,
     usable: options.usable,
@@ -95,7 +95,7 @@ export function contextOf(settings: GuardSettings, options: DecideOptions): Rule
  * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
  * data, all of it computed before it returns.
  */
-export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext): Verdict {
+export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext<JudgeSettings>): Verdict {
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
   const view = buildView(steps, compaction, context.settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));

@@ -12,7 +12,7 @@
  */
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
-import type { GuardSettings } from "../config/settings.js";
+import type { SharedSettings } from "./settings.js";
 import { normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
 import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";
@@ -117,7 +117,7 @@ export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
  * asking call is the same as another when the same came back, whatever it asked. The
  * tool-time check turns it off: its notice speaks of "this exact call".
  */
-export type ActionOptions = Pick<GuardSettings, "matchOutput" | "ignore"> & { readonly askingByResult?: boolean | undefined };
+export type ActionOptions = Pick<SharedSettings, "matchOutput" | "ignore"> & { readonly askingByResult?: boolean | undefined };
 
 /** The settings that shape actions, with the ids that name them. */
 type ActionSettings = ActionOptions & {
@@ -607,7 +607,7 @@ export class DecisionView extends StepsView {
 export function buildView(
   steps: TimelineSteps,
   compaction: Compaction,
-  settings: Pick<GuardSettings, "matchOutput" | "ignore">,
+  settings: Pick<SharedSettings, "matchOutput" | "ignore">,
   start = 0,
 ): DecisionView {
   return new DecisionView(steps, compaction, steps.settingsOf(settings), start);

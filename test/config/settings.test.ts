@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings } from "../../src/config/settings.js";
+import { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, SETTINGS } from "../../src/config/settings.js";
+import { RULES } from "../../src/judge/rules/index.js";
+import { SHARED_SETTINGS } from "../../src/judge/settings.js";
 
 describe("resolveSettings", () => {
   it("defaults: threshold 3, window 8, minReduction 0.1, predict true, matchOutput true, notify toast, enabled, nothing ignored", () => {
@@ -196,5 +198,23 @@ describe("opencode.json.example", () => {
     expect(name).toMatch(/^opencode-compaction-guard@\d+\.\d+\.\d+$/);
     expect(Object.keys(options).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
     expect(resolveSettings(options, {})).toMatchObject({ settings: DEFAULT_SETTINGS, problems: [] });
+  });
+});
+
+describe("the settings table, assembled from the judge's, the rules' and the runtime's", () => {
+  it("holds each declared spec as it was declared, none twice: a rule's setting is its own", () => {
+    const declared = [
+      ...Object.entries(SHARED_SETTINGS),
+      ...RULES.flatMap((rule) => Object.entries(rule.settings as Record<string, unknown>)),
+    ];
+    const keys = declared.map(([key]) => key);
+    expect(keys.filter((key, i) => keys.indexOf(key) !== i)).toEqual([]);
+    for (const [key, spec] of declared) expect(SETTINGS[key as keyof typeof SETTINGS], key).toBe(spec);
+    expect(Object.keys(SETTINGS).filter((key) => !keys.includes(key))).toEqual(["notify", "mode", "prevent", "statusFile", "enabled"]);
+  });
+
+  it("the rules own window (repeated-tool-call) and predict (cannot-make-room)", () => {
+    const owners = RULES.flatMap((rule) => Object.keys(rule.settings).map((key) => `${key}: ${rule.name}`));
+    expect(owners).toEqual(["predict: cannot-make-room", "window: repeated-tool-call"]);
   });
 });

@@ -25,6 +25,8 @@ import { defineRule } from "./rule.js";
 import { percent, tokens } from "../words.js";
 import { endedTheTurn } from "../turn.js";
 import { keptCulprits, type KeptCulprits } from "../culprits.js";
+import { boolean, BOOL_TEXT, spec } from "../../shared/setting.js";
+import { lazily, zod } from "../../shared/zod.js";
 
 /** What cannot-make-room saw: why it abstained, or the prediction and the test it failed (if any). */
 export type CannotMakeRoomEvidence =
@@ -49,6 +51,18 @@ const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstai
 export const cannotMakeRoom = defineRule({
   name: "cannot-make-room",
   severity: "warning",
+  settings: {
+    predict: spec({
+      schema: lazily(() => zod().boolean()),
+      default: true,
+      expected: "true or false",
+      expectedText: BOOL_TEXT,
+      env: "OPENCODE_COMPACTION_GUARD_PREDICT",
+      flag: "predict",
+      help: "at the first compaction, deny when compaction cannot get under the usable context (cannot-make-room)",
+      fromText: boolean,
+    }),
+  },
   check(view, { settings, usable: usableTokens, facts, wholeSession, directory }) {
     if (!settings.predict) return abstain("prediction is off (predict: false)");
     if (wholeSession !== true) return abstain("the session's first message is not known to be in view");

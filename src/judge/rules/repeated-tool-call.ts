@@ -20,7 +20,9 @@
 import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type DecisionView, type StepView } from "../view.js";
-import type { GuardSettings } from "../../config/settings.js";
+import type { SharedSettings } from "../settings.js";
+import { decimal, spec } from "../../shared/setting.js";
+import { lazily, zod } from "../../shared/zod.js";
 import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
@@ -54,7 +56,7 @@ export interface RepeatedToolCallEvidence {
 /** The evidence of the strongest chain (`best`; none when the window holds no tool call). */
 function evidenceOf(
   best: Chain | undefined,
-  settings: Pick<GuardSettings, "threshold" | "matchOutput">,
+  settings: Pick<SharedSettings, "threshold" | "matchOutput">,
   directory: string | undefined,
   seen: Pick<RepeatedToolCallEvidence, "acrossCompaction" | "messagesRead" | "movedOn" | "readsBetween">,
 ): RepeatedToolCallEvidence {
@@ -157,6 +159,19 @@ const across = (view: DecisionView, chain: Chain): boolean =>
 export const repeatedToolCall = defineRule({
   name: "repeated-tool-call",
   severity: "warning",
+  settings: {
+    window: spec({
+      schema: lazily(() => zod().number().int().min(1).max(1000)),
+      default: 8,
+      expected: "an integer from 1 to 1000",
+      env: "OPENCODE_COMPACTION_GUARD_WINDOW",
+      flag: "window",
+      help: "recent steps repeated-tool-call reads",
+      fromText: decimal,
+    }),
+  },
+  /** Four messages for each step of the window. */
+  history: (settings) => 4 * settings.window,
   check(view, { settings, directory, usable }) {
     const steps = view.recentSteps(settings.window);
     const { best, fires: found, newSeen } = strongest(steps, view, settings.threshold);

@@ -1,9 +1,10 @@
 /**
- * What every rule is: a name, how loud its denial is, a pure check over the decision view,
- * and the words the user is told when it denies. Adding a rule is one new file in this
- * folder plus one line in ./index.ts (see CONTRIBUTING.md).
+ * What every rule is: a name, how loud its denial is, the settings it alone reads, a pure
+ * check over the decision view, and the words the user is told when it denies. Adding a rule
+ * is one new file in this folder plus one line in ./index.ts (see CONTRIBUTING.md).
  */
-import type { GuardSettings } from "../../config/settings.js";
+import type { SettingSpecs, SettingValues } from "../../shared/setting.js";
+import type { SharedSettings } from "../settings.js";
 import type { HostFacts } from "../../model/host-facts.js";
 import type { HostWords } from "../../model/host-words.js";
 import type { DecisionView } from "../view.js";
@@ -23,9 +24,12 @@ export interface Finding<E> {
   readonly evidence: E;
 }
 
-/** What a rule may know beyond the history: the host's facts and where it compacts. */
-export interface RuleContext {
-  readonly settings: GuardSettings;
+/**
+ * What a rule may know beyond the history: the settings, the host's facts and where it
+ * compacts. `S`: the settings it may read (a rule's check: the shared ones and its own).
+ */
+export interface RuleContext<S extends SharedSettings = SharedSettings> {
+  readonly settings: S;
   /** The host's usable context in tokens (a step that reaches it compacts), null when unknown. */
   readonly usable: number | null;
   /** What the host sends after a compaction besides the summary (model/host-facts.ts). */
@@ -52,14 +56,38 @@ export interface Words<E> {
   readonly nextStep: (host: HostWords) => string;
 }
 
-/** One rule. `check` is pure and never throws on a view from buildView. */
-export interface Rule<N extends string = string, E = unknown> {
+/**
+ * A rule as its file declares it. `check` is pure and never throws on a view from buildView.
+ * `O`: the specs of the settings this rule alone reads (none: `{}`); its check reads them
+ * beside the shared ones (../settings.ts), and no other rule sees them.
+ */
+export interface RuleDeclaration<N extends string = string, E = unknown, O extends SettingSpecs = {}> {
   readonly name: N;
   readonly severity: Severity;
-  check(view: DecisionView, context: RuleContext): Finding<E>;
+  /**
+   * The settings this rule alone reads, each with its schema, default, option key, environment
+   * variable, replay flag and help (shared/setting.ts `SettingSpec`): config/settings.ts lists
+   * them with the others, so they are resolved, validated, documented and shown like every
+   * setting. Absent: none.
+   */
+  readonly settings?: O;
+  check(view: DecisionView, context: RuleContext<SharedSettings & SettingValues<O>>): Finding<E>;
+  /**
+   * How many of the newest messages the rule needs read, at least, under these settings;
+   * absent: no more than any decision reads (verdict.ts `historyLimit`).
+   */
+  history?(settings: SharedSettings & SettingValues<O>): number;
   /** What the user is told when this rule denies (the notices, the stop note, replay's table). */
   readonly words: Words<E>;
 }
 
-/** Declares a rule with its name and evidence types inferred (`satisfies` in one call). */
-export const defineRule = <N extends string, E>(rule: Rule<N, E>): Rule<N, E> => rule;
+/** One rule: its declaration, with `settings` always present (`{}` for none). */
+export interface Rule<N extends string = string, E = unknown, O extends SettingSpecs = {}> extends RuleDeclaration<N, E, O> {
+  readonly settings: O;
+}
+
+/** Declares a rule with its name, evidence and settings types inferred (`satisfies` in one call). */
+export const defineRule = <N extends string, E, O extends SettingSpecs = {}>(rule: RuleDeclaration<N, E, O>): Rule<N, E, O> => ({
+  ...rule,
+  settings: rule.settings ?? ({} as O),
+});
