@@ -15,8 +15,9 @@
  * messages, one for the providers' limits.
  *
  * The switch (`/guard off|on|observe`) is written into the session's history and into the
- * switch file (./switches.ts), and cached here per session; the autocontinue and tool-time
- * hooks ask {@link GuardCommand.modeOf} before acting.
+ * switch file (./switches.ts), and kept in the session's record (./sessions.ts: a switch
+ * outlives the record's eviction); the autocontinue and tool-time hooks ask
+ * {@link GuardCommand.modeOf} before acting.
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
@@ -41,6 +42,7 @@ import { isRecord } from "../../shared/record.js";
 import type { SwitchFile } from "./switches.js";
 import { limitsTable, type LimitsTable } from "../../hosts/opencode/limits.js";
 import { projectStats, statsText, statsUnreadableLine, type StatsStore } from "./stats.js";
+import type { SessionRecord, SessionStore } from "./sessions.js";
 
 /** What the thrown error says: opencode logs it, and `opencode run --command guard` prints it. */
 export const ANSWERED = "compaction-guard answered /guard in the session itself (no model request)";
@@ -48,12 +50,11 @@ export const ANSWERED = "compaction-guard answered /guard in the session itself 
 /** The most sessions `/guard stats` asks opencode to list (the newest first). */
 export const STATS_MAX_LISTED = 10_000;
 
-/** Sessions whose switch is cached at once (the newest kept). */
-const MAX_SESSIONS = 1_000;
-
 /** What the command takes from the guard (plugin/opencode-v1/guard.ts). */
 export interface CommandDeps {
   readonly client: Client;
+  /** The guard's per-session store: each session's switch is kept in its slot `mode` (./sessions.ts). */
+  readonly sessions: SessionStore;
   /** Where each session's switch is kept, so that it is found without reading the whole session (./switches.ts). */
   readonly switches: SwitchFile;
   /** The guard's read of a session's messages (./v1-host.ts `readMessages`): the newest `count`, or all when undefined. */
@@ -82,8 +83,9 @@ export interface GuardCommand {
   /**
    * The session's switch, or undefined when none was set (the settings apply). Read from
    * `newest` (the caller's bounded read, oldest first) when it holds one, else from the switch
-   * file, once per session; cached. Never rejects: a file that cannot be read counts as no
-   * switch (cached too), with one warn line.
+   * file, once per session; kept (./sessions.ts: a switch outlives the record's eviction, a
+   * look-up that found none is made again after it). Never rejects: a file that cannot be read
+   * counts as no switch (kept too), with one warn line.
    */
   readonly modeOf: (sessionID: string, newest: readonly unknown[]) => Promise<SessionMode | undefined>;
   /**
@@ -143,28 +145,29 @@ async function modelLimits(client: Client, messages: readonly unknown[], timeout
  * that opencode sends nothing to the model; every other command passes untouched.
  */
 export function createGuardCommand(deps: CommandDeps): GuardCommand {
-  const { client, log, timeoutMs } = deps;
-  const modes = new Map<string, SessionMode | null>();
+  const { client, log, timeoutMs, sessions } = deps;
+  /** The session's switch as known (null: none found), else undefined. */
+  const known = (sessionID: string): SessionMode | null | undefined => sessions.find(sessionID)?.mode;
   const remember = (sessionID: string, mode: SessionMode | null): void => {
-    modes.delete(sessionID);
-    modes.set(sessionID, mode);
-    if (modes.size > MAX_SESSIONS) modes.delete(modes.keys().next().value!);
+    sessions.use(sessionID).mode = mode;
   };
 
   const read = (sessionID: string, limit?: number, ms = timeoutMs): Promise<unknown[]> => deps.readMessages(sessionID, limit, ms);
 
-  /** Look-ups of a switch under way, by session: a second caller waits for the first. */
-  const lookingUp = new Map<string, Promise<SessionMode | undefined>>();
+  /** A second caller waits for the look-up under way (the record's `lookingUp`). */
   const modeOf: GuardCommand["modeOf"] = (sessionID, newest) => {
-    const cached = modes.get(sessionID);
+    const cached = known(sessionID);
     if (cached !== undefined) return Promise.resolve(cached ?? undefined);
-    const running = lookingUp.get(sessionID);
+    const running = sessions.find(sessionID)?.lookingUp;
     if (running) return running;
-    const started = lookUpOnce(sessionID, newest).finally(() => lookingUp.delete(sessionID));
-    lookingUp.set(sessionID, started);
+    let record: SessionRecord | undefined;
+    const started = sessions.hold(sessionID, async (held) => lookUpOnce((record = held), sessionID, newest));
+    record!.lookingUp = started;
+    const done = () => void (record!.lookingUp === started && (record!.lookingUp = undefined));
+    started.then(done, done);
     return started;
   };
-  const lookUpOnce = async (sessionID: string, newest: readonly unknown[]): Promise<SessionMode | undefined> => {
+  const lookUpOnce = async (record: SessionRecord, sessionID: string, newest: readonly unknown[]): Promise<SessionMode | undefined> => {
     let mode: SessionMode | null;
     try {
       mode = findSwitch(newest)?.mode ?? (await deps.switches.read(sessionID));
@@ -175,8 +178,8 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
       });
     }
     // A `/guard` switch set meanwhile is newer than what the look-up found.
-    if (modes.has(sessionID)) return modes.get(sessionID) ?? undefined;
-    remember(sessionID, mode);
+    if (record.mode !== undefined) return record.mode ?? undefined;
+    if (sessions.current(sessionID, record)) remember(sessionID, mode);
     return mode ?? undefined;
   };
 
@@ -309,7 +312,7 @@ export function createGuardCommand(deps: CommandDeps): GuardCommand {
 
   /** The switch for a tool-time hook: cached, else read as {@link modeOf} reads it (undefined while backed off). */
   const stepMode = async (sessionID: string): Promise<SessionMode | null | undefined> => {
-    const cached = modes.get(sessionID);
+    const cached = known(sessionID);
     if (cached !== undefined || deps.backoff.backedOff()) return cached;
     const recent = await deps.readRecent(sessionID);
     return recent === undefined ? undefined : modeOf(sessionID, recent);

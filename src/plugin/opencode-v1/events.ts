@@ -1,12 +1,13 @@
 /**
  * The V1 `event` hook: every message event updates the sessions' mirror (./mirror.ts), and
  * the first of a session starts its first read; an automatic compaction's start starts the
- * decision's look-ups (./lookups.ts); the mirror forgets a deleted session; when a session with a stop note waiting goes
- * idle, the note is written (once); a deleted session's tool-loop state is dropped; every event also goes to the watch
- * over V2 sessions (../opencode-v2/v2-runner.ts), which decides their automatic compactions.
+ * decision's look-ups (./lookups.ts); a deleted session is forgotten, every slot of its record (./sessions.ts); when a
+ * session with a stop note waiting goes idle, the note is written (once); every event also goes to the watch over V2
+ * sessions (../opencode-v2/v2-runner.ts), which decides their automatic compactions.
  */
 import type { Hooks } from "@opencode-ai/plugin";
 import type { SessionMirror } from "./mirror.js";
+import type { SessionStore } from "./sessions.js";
 import type { StopNotes } from "./stop-note.js";
 import type { ToolLoopHooks } from "./tool-loop.js";
 
@@ -30,11 +31,13 @@ function deletedSession(event: unknown): string | undefined {
 /** What the event hook passes events to. */
 export interface EventDeps {
   readonly notes: StopNotes;
-  readonly toolLoop: Pick<ToolLoopHooks, "sessionDeleted" | "sessionIdle">;
+  readonly toolLoop: Pick<ToolLoopHooks, "sessionIdle">;
+  /** The guard's per-session store, which forgets a deleted session. */
+  readonly sessions: Pick<SessionStore, "forget">;
   /** The watch over V2 sessions: resolves once a compaction's decision is done; never rejects. */
   readonly v2: { event(event: unknown): Promise<void> };
   /** The sessions' messages as read so far, kept up to date from the events. */
-  readonly mirror: Pick<SessionMirror, "event" | "drop" | "kept" | "seeding">;
+  readonly mirror: Pick<SessionMirror, "event" | "kept" | "seeding">;
   /** Starts the guard's first read of a session in the background (its steps then read the mirror). Never rejects. */
   readonly firstSight: (sessionID: string) => void;
   /** An automatic compaction of the session starts (its `compaction` part, by id, and the part's message id): the decision's look-ups start (./lookups.ts). Never throws. */
@@ -74,10 +77,7 @@ export function createEventHandler(deps: EventDeps): EventHook {
     const compaction = compactionStart(input?.event);
     if (compaction !== undefined) deps.compactionStarted?.(compaction.sessionID, compaction.partID, compaction.messageID);
     const deleted = deletedSession(input?.event);
-    if (deleted !== undefined) {
-      deps.toolLoop.sessionDeleted(deleted);
-      deps.mirror.drop(deleted);
-    }
+    if (deleted !== undefined) deps.sessions.forget(deleted);
     const sessionID = idleSession(input?.event);
     if (sessionID === undefined) return;
     deps.toolLoop.sessionIdle(sessionID);

@@ -18,6 +18,7 @@ import { createBackoff, type BackoffDeps } from "./backoff.js";
 import { createEventHandler } from "./events.js";
 import { createLookups } from "./lookups.js";
 import { createMirror, type DecisionRead } from "./mirror.js";
+import { createSessionStore } from "./sessions.js";
 import { v1Timeline } from "../timelines.js";
 import { createOutcome } from "../../guard/outcome.js";
 import { createPrevention } from "./prevent.js";
@@ -88,8 +89,8 @@ export interface GuardDeps {
 /**
  * Builds the hooks for one opencode instance. Settings are resolved once (the settings files
  * of config/file.ts: the global one, and the project's found from `input.directory`); each ignored
- * setting is logged once as a warning. Per-session state: the stop notes waiting for their
- * session to go idle, and the tool-loop check's (plugin/opencode-v1/tool-loop.ts), both bounded.
+ * setting is logged once as a warning. Per-session state lives in one store (./sessions.ts),
+ * of this copy of the guard: bounded, and forgotten when the session is deleted.
  *
  * @param input opencode's PluginInput (`client`, `directory` for previews of file paths, and
  *   `serverUrl` for the watch over V2 sessions).
@@ -126,8 +127,10 @@ export function createGuard(
   const stepTimeoutMs = deps.stepTimeoutMs ?? STEP_TIMEOUT_MS;
   /** The back-off of the per-step reads (./backoff.ts), shared by every session of this guard. */
   const backoff = createBackoff({ log, reason, ...deps.backoff });
+  /** Everything this guard keeps per session, one record each (./sessions.ts). */
+  const sessions = createSessionStore();
   /** What this guard has read of each session, kept up to date from the `event` hook (./mirror.ts). */
-  const mirror = createMirror();
+  const mirror = createMirror(sessions);
   const firstReadBudgetMs = deps.firstReadBudgetMs ?? FIRST_READ_BUDGET_MS;
   /**
    * The first read of a session (its newest `count` messages, `limit` at least, kept by the
@@ -140,8 +143,6 @@ export function createGuard(
       mirror.seed(sessionID, size, () => backoff.step(sessionID, () => host.readMessages(sessionID, size, stepTimeoutMs)))
     );
   };
-  /** Sessions whose first read outlasted a step's budget, until it is done: said once each. */
-  const late = new Set<string>();
   /**
    * A per-step read: the newest `count` messages (at most `limit`), from the mirror when it
    * holds them, else from the session's first read when that ends within
@@ -155,9 +156,12 @@ export function createGuard(
     const budget = new Promise<"late">((resolve) => setTimeout(resolve, firstReadBudgetMs, "late").unref?.());
     const data = await Promise.race([reading, budget]);
     if (data !== "late") return data === undefined ? undefined : (mirror.newest(sessionID, count) ?? data.slice(-count));
-    if (!late.has(sessionID)) {
-      late.add(sessionID);
-      void reading.finally(() => late.delete(sessionID));
+    // Said once per session, until the first read is done.
+    const record = sessions.use(sessionID);
+    if (!record.firstReadLate) {
+      record.firstReadLate = true;
+      const done = () => void (record.firstReadLate = undefined);
+      reading.then(done, done);
       void log(
         "info",
         `compaction-guard: the first read of session ${sessionID} takes over ${firstReadBudgetMs} ms; steps go unchecked until it is done`,
@@ -202,13 +206,14 @@ export function createGuard(
     return steps;
   };
   /** The decisions' look-ups, started when a compaction starts (./lookups.ts). */
-  const lookups = createLookups(host, judgeAhead);
-  const notes = createStopNotes(input.client, log, notifyTimeoutMs);
+  const lookups = createLookups(sessions, host, judgeAhead);
+  const notes = createStopNotes(sessions, input.client, log, notifyTimeoutMs);
   /** What a script sees of a stop: the line under `opencode run`, the status file (../../guard/outcome.ts). */
   const outcome = createOutcome({ settings, directory, log, headless: deps.headless, writeErr: deps.writeErr });
   /** `/guard` and the per-session switch (./command.ts). */
   const command = createGuardCommand({
     client: input.client,
+    sessions,
     switches: createSwitchFile(switchFilePath(env)),
     readMessages: host.readMessages,
     resolved,
@@ -223,6 +228,7 @@ export function createGuard(
   });
   const toolLoop = createToolLoopHooks({
     settings,
+    sessions,
     directory,
     messages: readForStep,
     abort: host.abort,
@@ -242,6 +248,7 @@ export function createGuard(
   });
   const preventTimeoutMs = deps.preventTimeoutMs ?? PREVENT_READ_TIMEOUT_MS;
   const prevention = createPrevention({
+    sessions,
     limit,
     directory,
     readMessages: (sessionID, current) => readForDecision(sessionID, current, preventTimeoutMs),
@@ -279,7 +286,7 @@ export function createGuard(
       modeOf: command.modeOf,
       outcome,
     }),
-    event: createEventHandler({ notes, toolLoop, v2, mirror, firstSight, compactionStarted: lookups.start }),
+    event: createEventHandler({ notes, toolLoop, sessions, v2, mirror, firstSight, compactionStarted: lookups.start }),
     dispose: async () => {
       owners?.leave(self);
       await notes.dispose();

@@ -17,28 +17,14 @@
  */
 import type { JudgedAhead } from "../../guard/decide-at.js";
 import type { TimelineSteps } from "../../judge/view.js";
-import { MAX_MIRRORED_SESSIONS } from "./mirror.js";
+import type { CompactionLookups, SessionStore } from "./sessions.js";
 import type { V1Host } from "./v1-host.js";
-
-/**
- * Sessions whose look-ups are kept at once; the oldest start is dropped first. As many as the
- * mirror keeps (./mirror.ts): each may hold its session's judged steps, about the size of
- * the messages the mirror keeps of it, until its decision takes them.
- */
-export const MAX_LOOKUP_SESSIONS = MAX_MIRRORED_SESSIONS;
 
 /**
  * Judges a compaction's decision ahead (the session, and the compaction's message id):
  * the steps, or undefined when the messages it would read are not at hand. May throw.
  */
 export type JudgeAhead = (sessionID: string, messageID: string) => TimelineSteps | undefined;
-
-/** The look-ups of one compaction: resolve as {@link V1Host.readReserved} and {@link V1Host.readSession} do, and the steps judged ahead (undefined: none). */
-export interface CompactionLookups {
-  readonly reserved: Promise<number | undefined>;
-  readonly session: Promise<{ title: string | undefined; subagent: boolean }>;
-  readonly judged: Promise<JudgedAhead | undefined>;
-}
 
 /** The look-ups started per session: {@link createLookups}. */
 export interface Lookups {
@@ -52,9 +38,17 @@ export interface Lookups {
   readonly take: (sessionID: string) => CompactionLookups;
 }
 
-/** Builds the store over `host`'s look-ups and `judgeAhead`. Never throws. */
-export function createLookups(host: Pick<V1Host, "readReserved" | "readSession">, judgeAhead?: JudgeAhead): Lookups {
-  const started = new Map<string, CompactionLookups & { readonly partID: string }>();
+/**
+ * Builds the look-ups over `host`'s calls and `judgeAhead`, kept in the session's record of
+ * `sessions` (slot `lookups`: as many sessions as the mirror keeps, ./sessions.ts; each may hold
+ * its session's judged steps, about the size of the messages the mirror keeps of it, until its
+ * decision takes them). Never throws.
+ */
+export function createLookups(
+  sessions: SessionStore,
+  host: Pick<V1Host, "readReserved" | "readSession">,
+  judgeAhead?: JudgeAhead,
+): Lookups {
   const lookUp = (sessionID: string): Omit<CompactionLookups, "judged"> => ({
     reserved: host.readReserved(),
     session: host.readSession(sessionID),
@@ -75,14 +69,13 @@ export function createLookups(host: Pick<V1Host, "readReserved" | "readSession">
     });
   return {
     start: (sessionID, partID, messageID) => {
-      if (started.get(sessionID)?.partID === partID) return;
-      started.delete(sessionID);
-      started.set(sessionID, { ...lookUp(sessionID), judged: judge(sessionID, messageID), partID });
-      if (started.size > MAX_LOOKUP_SESSIONS) started.delete(started.keys().next().value!);
+      if (sessions.find(sessionID)?.lookups?.partID === partID) return;
+      sessions.use(sessionID).lookups = { ...lookUp(sessionID), judged: judge(sessionID, messageID), partID };
     },
     take: (sessionID) => {
-      const kept = started.get(sessionID);
-      started.delete(sessionID);
+      const record = sessions.find(sessionID);
+      const kept = record?.lookups;
+      if (record) record.lookups = undefined;
       return kept ?? { ...lookUp(sessionID), judged: Promise.resolve(undefined) };
     },
   };

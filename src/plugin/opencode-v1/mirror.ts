@@ -11,12 +11,22 @@
  * which for a bash call holds its output a second time.
  *
  * A session is kept only once it was read (seeded); events of other sessions are not kept.
+ * What is kept lives in the session's record of the guard's store (./sessions.ts: the newest
+ * {@link MAX_MIRRORED_SESSIONS} sessions used, and forgotten when the session is deleted).
  * Events that arrive while a read is under way are applied after it, and an older event never
  * turns a finished part (a completed or failed tool call, a text with its end time) back into
  * an unfinished one, so that a read racing the stream keeps the newer state.
  */
 import type { Timeline } from "../../model/timeline.js";
 import { isRecord } from "../../shared/record.js";
+import {
+  createSessionStore,
+  MAX_SESSIONS,
+  type MirroredMessage,
+  type MirroredSession,
+  type SessionRecord,
+  type SessionStore,
+} from "./sessions.js";
 
 /**
  * A session's newest messages for a decision at a compaction, oldest first, and their
@@ -35,23 +45,8 @@ export type DecisionRead = (
   readonly timelineMs: number;
 }>;
 
-/** Sessions kept at once; the least recently used is dropped first. */
-export const MAX_MIRRORED_SESSIONS = 8;
-
-/** One message as `client.session.messages` returns it. */
-interface Kept {
-  info: Record<string, unknown>;
-  parts: Record<string, unknown>[];
-}
-
-interface SessionState {
-  /** Oldest first, by message id (opencode's ids sort in creation order). */
-  readonly messages: Kept[];
-  /** How many of the newest messages are kept (the largest count read); older ones are dropped. */
-  cap: number;
-  /** True while the kept messages start at the session's first message. */
-  whole: boolean;
-}
+/** Sessions kept at once (the store's, ./sessions.ts); the least recently used is dropped first. */
+export const MAX_MIRRORED_SESSIONS = MAX_SESSIONS;
 
 /** The per-session mirror of one guard: {@link createMirror}. */
 export interface SessionMirror {
@@ -72,7 +67,7 @@ export interface SessionMirror {
   readonly seeding: (sessionID: string) => Promise<unknown[] | undefined> | undefined;
   /** Is the session kept (seeded and not dropped since)? */
   readonly kept: (sessionID: string) => boolean;
-  /** Forgets a session (idle or deleted). */
+  /** Forgets the messages kept of a session. */
   readonly drop: (sessionID: string) => void;
   /** Sessions kept (for tests: at most {@link MAX_MIRRORED_SESSIONS}). */
   readonly sessions: () => number;
@@ -123,7 +118,7 @@ function position<T>(list: readonly T[], id: string, key: (item: T) => string): 
   }
   return low;
 }
-const messageKey = (kept: Kept): string => idOf(kept.info);
+const messageKey = (kept: MirroredMessage): string => idOf(kept.info);
 const partKey = (part: Record<string, unknown>): string => idOf(part);
 /** The item with `id` in `list` sorted by `key`, and its index. */
 function find<T>(list: readonly T[], id: string, key: (item: T) => string): { at: number; item: T | undefined } {
@@ -136,28 +131,19 @@ const byKey =
   (a: T, b: T): number =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
-/** Builds an empty mirror. */
-export function createMirror(): SessionMirror {
-  const states = new Map<string, SessionState>();
-  /** Events of sessions being read, applied once the read is kept. */
-  const pending = new Map<string, unknown[]>();
-  /** The seed under way of each session being read (the newest one when several overlap). */
-  const seeds = new Map<string, Promise<unknown[] | undefined>>();
-
-  const touch = (sessionID: string, state: SessionState): void => {
-    states.delete(sessionID);
-    states.set(sessionID, state);
-    if (states.size > MAX_MIRRORED_SESSIONS) states.delete(states.keys().next().value!);
-  };
-
+/**
+ * Builds a mirror that keeps each session in its record of `sessions` (slots `mirror`, and
+ * while a read is under way `mirrorEvents` and `seeding`); by default a store of its own.
+ */
+export function createMirror(sessions: SessionStore = createSessionStore()): SessionMirror {
   /** The kept message `id` of `state`, made when `info` is given and it is missing. */
-  const messageOf = (state: SessionState, id: string, info?: Record<string, unknown>): Kept | undefined => {
+  const messageOf = (state: MirroredSession, id: string, info?: Record<string, unknown>): MirroredMessage | undefined => {
     const list = state.messages;
     const { at, item } = find(list, id, messageKey);
     if (item !== undefined || info === undefined) return item;
     // A message older than every kept one, in a session not kept whole, is not this mirror's.
     if (at === 0 && list.length > 0 && !state.whole) return undefined;
-    const kept: Kept = { info, parts: [] };
+    const kept: MirroredMessage = { info, parts: [] };
     list.splice(at, 0, kept);
     if (list.length > state.cap) {
       list.splice(0, list.length - state.cap);
@@ -166,7 +152,7 @@ export function createMirror(): SessionMirror {
     return kept;
   };
 
-  const apply = (state: SessionState, type: string, properties: Record<string, unknown>): void => {
+  const apply = (state: MirroredSession, type: string, properties: Record<string, unknown>): void => {
     if (type === "message.updated" && isRecord(properties.info)) {
       const info = properties.info;
       const kept = messageOf(state, idOf(info), info);
@@ -203,56 +189,58 @@ export function createMirror(): SessionMirror {
       if (!type.startsWith("message.")) return;
       const sessionID = sessionOf(properties);
       if (typeof sessionID !== "string") return;
-      pending.get(sessionID)?.push(input);
-      const state = states.get(sessionID);
-      if (state) apply(state, type, properties);
+      const record = sessions.find(sessionID);
+      record?.mirrorEvents?.push(input);
+      if (record?.mirror) apply(record.mirror, type, properties);
     } catch {
       // An event the mirror cannot read: the next read of the session fixes what it missed.
     }
   };
 
   const newest: SessionMirror["newest"] = (sessionID, count) => {
-    const state = states.get(sessionID);
+    const state = sessions.find(sessionID)?.mirror;
     if (!state || (!state.whole && state.messages.length < count)) return undefined;
-    touch(sessionID, state);
+    sessions.use(sessionID);
     // Copies of the lists: events that come while the caller reads them change only the mirror.
     return state.messages.slice(-count).map((kept) => ({ info: kept.info, parts: [...kept.parts] }));
   };
 
   const seed: SessionMirror["seed"] = (sessionID, count, read) => {
-    const running = seedOnce(sessionID, count, read);
-    seeds.set(sessionID, running);
-    const forget = () => void (seeds.get(sessionID) === running && seeds.delete(sessionID));
-    running.then(forget, forget);
+    let record: SessionRecord | undefined;
+    const running = sessions.hold(sessionID, (held) => seedOnce(sessionID, (record = held), count, read));
+    record!.seeding = running;
+    const done = () => void (record!.seeding === running && (record!.seeding = undefined));
+    running.then(done, done);
     return running;
   };
 
-  const seedOnce = async (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => {
+  /** Reads the session and keeps what it read in `record`, its record, unless the session is forgotten meanwhile. */
+  const seedOnce = async (sessionID: string, record: SessionRecord, count: number, read: () => Promise<readonly unknown[] | undefined>) => {
     const buffer: unknown[] = [];
-    const before = pending.get(sessionID);
-    pending.set(sessionID, buffer);
+    const before = record.mirrorEvents;
+    record.mirrorEvents = buffer;
     try {
       const data = await read();
       if (data === undefined) return undefined;
-      const messages: Kept[] = [];
+      if (!sessions.current(sessionID, record)) return [...data];
+      const messages: MirroredMessage[] = [];
       for (const message of data) {
         if (isRecord(message) && isRecord(message.info) && Array.isArray(message.parts))
           messages.push({ info: message.info, parts: message.parts.filter(isRecord).map(keptPart) });
       }
       messages.sort(byKey(messageKey));
       for (const kept of messages) kept.parts.sort(byKey(partKey));
-      const state: SessionState = { messages, cap: Math.max(count, states.get(sessionID)?.cap ?? 0), whole: data.length < count };
+      const state: MirroredSession = { messages, cap: Math.max(count, record.mirror?.cap ?? 0), whole: data.length < count };
       for (const e of buffer) {
         const { type, properties } = e as { type: string; properties: Record<string, unknown> };
         apply(state, type, properties);
       }
-      touch(sessionID, state);
+      record.mirror = state;
+      sessions.use(sessionID);
       return [...data];
     } finally {
-      if (before) {
-        before.push(...buffer);
-        pending.set(sessionID, before);
-      } else pending.delete(sessionID);
+      if (before) before.push(...buffer);
+      record.mirrorEvents = before;
     }
   };
 
@@ -260,9 +248,12 @@ export function createMirror(): SessionMirror {
     event,
     newest,
     seed,
-    seeding: (sessionID) => seeds.get(sessionID),
-    kept: (sessionID) => states.has(sessionID),
-    drop: (sessionID) => void states.delete(sessionID),
-    sessions: () => states.size,
+    seeding: (sessionID) => sessions.find(sessionID)?.seeding,
+    kept: (sessionID) => sessions.find(sessionID)?.mirror !== undefined,
+    drop: (sessionID) => {
+      const record = sessions.find(sessionID);
+      if (record) record.mirror = undefined;
+    },
+    sessions: () => sessions.holding("mirror"),
   };
 }

@@ -28,12 +28,15 @@ import { continueNoteBefore, summaryLedger } from "../../guard/prevention.js";
 import { continueParts, rewriteContinueText } from "../../hosts/opencode/continue-turn.js";
 import { v1Timeline } from "../timelines.js";
 import type { DecisionRead } from "./mirror.js";
+import type { SessionStore } from "./sessions.js";
 
 type CompactingHook = NonNullable<Hooks["experimental.session.compacting"]>;
 type TransformHook = NonNullable<Hooks["experimental.chat.messages.transform"]>;
 
 /** What the prevention hooks take from the guard. */
 export interface PreventionDeps {
+  /** The guard's per-session store: the notes sent are kept in each session's slot `continueNotes` (./sessions.ts). */
+  readonly sessions: SessionStore;
   /**
    * The newest `limit` messages of a session, oldest first, and their timeline (the kept ones
    * when current, else `client.session.messages` with `query.limit`, under a timeout);
@@ -54,34 +57,27 @@ export interface PreventionDeps {
   readonly warn: (message: string, error: unknown, sessionID: string) => Promise<void>;
 }
 
-/** Sessions whose notes are kept, most recently used last; the oldest is forgotten first. */
-const MAX_SESSIONS = 64;
 /** Notes kept per session (one per compaction): a cycle's turn is in the messages sent until the next compaction. */
 const MAX_NOTES_PER_SESSION = 16;
 
 /**
  * The notes already sent, per session and continue turn (one per compaction): a note is made
- * once and then given back byte for byte. Bounded by {@link MAX_SESSIONS} and
- * {@link MAX_NOTES_PER_SESSION}.
+ * once and then given back byte for byte while the session's record keeps it (./sessions.ts),
+ * at most {@link MAX_NOTES_PER_SESSION} per session.
  */
 class NoteCache {
-  private readonly sessions = new Map<string, Map<string, string>>();
+  constructor(private readonly sessions: SessionStore) {}
 
   get(sessionID: string, messageID: string): string | undefined {
-    const notes = this.sessions.get(sessionID);
+    const notes = this.sessions.find(sessionID)?.continueNotes;
     if (notes === undefined) return undefined;
-    this.sessions.delete(sessionID);
-    this.sessions.set(sessionID, notes);
+    this.sessions.use(sessionID);
     return notes.get(messageID);
   }
 
   set(sessionID: string, messageID: string, note: string): void {
-    let notes = this.sessions.get(sessionID);
-    if (notes === undefined) {
-      notes = new Map();
-      this.sessions.set(sessionID, notes);
-      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    }
+    const record = this.sessions.use(sessionID);
+    const notes = (record.continueNotes ??= new Map());
     notes.set(messageID, note);
     if (notes.size > MAX_NOTES_PER_SESSION) notes.delete(notes.keys().next().value!);
   }
@@ -113,7 +109,7 @@ export interface PreventionHooks {
  * a continue turn whose note is kept costs no read. Neither ever throws.
  */
 export function createPrevention(deps: PreventionDeps): PreventionHooks {
-  const notes = new NoteCache();
+  const notes = new NoteCache(deps.sessions);
   const compacting: CompactingHook = async (input, output) => {
     const sessionID = typeof input?.sessionID === "string" ? input.sessionID : "unknown";
     try {

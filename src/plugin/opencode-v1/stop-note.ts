@@ -9,27 +9,7 @@
  */
 import { GUARD_NOTE_KEY, GUARD_NOTE_KINDS } from "../../hosts/opencode/guard-note.js";
 import { reason, withTimeout, type Client, type Log } from "./calls.js";
-
-/** How many stop notes may wait for their session to go idle at once (the newest are kept). */
-const MAX_PENDING_NOTES = 100;
-
-/** A stop note waiting for its session to go idle. */
-export interface PendingNote {
-  readonly text: string;
-  /**
-   * `compaction`: a denied continue turn (the note is stale once anything came after that
-   * compaction's summary); `tool-loop`: a refused call (plugin/opencode-v1/tool-loop.ts; stale once the
-   * last message is not the stopped assistant step).
-   */
-  readonly kind: "compaction" | "tool-loop";
-  /** The compaction message whose continue turn was denied ("" for a tool loop). */
-  readonly compactionID: string;
-  readonly rule: string | null;
-  /** The agent and model of that compaction message, so the note changes neither for the session. */
-  readonly agent: string | undefined;
-  readonly model: { readonly providerID: string; readonly modelID: string } | undefined;
-  readonly variant: string | undefined;
-}
+import type { PendingNote, SessionStore } from "./sessions.js";
 
 /** The body of `session.prompt`; opencode 1.18.33 also takes `variant` (its PromptInput), which the v1 types lack. */
 type PromptBody = NonNullable<Parameters<Client["session"]["prompt"]>[0]>["body"] & { variant?: string };
@@ -45,13 +25,14 @@ export interface StopNotes {
 }
 
 /**
- * The stop notes of one guard, at most 100 waiting (the newest kept).
+ * The stop notes of one guard, each waiting in its session's record (slot `stopNote`, kept past
+ * the record's eviction, ./sessions.ts).
+ * @param sessions the guard's per-session store.
  * @param client opencode's SDK client (`session.messages`, `session.prompt`).
  * @param log the guard's log (a failed write is one warn line, a stale note one debug line).
  * @param timeoutMs how long each SDK call may take, ms.
  */
-export function createStopNotes(client: Client, log: Log, timeoutMs: number): StopNotes {
-  const pending = new Map<string, PendingNote>();
+export function createStopNotes(sessions: SessionStore, client: Client, log: Log, timeoutMs: number): StopNotes {
   /** Notes being written; `dispose` waits for them (`opencode run` exits right after the session goes idle). */
   const writing = new Set<Promise<void>>();
 
@@ -138,14 +119,13 @@ export function createStopNotes(client: Client, log: Log, timeoutMs: number): St
 
   return {
     leaveWhenIdle(sessionID, note) {
-      pending.delete(sessionID);
-      pending.set(sessionID, note);
-      if (pending.size > MAX_PENDING_NOTES) pending.delete(pending.keys().next().value!);
+      sessions.use(sessionID).stopNote = note;
     },
     async sessionIdle(sessionID) {
-      const note = pending.get(sessionID);
+      const record = sessions.find(sessionID);
+      const note = record?.stopNote;
       if (note === undefined) return;
-      pending.delete(sessionID);
+      record!.stopNote = undefined;
       const written = write(sessionID, note);
       writing.add(written);
       void written.finally(() => writing.delete(written));

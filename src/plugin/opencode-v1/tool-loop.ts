@@ -20,13 +20,16 @@ import { timelineWithCall } from "../../hosts/opencode/tool-call.js";
 import type { GuardSettings } from "../../config/settings.js";
 import { previewCall } from "../../redact/preview.js";
 import { toolLoopRecord } from "../../guard/notices.js";
+import { createSessionStore, MAX_SESSIONS, type SessionStore, type ToolLoopState } from "./sessions.js";
 
-/** How many sessions the hook keeps state for at once (the newest are kept); a session's state is dropped when it is deleted. */
-export const MAX_TOOL_LOOP_SESSIONS = 200;
+/** How many sessions the hook keeps state for at once (the store's, ./sessions.ts: the newest used); a session's state is dropped when it is deleted. */
+export const MAX_TOOL_LOOP_SESSIONS = MAX_SESSIONS;
 
 /** What the hooks take from the guard (plugin/opencode-v1/guard.ts). */
 export interface ToolLoopDeps {
   readonly settings: GuardSettings;
+  /** The guard's per-session store, whose slot `toolLoop` holds each session's state (default: a store of its own). */
+  readonly sessions?: SessionStore;
   /** The project directory, for previews. */
   readonly directory: string | undefined;
   /**
@@ -47,14 +50,6 @@ export interface ToolLoopDeps {
   readonly stopped?: (sessionID: string, rule: string, compaction: number | null) => Promise<void>;
 }
 
-/** Per session: the chain already logged, and (stop mode) the call to refuse next. */
-interface SessionState {
-  logged?: string;
-  /** The armed call was refused once already (the note is waiting, the abort sent). */
-  refused?: boolean;
-  armed?: { readonly key: string; readonly runs: number; readonly tool: string; readonly preview: string };
-}
-
 /** The hooks of the tool-loop check. */
 export interface ToolLoopHooks {
   readonly before: (input: { tool: string; sessionID: string; callID: string }, output: { args: unknown }) => Promise<void>;
@@ -62,7 +57,7 @@ export interface ToolLoopHooks {
     input: { tool: string; sessionID: string; callID: string; args: unknown },
     output: { title: string; output: string; metadata: unknown },
   ) => Promise<void>;
-  /** Drops a deleted session's state. */
+  /** Forgets a deleted session (every slot of its record, ./sessions.ts). */
   readonly sessionDeleted: (sessionID: string) => void;
   /** The session went idle: a refused chain is over (the session was stopped); the next identical call is judged anew. */
   readonly sessionIdle: (sessionID: string) => void;
@@ -76,21 +71,14 @@ export interface ToolLoopHooks {
  */
 export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
   const { settings } = deps;
-  const states = new Map<string, SessionState>();
-  const stateOf = (sessionID: string): SessionState => {
-    let state = states.get(sessionID);
-    if (!state) {
-      states.set(sessionID, (state = {}));
-      if (states.size > MAX_TOOL_LOOP_SESSIONS) states.delete(states.keys().next().value!);
-    }
-    return state;
-  };
+  const sessions = deps.sessions ?? createSessionStore();
+  const stateOf = (sessionID: string): ToolLoopState => (sessions.use(sessionID).toolLoop ??= {});
 
   const before: ToolLoopHooks["before"] = async (input, output) => {
     let refuse: { runs: number; tool: string; preview: string } | undefined;
     try {
       if (settings.toolLoop !== "stop") return;
-      const state = states.get(input?.sessionID);
+      const state = sessions.find(input?.sessionID)?.toolLoop;
       if (!state?.armed || state.armed.key !== callKey(String(input.tool), output?.args)) return;
       refuse = { runs: state.armed.runs, tool: state.armed.tool, preview: state.armed.preview };
       // Armed until the session goes idle (it was stopped) or a call off the chain completes:
@@ -138,7 +126,7 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
         ),
         settings,
       );
-      const state = states.get(sessionID);
+      const state = sessions.find(sessionID)?.toolLoop;
       // A call that does not go on with the armed chain disarms it.
       if (state?.armed && !(check.runs >= settings.threshold + 1 && state.armed.key === callKey(tool, input.args))) {
         state.armed = undefined;
@@ -167,11 +155,11 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
   };
 
   const sessionIdle = (sessionID: string): void => {
-    const state = states.get(sessionID);
+    const state = sessions.find(sessionID)?.toolLoop;
     if (state?.refused) {
       state.armed = undefined;
       state.refused = undefined;
     }
   };
-  return { before, after, sessionDeleted: (sessionID) => void states.delete(sessionID), sessionIdle, sessions: () => states.size };
+  return { before, after, sessionDeleted: sessions.forget, sessionIdle, sessions: () => sessions.holding("toolLoop") };
 }
