@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { InformationState } from "../../src/judge/information.js";
 import { createMirror, MAX_MIRRORED_SESSIONS } from "../../src/plugin/opencode-v1/mirror.js";
+import { createSessionStore } from "../../src/plugin/opencode-v1/sessions.js";
 import { bash, SessionBuilder, type Message } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { createGuard } from "../../src/plugin/opencode-v1/guard.js";
@@ -99,7 +100,8 @@ describe("the mirror of a session", () => {
   });
 
   it(`keeps at most ${MAX_MIRRORED_SESSIONS} sessions (the least recently used go first); a deleted one is dropped`, async () => {
-    const mirror = createMirror();
+    const store = createSessionStore();
+    const mirror = createMirror(store);
     for (let i = 0; i <= MAX_MIRRORED_SESSIONS; i++) {
       const session = grown(1, `ses_${i}`);
       await mirror.seed(`ses_${i}`, 64, async () => session.messages);
@@ -107,7 +109,7 @@ describe("the mirror of a session", () => {
     expect(mirror.sessions()).toBe(MAX_MIRRORED_SESSIONS);
     expect(mirror.newest("ses_0", 1)).toBeUndefined();
     expect(mirror.newest("ses_1", 1)).toHaveLength(1);
-    mirror.drop("ses_1");
+    store.forget("ses_1");
     expect(mirror.newest("ses_1", 1)).toBeUndefined();
   });
 });

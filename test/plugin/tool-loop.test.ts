@@ -14,6 +14,7 @@ import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { fakeClient, newestMessages } from "../support/client.js";
 import { publish } from "./publish.js";
+import { createSessionStore } from "../../src/plugin/opencode-v1/sessions.js";
 
 const echo = bash("echo hi", "hi\n");
 
@@ -140,7 +141,9 @@ describe("stop", () => {
 
 describe("state", () => {
   it("is bounded and dropped when the session is deleted", async () => {
+    const store = createSessionStore();
     const hooks = createToolLoopHooks({
+      sessions: store,
       settings: { ...DEFAULT_SETTINGS, toolLoop: "stop" },
       directory: undefined,
       messages: async (sessionID) => {
@@ -159,7 +162,7 @@ describe("state", () => {
       );
     }
     expect(hooks.sessions()).toBe(MAX_TOOL_LOOP_SESSIONS);
-    hooks.sessionDeleted(`ses_${MAX_TOOL_LOOP_SESSIONS + 19}`);
+    store.forget(`ses_${MAX_TOOL_LOOP_SESSIONS + 19}`);
     expect(hooks.sessions()).toBe(MAX_TOOL_LOOP_SESSIONS - 1);
   });
 });

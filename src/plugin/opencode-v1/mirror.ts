@@ -65,10 +65,8 @@ export interface SessionMirror {
   readonly seed: (sessionID: string, count: number, read: () => Promise<readonly unknown[] | undefined>) => Promise<unknown[] | undefined>;
   /** The seed of the session under way (what {@link seed} will resolve), or undefined when none is. */
   readonly seeding: (sessionID: string) => Promise<unknown[] | undefined> | undefined;
-  /** Is the session kept (seeded and not dropped since)? */
+  /** Is the session kept (seeded, and not forgotten since: ./sessions.ts)? */
   readonly kept: (sessionID: string) => boolean;
-  /** Forgets the messages kept of a session. */
-  readonly drop: (sessionID: string) => void;
   /** Sessions kept (for tests: at most {@link MAX_MIRRORED_SESSIONS}). */
   readonly sessions: () => number;
 }
@@ -250,10 +248,6 @@ export function createMirror(sessions: SessionStore = createSessionStore()): Ses
     seed,
     seeding: (sessionID) => sessions.find(sessionID)?.seeding,
     kept: (sessionID) => sessions.find(sessionID)?.mirror !== undefined,
-    drop: (sessionID) => {
-      const record = sessions.find(sessionID);
-      if (record) record.mirror = undefined;
-    },
     sessions: () => sessions.holding("mirror"),
   };
 }

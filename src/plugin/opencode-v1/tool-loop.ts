@@ -57,8 +57,6 @@ export interface ToolLoopHooks {
     input: { tool: string; sessionID: string; callID: string; args: unknown },
     output: { title: string; output: string; metadata: unknown },
   ) => Promise<void>;
-  /** Forgets a deleted session (every slot of its record, ./sessions.ts). */
-  readonly sessionDeleted: (sessionID: string) => void;
   /** The session went idle: a refused chain is over (the session was stopped); the next identical call is judged anew. */
   readonly sessionIdle: (sessionID: string) => void;
   /** Sessions with state (for tests: bounded by {@link MAX_TOOL_LOOP_SESSIONS}). */
@@ -161,5 +159,5 @@ export function createToolLoopHooks(deps: ToolLoopDeps): ToolLoopHooks {
       state.refused = undefined;
     }
   };
-  return { before, after, sessionDeleted: sessions.forget, sessionIdle, sessions: () => sessions.holding("toolLoop") };
+  return { before, after, sessionIdle, sessions: () => sessions.holding("toolLoop") };
 }
