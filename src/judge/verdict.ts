@@ -55,6 +55,11 @@ export interface DecideOptions extends HostInputs {
   readonly wholeSession?: boolean | undefined;
 }
 
+/** What a session's decisions depend on besides its history: the guard's settings and the host's inputs. */
+export interface SessionInputs extends HostInputs {
+  readonly settings: GuardSettings;
+}
+
 /**
  * Decides whether opencode may add the synthetic continue turn after `compaction`.
  *
@@ -134,4 +139,27 @@ function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[numb
 export function findDecisionPoint(timeline: Timeline, messageID?: string): Compaction | undefined {
   const candidates = timeline.compactions.filter((c) => c.auto);
   return candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1);
+}
+
+/**
+ * The guard's decision at one automatic compaction of a timeline a host read (the newest
+ * `historyLimit(settings)` messages are enough), as the hook makes it.
+ *
+ * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
+ *   successful summary.
+ * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
+ *   asked for), and a null `usable` for opencode's V2 runner: it draws its compaction line
+ *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
+ * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
+ *   in the timeline.
+ */
+export function decideCompaction(
+  timeline: Timeline,
+  compactionID: string | undefined,
+  settings: GuardSettings,
+  options: DecideOptions,
+): Verdict | undefined {
+  const point = findDecisionPoint(timeline, compactionID);
+  if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;
+  return decide(timeline, point, settings, options);
 }

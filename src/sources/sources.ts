@@ -3,7 +3,8 @@
  * the sessions of the user's own opencode read through `opencode serve`.
  */
 import { setImmediate } from "node:timers/promises";
-import type { SessionData, SessionInputs } from "../judge/replay.js";
+import type { SessionData } from "../model/session.js";
+import type { SessionInputs } from "../judge/verdict.js";
 import type { GuardSettings } from "../config/settings.js";
 import { ExportError, readExport, unexpectedReadError } from "./export.js";
 import { findExports } from "./files.js";

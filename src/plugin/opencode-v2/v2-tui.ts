@@ -15,7 +15,7 @@
 import { loadSettingsFiles } from "../../config/file.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { v2InOrder } from "../../hosts/opencode/v2.js";
-import { replayTimeline } from "../../judge/replay.js";
+import { replayTimeline } from "../../guard/replay.js";
 import { describeSettings, resolveSettings, type ResolvedSettings } from "../../config/settings.js";
 import type { Timeline } from "../../model/timeline.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
