@@ -11,9 +11,9 @@
 import type { GuardSettings } from "../config/settings.js";
 import type { HostInputs } from "../model/host-facts.js";
 import type { Timeline } from "../model/timeline.js";
-import { contextOf, findDecisionPoint, historyLimit } from "../judge/verdict.js";
+import { findDecisionPoint, historyLimit } from "../judge/verdict.js";
 import { TimelineSteps } from "../judge/view.js";
-import { decideAt } from "./decision.js";
+import { decideAt, responsesOf } from "./decision.js";
 import { elapsedSince, reason, roundMs, type GuardHost } from "./host.js";
 import { respond, sessionWord, type VerdictContext } from "./respond.js";
 
@@ -124,10 +124,11 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
     // The steps judged while the summary was written: the decision judges only what they lack.
     const ahead = await lookups.judged;
     const judging = performance.now();
-    const context = contextOf(settings, { ...inputs, directory, subagent, wholeSession: read.wholeSession });
+    const options = { ...inputs, directory, subagent, wholeSession: read.wholeSession };
     // `/guard on` or `/guard observe` in this session overrides the mode setting.
     const mode = switched === undefined ? settings.mode : switched === "observe" ? "observe" : "enforce";
-    const { verdict, response } = decideAt(new TimelineSteps(read.timeline, ahead?.steps), point, context, host.stop, mode);
+    const responses = responsesOf(host.stop, { mode, notify: settings.notify });
+    const { verdict, response } = decideAt(new TimelineSteps(read.timeline, ahead?.steps), point, settings, options, responses);
     const judged = performance.now();
     // Wall time by phase, in the order the decision waited: the messages less the timeline
     // built of them; the look-ups and the switch still under way once they were there; the
@@ -153,7 +154,7 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
       // What judging ahead took (ms), while the host wrote the summary; null: not done.
       ...(lookups.judged && { judgedAheadMs: ahead === undefined ? null : roundMs(ahead.ms) }),
     };
-    await respond(verdict, host, { mode, notify: settings.notify }, { sessionID, index, title, extra, phases }, response);
+    await respond(verdict, host, response, { sessionID, index, title, extra, phases });
   } catch (error) {
     await host.log("warn", `compaction-guard could not decide for ${sessionWord(host, sessionID)}; ${host.fallback}: ${reason(error)}`, {
       sessionID,

@@ -2,14 +2,15 @@
  * The decision at one automatic compaction, the part every host shares: the verdict at the
  * compaction the host is called for, and what the guard does with it there (the response's
  * choice: stop or let pass, halt or only say, which line at which level, a toast, a note).
- * Pure. The live runtimes (./decide-at.ts) carry the choice out through their host
- * (./respond.ts); replay (./replay.ts) records it: its first stop is where the live guard
- * would have stopped the session.
+ * A runtime's responses are chosen before the verdict, from how it stops a loop and its
+ * settings ({@link responsesOf}); the verdict picks one. Pure. The live runtimes
+ * (./decide-at.ts) carry the choice out through their host (./respond.ts); replay
+ * (./replay.ts) records it: its first stop is where the live guard would have stopped the
+ * session.
  */
-import type { GuardMode, GuardSettings } from "../config/settings.js";
+import type { GuardSettings } from "../config/settings.js";
 import type { Compaction } from "../model/timeline.js";
-import type { RuleContext } from "../judge/rules/index.js";
-import { decideWith, type Verdict } from "../judge/verdict.js";
+import { decideWith, type DecideOptions, type Verdict } from "../judge/verdict.js";
 import type { TimelineSteps } from "../judge/view.js";
 import type { StopKind } from "./host.js";
 
@@ -35,25 +36,35 @@ export interface Response {
 }
 
 /**
- * The response's choice for `verdict` in a runtime that stops a loop by `stop`, with the
- * settings' `mode` and `notify`: see {@link Response}'s fields.
+ * What a runtime does with each kind of verdict: chosen from how it stops a loop and the
+ * settings' `mode` and `notify` before any verdict is known; a verdict picks one
+ * ({@link responseTo}).
  */
-export function responseTo(verdict: Verdict, stop: StopKind, settings: Pick<GuardSettings, "mode" | "notify">): Response {
-  const loop = verdict.severity === "warning";
-  const stops = verdict.decision === "deny" && (loop || stop !== "interrupt");
+export interface Responses {
+  /** An allowed compaction. */
+  readonly allow: Response;
+  /** A housekeeping deny (severity `info`): stops nothing where the runtime interrupts. */
+  readonly housekeeping: Response;
+  /** A loop (a deny of severity `warning`). */
+  readonly loop: Response;
+}
+
+/** The responses of a runtime that stops a loop by `stop`, in `settings`' mode, with its notify setting: see {@link Response}'s fields. */
+export function responsesOf(stop: StopKind, settings: Pick<GuardSettings, "mode" | "notify">): Responses {
   const observe = settings.mode === "observe";
-  const halt = stops && !observe;
   const quiet = settings.notify === "off";
+  const pass: Response = { stops: false, observe, halt: false, line: quiet ? null : "allow", level: "info", toast: false, note: false };
+  const stopping = { stops: true, observe, halt: !observe, line: quiet ? null : "stop" } as const;
   return {
-    stops,
-    observe,
-    halt,
-    line: quiet ? null : stops ? "stop" : "allow",
-    level: stops && loop ? "warn" : "info",
-    toast: stops && loop && settings.notify === "toast",
-    note: halt && loop && !quiet,
+    allow: pass,
+    housekeeping: stop === "interrupt" ? pass : { ...stopping, level: "info", toast: false, note: false },
+    loop: { ...stopping, level: "warn", toast: settings.notify === "toast", note: !observe && !quiet },
   };
 }
+
+/** The response of `responses` to `verdict`, by its decision and severity. */
+export const responseTo = (verdict: Verdict, responses: Responses): Response =>
+  verdict.decision === "allow" ? responses.allow : verdict.severity === "warning" ? responses.loop : responses.housekeeping;
 
 /** The decision at one compaction: the verdict, and the response's choice in the runtime. */
 export interface Decision {
@@ -63,18 +74,17 @@ export interface Decision {
 
 /**
  * Decides at `point`, a compaction of `steps`' timeline (the host's read, its steps judged or
- * to be judged), with the rules' `context` (the settings and what the host knows of the
- * session), and chooses the response of a runtime that stops by `stop` in `mode` (default the
- * settings'; a session's `/guard` switch overrides it). Pure; never throws on a timeline from
- * a host's reader.
+ * to be judged), with the settings and what the host knows of the session (`options`), and
+ * picks the runtime's response to the verdict among `responses` ({@link responsesOf}). Pure;
+ * never throws on a timeline from a host's reader.
  */
 export function decideAt(
   steps: TimelineSteps,
   point: Compaction,
-  context: RuleContext,
-  stop: StopKind,
-  mode: GuardMode = context.settings.mode,
+  settings: GuardSettings,
+  options: DecideOptions,
+  responses: Responses,
 ): Decision {
-  const verdict = decideWith(steps, point, context);
-  return { verdict, response: responseTo(verdict, stop, { mode, notify: context.settings.notify }) };
+  const verdict = decideWith(steps, point, settings, options);
+  return { verdict, response: responseTo(verdict, responses) };
 }

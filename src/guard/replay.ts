@@ -25,10 +25,9 @@ import type { SessionData } from "../model/session.js";
 import { compactionSizes, type Timeline } from "../model/timeline.js";
 import type { GuardSettings } from "../config/settings.js";
 import { toolLoopsOf, type ToolLoopEntry } from "../judge/tool-loop.js";
-import type { RuleContext } from "../judge/rules/index.js";
-import { contextOf, type DecideOptions, type SessionInputs, type Verdict } from "../judge/verdict.js";
+import type { DecideOptions, SessionInputs, Verdict } from "../judge/verdict.js";
 import { TimelineSteps } from "../judge/view.js";
-import { decideAt } from "./decision.js";
+import { decideAt, responsesOf, type Responses } from "./decision.js";
 import type { StopKind } from "./host.js";
 
 /** One row of a replay: a verdict plus the compaction's own sizes (tokens). */
@@ -61,22 +60,23 @@ export function replayTimeline(
   options: DecideOptions,
   stop: StopKind = "continue-turn",
 ): ReplayRow[] {
-  return replayed(new TimelineSteps(timeline), contextOf(settings, { wholeSession: true, ...options }), stop).rows;
+  const responses = responsesOf(stop, settings);
+  return replayed(new TimelineSteps(timeline), settings, { wholeSession: true, ...options }, responses).rows;
 }
 
 /**
  * The rows of every automatic compaction with a successful summary, oldest first, each its
  * verdict and sizes ({@link decideAt} on the one `steps` of the session), and the first whose
- * response stops the session in a runtime that stops by `stop`.
+ * response among the runtime's `responses` stops the session.
  */
-function replayed(steps: TimelineSteps, context: RuleContext, stop: StopKind): Replayed {
+function replayed(steps: TimelineSteps, settings: GuardSettings, options: DecideOptions, responses: Responses): Replayed {
   const { timeline } = steps;
   const rows: ReplayRow[] = [];
   let firstDeny: ReplayRow | undefined;
   for (const c of timeline.compactions) {
     if (!c.auto || !c.succeeded) continue;
     const sizes = compactionSizes(timeline.entries, c);
-    const { verdict, response } = decideAt(steps, c, context, stop);
+    const { verdict, response } = decideAt(steps, c, settings, options, responses);
     const row: ReplayRow = {
       decision: verdict.decision,
       rule: verdict.rule,
@@ -126,17 +126,12 @@ export const stopOf = (session: SessionData): StopKind => (session.record.contin
  */
 export function replaySession(session: SessionData, options: SessionInputs, walk: { readonly toolLoop?: boolean } = {}): ReplayedSession {
   const { timeline, record } = session;
+  const { settings } = options;
   const { directory } = record;
-  const context = contextOf(options.settings, {
-    usable: options.usable,
-    facts: options.facts,
-    directory,
-    subagent: record.parent !== null,
-    wholeSession: true,
-  });
+  const known = { usable: options.usable, facts: options.facts, directory, subagent: record.parent !== null, wholeSession: true };
   // One TimelineSteps for the decisions and the tool-loop walk: they share what each call brought.
   const steps = new TimelineSteps(timeline);
-  const { rows, firstDeny } = replayed(steps, context, stopOf(session));
-  const toolLoop = walk.toolLoop === false ? [] : toolLoopsOf(steps, options.settings, directory);
+  const { rows, firstDeny } = replayed(steps, settings, known, responsesOf(stopOf(session), settings));
+  const toolLoop = walk.toolLoop === false ? [] : toolLoopsOf(steps, settings, directory);
   return { timeline, rows, firstDeny, toolLoop };
 }

@@ -5,9 +5,8 @@
  * What to do is ./decision.ts's choice; this file carries it out through the runtime, a
  * {@link GuardHost}, in ./notices.ts's words.
  */
-import type { GuardSettings } from "../config/settings.js";
 import type { Verdict } from "../judge/verdict.js";
-import { responseTo, type Response } from "./decision.js";
+import type { Response } from "./decision.js";
 import { elapsedSince, reason, type GuardHost } from "./host.js";
 import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";
 
@@ -33,8 +32,7 @@ export const sessionWord = (host: GuardHost, sessionID: string): string =>
   `${host.stop === "interrupt" ? "V2 session" : "session"} ${sessionID}`;
 
 /**
- * Responds to `verdict` as ./decision.ts `responseTo` chose (`response`; by default its choice
- * for this host and `settings`):
+ * Responds to `verdict` as ./decision.ts chose (`response`, among the host's `responsesOf`):
  *
  * - it does not stop (allowed, or housekeeping where the host interrupts): the info line;
  * - it stops: in enforce mode `host.halt` first (a failure is one warn line and the end), then
@@ -44,13 +42,7 @@ export const sessionWord = (host: GuardHost, sessionID: string): string =>
  *
  * Never rejects.
  */
-export async function respond(
-  verdict: Verdict,
-  host: GuardHost,
-  settings: Pick<GuardSettings, "mode" | "notify">,
-  context: VerdictContext,
-  response: Response = responseTo(verdict, host.stop, settings),
-): Promise<void> {
+export async function respond(verdict: Verdict, host: GuardHost, response: Response, context: VerdictContext): Promise<void> {
   const started = performance.now();
   const { sessionID, index, phases } = context;
   /** The line's fields: the context's, then the phases with the notice's so far. */

@@ -79,7 +79,7 @@ export function decide(
   options: DecideOptions,
   earlier?: TimelineSteps,
 ): Verdict {
-  return decideWith(new TimelineSteps(timeline, earlier), compaction, contextOf(settings, options));
+  return decideWith(new TimelineSteps(timeline, earlier), compaction, settings, options);
 }
 
 /** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
@@ -95,14 +95,15 @@ export function contextOf(settings: GuardSettings, options: DecideOptions): Rule
 }
 
 /**
- * {@link decide} with its context made ({@link contextOf}), on the steps of the compaction's
- * timeline (`steps`: one for all the decisions of a replay). Checks every rule in RULES order
- * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
- * data, all of it computed before it returns.
+ * {@link decide} on the steps of the compaction's timeline (`steps`: one for all the decisions
+ * of a replay). Checks every rule in RULES order, with the context {@link contextOf} makes, on
+ * the slice the hook fetches; the first that fires is the verdict's rule. Returns plain data,
+ * all of it computed before it returns.
  */
-export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext): Verdict {
-  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
-  const view = buildView(steps, compaction, context.settings, start);
+export function decideWith(steps: TimelineSteps, compaction: Compaction, settings: GuardSettings, options: DecideOptions): Verdict {
+  const context = contextOf(settings, options);
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
+  const view = buildView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
   const first = firstFiring(findings);
   const fired: RuleName[] = [];

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
-import { responseTo, type Response } from "../../src/guard/decision.js";
+import { responsesOf, responseTo, type Response } from "../../src/guard/decision.js";
 import { decideAtCompaction, type CompactionHost } from "../../src/guard/decide-at.js";
 import type { StopKind } from "../../src/guard/host.js";
 import { replaySession } from "../../src/guard/replay.js";
@@ -31,7 +31,7 @@ const INPUTS = { settings: DEFAULT_SETTINGS, usable: null, facts: OPENCODE_FACTS
 const verdict = (decision: Verdict["decision"], severity: Verdict["severity"]): Verdict =>
   ({ decision, severity, rule: decision === "deny" ? "no-progress" : null }) as Verdict;
 
-describe("responseTo: what the guard does with a verdict", () => {
+describe("responsesOf and responseTo: what the guard does with a verdict", () => {
   const enforce = { mode: "enforce", notify: "toast" } as const;
   const rows: Array<[string, Verdict, StopKind, Pick<GuardSettings, "mode" | "notify">, Response]> = [
     [
@@ -78,7 +78,7 @@ describe("responseTo: what the guard does with a verdict", () => {
     ],
   ];
   it.each(rows)("%s", (_name, given, stop, settings, expected) => {
-    expect(responseTo(given, stop, settings)).toEqual(expected);
+    expect(responseTo(given, responsesOf(stop, settings))).toEqual(expected);
   });
 });
 
