@@ -100,8 +100,8 @@ export interface CompactionRequest {
 /**
  * Decides at one automatic compaction and answers through ./respond.ts: claim, look-ups, read,
  * switch, decision point, the decision (./decision.ts `decideAt`, on the steps judged ahead
- * and what they lack), response. The log line carries `sessionID`, `compaction` (the index, null when the read did
- * not reach the session's start), `messageID`, `decision`, `rule`, the host's fields,
+ * and what they lack), response. The log line carries `sessionID`, `compaction` (the index,
+ * null when the read did not reach the session's start), `messageID`, `decision`, `rule`, the host's fields,
  * `elapsedMs`, the read's fields, `judgedAheadMs` (hosts that judge ahead; null: not done) and
  * `phasesMs` (read, timeline, lookups, judge, notice). Any failure is one warn line in the host's
  * words and the host's own behaviour. Never rejects.
@@ -123,11 +123,11 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
     const { inputs, subagent, title, directory } = await lookups.facts();
     // The steps judged while the summary was written: the decision judges only what they lack.
     const ahead = await lookups.judged;
-    const judging = performance.now();
     const options = { ...inputs, directory, subagent, wholeSession: read.wholeSession };
     // `/guard on` or `/guard observe` in this session overrides the mode setting.
     const mode = switched === undefined ? settings.mode : switched === "observe" ? "observe" : "enforce";
     const responses = responsesOf(host.stop, { mode, notify: settings.notify });
+    const judging = performance.now();
     const { verdict, response } = decideAt(new TimelineSteps(read.timeline, ahead?.steps), point, settings, options, responses);
     const judged = performance.now();
     // Wall time by phase, in the order the decision waited: the messages less the timeline

@@ -112,7 +112,7 @@ export interface ReplayedSession {
  * the continue turn; a V2 session and another agent's transcript, which have none, by an
  * interrupt (`SessionRecord.continueTurn`).
  */
-export const stopOf = (session: SessionData): StopKind => (session.record.continueTurn ? "continue-turn" : "interrupt");
+const stopOf = (session: SessionData): StopKind => (session.record.continueTurn ? "continue-turn" : "interrupt");
 
 /**
  * Replays a whole session: `replay`'s own path (`audit` calls this too). The project

@@ -1,6 +1,7 @@
 /**
- * The one decision function. The hook and the replay command both call {@link decide}:
- * history in, verdict out, nothing else.
+ * The one decision function: history in, verdict out, nothing else ({@link decide}; on steps
+ * a host already judged, {@link decideWith}). The live hooks and replay reach it on one path,
+ * guard/decision.ts `decideAt`.
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";

@@ -42,7 +42,7 @@ const fn = <K extends string>(owner: unknown, name: K): owner is Rec & { [P in K
  * the settings in force. `v2`: the timeline is of opencode's V2 runner (no continue turn).
  */
 export function tuiGuardReport(timeline: Timeline, resolved: Pick<ResolvedSettings, "settings" | "sources">, v2: boolean): string {
-  const rows = replayTimeline(timeline, resolved.settings, opencodeInputs(undefined));
+  const rows = replayTimeline(timeline, resolved.settings, opencodeInputs(undefined), v2 ? "interrupt" : "continue-turn");
   const lines = [
     `compaction-guard in this session: mode ${resolved.settings.mode}${resolved.settings.enabled ? "" : " (enabled: false: it does nothing)"}.`,
     rows.length === 0
