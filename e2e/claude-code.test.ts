@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { NOTE_HEADER } from "../src/guard/ledger.js";
-import { replaySession } from "../src/judge/replay.js";
+import { replaySession } from "../src/guard/replay.js";
 import { readExport } from "../src/sources/export.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { startAnthropicServer, startTrapProxy, type AnthropicScript, type SeenRequest } from "./anthropic-server.js";

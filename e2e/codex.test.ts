@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readExport } from "../src/sources/export.js";
-import { replaySession } from "../src/judge/replay.js";
+import { replaySession } from "../src/guard/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { stopReason } from "../src/live/codex.js";

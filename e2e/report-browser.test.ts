@@ -41,8 +41,8 @@ async function buildReport(): Promise<AuditReport> {
   const sessions = [];
   for (const { file, limits } of SESSIONS) {
     const session = await readExport(join(ROOT, file));
-    const { row, replay, timeline } = auditSession(session, file, { settings: AS_RECORDED, limits });
-    const series = sessionSeries(timeline, replay, usableContext(limits), { id: row.sessionID, title: row.title });
+    const { row, replay, firstDeny, timeline } = auditSession(session, file, { settings: AS_RECORDED, limits });
+    const series = sessionSeries(timeline, replay, firstDeny, usableContext(limits), { id: row.sessionID, title: row.title });
     sessions.push({ row, series });
   }
   return {

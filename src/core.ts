@@ -8,9 +8,14 @@
  */
 import { predictNextPrompt as predictWith, type Prediction } from "./judge/predict.js";
 import type { Evidence, RuleName } from "./judge/rules/index.js";
-import { decideCompaction as decideCompactionWith, replayTimeline as replayTimelineWith, type ReplayRow } from "./judge/replay.js";
+import { replayTimeline as replayTimelineWith, type ReplayRow } from "./guard/replay.js";
 import type { GuardSettings } from "./config/settings.js";
-import { decide as decideWith, type DecideOptions as JudgeOptions, type Verdict } from "./judge/verdict.js";
+import {
+  decide as decideWith,
+  decideCompaction as decideCompactionWith,
+  type DecideOptions as JudgeOptions,
+  type Verdict,
+} from "./judge/verdict.js";
 import { OPENCODE_FACTS, opencodeInputs, type ModelLimits } from "./hosts/opencode/facts.js";
 import { buildTimeline } from "./hosts/opencode/v1.js";
 import type { Compaction, Timeline } from "./model/timeline.js";
@@ -32,7 +37,7 @@ export type BackToBackEvidence = Evidence["back-to-back-compactions"];
 export type RepeatedToolCallEvidence = Evidence["repeated-tool-call"];
 export type NoNewWorkEvidence = Evidence["no-new-work"];
 export type TurnFinishedEvidence = Evidence["turn-finished"];
-export type { ReplayRow } from "./judge/replay.js";
+export type { ReplayRow } from "./guard/replay.js";
 export { OPENCODE_FACTS, usableContext, type ModelLimits } from "./hosts/opencode/facts.js";
 export type { HostFacts, HostInputs } from "./model/host-facts.js";
 export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./config/settings.js";

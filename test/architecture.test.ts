@@ -1,6 +1,7 @@
 /**
  * The layers hold: imports between the folders of src/ point one way
  * (cli → report → audit → sources → hosts → model, report → hosts; plugin → guard → judge → model; plugin → hosts;
+ * audit → guard, for replay, the guard's host over a recorded session;
  * plugin → audit, for `/guard stats`, which reports audit's own figures;
  * plugin, cli → config (the settings: the judge's, each rule's own and the runtime's, assembled; of judge/ it reads only
  * judge/settings.ts and the rules' list) → judge → shared; cli → live (the guard inside Claude Code and Codex, through their
@@ -30,16 +31,16 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   config: ["judge", "shared"],
   plugin: ["config", "guard", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
   sources: ["hosts", "judge", "config", "model", "redact", "shell", "shared"],
-  audit: ["sources", "judge", "model", "redact", "shell", "shared"],
-  report: ["audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
+  audit: ["sources", "guard", "judge", "model", "redact", "shell", "shared"],
+  report: ["audit", "sources", "guard", "hosts", "judge", "model", "redact", "shell", "shared"],
   live: ["config", "guard", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
-  cli: ["config", "live", "report", "audit", "sources", "hosts", "judge", "model", "redact", "shell", "shared"],
+  cli: ["config", "live", "report", "audit", "sources", "guard", "hosts", "judge", "model", "redact", "shell", "shared"],
 };
 /** The files at the top of src/ and what they may import. */
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["judge", "config", "hosts", "model", "sources"],
+  "core.ts": ["guard", "judge", "config", "hosts", "model", "sources"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { replaySession } from "../src/judge/replay.js";
+import { replaySession } from "../src/guard/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS } from "../src/config/settings.js";

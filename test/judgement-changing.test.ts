@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
-import { replaySession, type ReplayRow } from "../src/judge/replay.js";
+import { replaySession, type ReplayRow } from "../src/guard/replay.js";
 import { sessionInputs } from "../src/sources/sources.js";
 import { exportedSession } from "../src/hosts/opencode/session.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";

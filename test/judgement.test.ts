@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { replayMessages } from "../src/core.js";
-import { type ReplayRow } from "../src/judge/replay.js";
+import { type ReplayRow } from "../src/guard/replay.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";
 import type { DecideOptions } from "../src/core.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";

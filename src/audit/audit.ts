@@ -8,7 +8,8 @@ import { sessionDecision, sessionInputs, type SessionDecisionOptions, type Sessi
 import { sessionSeries } from "./series.js";
 import type { AuditResult, AuditSession, AuditTotals, SessionSeries } from "./types.js";
 import { compactionEnd, realUserAfter, type Timeline } from "../model/timeline.js";
-import { replaySession, type ReplayedSession, type ReplayRow, type SessionData } from "../judge/replay.js";
+import { replaySession, type ReplayedSession, type ReplayRow } from "../guard/replay.js";
+import type { SessionData } from "../model/session.js";
 import { guardStops, liveStopIndex } from "../model/timeline.js";
 import type { ToolLoopEntry } from "../judge/tool-loop.js";
 
@@ -90,6 +91,8 @@ export function stoppedByGuard(timeline: Timeline, replay: readonly ReplayRow[],
 export interface AuditedSession {
   readonly row: AuditSession;
   readonly replay: readonly ReplayRow[];
+  /** Of `replay`, the row where the live guard stops the session (`ReplayedSession.firstDeny`). */
+  readonly firstDeny: ReplayRow | undefined;
   readonly timeline: Timeline;
   /** Where the tool-loop check would have acted (judge/tool-loop.ts), oldest first. */
   readonly toolLoop: readonly ToolLoopEntry[];
@@ -107,8 +110,7 @@ export function auditSession(
   options: SessionDecisionOptions,
   replayed: ReplayedSession = replaySession(session, sessionInputs(session, options)),
 ): AuditedSession {
-  const { timeline, rows: replay } = replayed;
-  const first = replay.find((r) => r.decision === "deny");
+  const { timeline, rows: replay, firstDeny: first } = replayed;
   const { record } = session;
   const live = guardStops(timeline)[0];
   const row: AuditSession = {
@@ -137,7 +139,7 @@ export function auditSession(
     usable: sessionInputs(session, options).usable,
     ...(session.agent === undefined ? {} : { agent: session.agent }),
   };
-  return { row, replay, timeline, toolLoop: replayed.toolLoop };
+  return { row, replay, firstDeny: first, timeline, toolLoop: replayed.toolLoop };
 }
 
 /** Totals before any session: all zero. */
@@ -210,6 +212,7 @@ export function auditedSeries(audited: AuditedSession): SessionSeries {
   return sessionSeries(
     audited.timeline,
     audited.replay,
+    audited.firstDeny,
     row.usable,
     { id: row.sessionID, title: row.title, parentID: row.parentID },
     audited.toolLoop,

@@ -5,7 +5,7 @@
 import { isStep } from "../model/entry.js";
 import { compactionEnd, type Timeline } from "../model/timeline.js";
 import { realUserAfter } from "../model/timeline.js";
-import type { ReplayRow } from "../judge/replay.js";
+import type { ReplayRow } from "../guard/replay.js";
 import type { ToolLoopEntry } from "../judge/tool-loop.js";
 import type { SessionSeries } from "./types.js";
 
@@ -19,13 +19,14 @@ import type { SessionSeries } from "./types.js";
  *   last step before the compaction message (the step that set it off), −1 when no step came
  *   before it. Several compactions in a row without a step between them share `afterStep`.
  *   A row whose compaction is not in `timeline` (rows of another session) is left out.
- * - `firstDeny`: index into `compactions` of the first `deny`, or null. The steps after
+ * - `firstDeny`: index into `compactions` of `firstDeny`'s compaction, or null. The steps after
  *   `steps[compactions[firstDeny].afterStep]` are what the guard would have saved, up to
  * - `userStep`: the first step after the user's next real message after that deny's summary
  *   (null when the user did not speak again): from there on the user asked for the work.
  *
  * @param timeline `buildTimeline` of the session's messages.
  * @param rows `replayTimeline` of the same timeline (automatic compactions with a summary).
+ * @param firstDeny the row of `rows` where the guard stops the session (`ReplayedSession.firstDeny`).
  * @param usable the host's usable context in tokens (`usableContext`), or null when the model's
  *   limits are unknown; copied to the series.
  * @param info the session's id, title and parent (a subagent's session), copied to the series.
@@ -34,6 +35,7 @@ import type { SessionSeries } from "./types.js";
 export function sessionSeries(
   timeline: Timeline,
   rows: readonly ReplayRow[],
+  firstDeny: ReplayRow | undefined,
   usable: number | null,
   info: { readonly id: string; readonly title: string; readonly parentID?: string | null },
   toolLoop?: readonly ToolLoopEntry[],
@@ -62,11 +64,10 @@ export function sessionSeries(
       severity: row.severity,
     });
   }
-  const deny = compactions.findIndex((c) => c.decision === "deny");
+  const deny = firstDeny === undefined ? -1 : compactions.findIndex((c) => c.index === firstDeny.compaction.index);
   let userStep: number | null = null;
   if (deny !== -1) {
-    const denied = rows.find((r) => r.decision === "deny");
-    const compaction = timeline.compactions.find((c) => c.messageID === denied?.compaction.messageID);
+    const compaction = timeline.compactions.find((c) => c.messageID === firstDeny?.compaction.messageID);
     const user = compaction ? realUserAfter(timeline, compactionEnd(compaction)) : -1;
     if (user !== -1) userStep = stepsBefore[user]!;
   }

@@ -33,7 +33,7 @@ import { REPLAY_OUTPUTS, type ReplayOutput, type ReplayResult } from "../report/
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { readExport } from "../sources/export.js";
 import { sessionInputs } from "../sources/sources.js";
-import { replaySession } from "../judge/replay.js";
+import { replaySession } from "../guard/replay.js";
 
 /** The outputs a flag asks for (report/index.ts). */
 const REPLAY_FLAGS = REPLAY_OUTPUTS.filter((o): o is ReplayOutput & { flag: string } => o.flag !== null);

@@ -1,17 +1,19 @@
 /**
- * The one decision at an automatic compaction, in every runtime: claim the compaction, read
- * the session, find the decision point, decide, respond (./respond.ts). A runtime is a
+ * The one decision at an automatic compaction in every live runtime: claim the compaction,
+ * read the session, find the decision point, decide and choose the response (./decision.ts,
+ * which replay shares: ./replay.ts), respond (./respond.ts). A runtime is a
  * {@link CompactionHost}: opencode 1.x's `experimental.compaction.autocontinue` hook
  * (plugin/opencode-v1/autocontinue.ts), the V2 runner's compactions
  * (plugin/opencode-v2/v2-guard.ts). What differs between them (how they read, what they look up,
- * how they stop a loop, their words for a failure) is the host's; the order of the steps, the
- * timing and the log line's fields are this file's.
+ * how they stop a loop, their words for a failure) is the host's; what only a live runtime
+ * has (the claim, the look-ups, the switch, the timing and the log line's fields) is this file's.
  */
 import type { GuardSettings } from "../config/settings.js";
 import type { HostInputs } from "../model/host-facts.js";
 import type { Timeline } from "../model/timeline.js";
-import { decide, findDecisionPoint, historyLimit } from "../judge/verdict.js";
-import type { TimelineSteps } from "../judge/view.js";
+import { findDecisionPoint, historyLimit } from "../judge/verdict.js";
+import { TimelineSteps } from "../judge/view.js";
+import { decideAt, responsesOf } from "./decision.js";
 import { elapsedSince, reason, roundMs, type GuardHost } from "./host.js";
 import { respond, sessionWord, type VerdictContext } from "./respond.js";
 
@@ -97,9 +99,9 @@ export interface CompactionRequest {
 
 /**
  * Decides at one automatic compaction and answers through ./respond.ts: claim, look-ups, read,
- * switch, decision point, judgement ({@link decide}, taking over the steps judged ahead),
- * response. The log line carries `sessionID`, `compaction` (the index, null when the read did
- * not reach the session's start), `messageID`, `decision`, `rule`, the host's fields,
+ * switch, decision point, the decision (./decision.ts `decideAt`, on the steps judged ahead
+ * and what they lack), response. The log line carries `sessionID`, `compaction` (the index,
+ * null when the read did not reach the session's start), `messageID`, `decision`, `rule`, the host's fields,
  * `elapsedMs`, the read's fields, `judgedAheadMs` (hosts that judge ahead; null: not done) and
  * `phasesMs` (read, timeline, lookups, judge, notice). Any failure is one warn line in the host's
  * words and the host's own behaviour. Never rejects.
@@ -121,9 +123,12 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
     const { inputs, subagent, title, directory } = await lookups.facts();
     // The steps judged while the summary was written: the decision judges only what they lack.
     const ahead = await lookups.judged;
-    const judging = performance.now();
     const options = { ...inputs, directory, subagent, wholeSession: read.wholeSession };
-    const verdict = decide(read.timeline, point, settings, options, ahead?.steps);
+    // `/guard on` or `/guard observe` in this session overrides the mode setting.
+    const mode = switched === undefined ? settings.mode : switched === "observe" ? "observe" : "enforce";
+    const responses = responsesOf(host.stop, { mode, notify: settings.notify });
+    const judging = performance.now();
+    const { verdict, response } = decideAt(new TimelineSteps(read.timeline, ahead?.steps), point, settings, options, responses);
     const judged = performance.now();
     // Wall time by phase, in the order the decision waited: the messages less the timeline
     // built of them; the look-ups and the switch still under way once they were there; the
@@ -149,10 +154,7 @@ export async function decideAtCompaction<R extends SessionRead>(host: Compaction
       // What judging ahead took (ms), while the host wrote the summary; null: not done.
       ...(lookups.judged && { judgedAheadMs: ahead === undefined ? null : roundMs(ahead.ms) }),
     };
-    // `/guard on` or `/guard observe` in this session overrides the mode setting.
-    const mode =
-      switched === undefined ? settings : { ...settings, mode: switched === "observe" ? ("observe" as const) : ("enforce" as const) };
-    await respond(verdict, host, mode, { sessionID, index, title, extra, phases });
+    await respond(verdict, host, response, { sessionID, index, title, extra, phases });
   } catch (error) {
     await host.log("warn", `compaction-guard could not decide for ${sessionWord(host, sessionID)}; ${host.fallback}: ${reason(error)}`, {
       sessionID,

@@ -2,10 +2,11 @@
  * The one response to a verdict at a compaction, in every runtime: let it pass with an info
  * line, or stop the loop (deny the continue turn, or interrupt the session) and say why in a
  * log line, a toast and a note in the session; in observe mode say what would have been done.
- * The runtime is a {@link GuardHost}; the words are ./notices.ts's.
+ * What to do is ./decision.ts's choice; this file carries it out through the runtime, a
+ * {@link GuardHost}, in ./notices.ts's words.
  */
-import type { GuardSettings } from "../config/settings.js";
 import type { Verdict } from "../judge/verdict.js";
+import type { Response } from "./decision.js";
 import { elapsedSince, reason, type GuardHost } from "./host.js";
 import { allowLogMessage, denialToast, observedToast, sessionLabel, stopLogMessage, stopRecord } from "./notices.js";
 
@@ -31,36 +32,28 @@ export const sessionWord = (host: GuardHost, sessionID: string): string =>
   `${host.stop === "interrupt" ? "V2 session" : "session"} ${sessionID}`;
 
 /**
- * Responds to `verdict`:
+ * Responds to `verdict` as ./decision.ts chose (`response`, among the host's `responsesOf`):
  *
- * - allowed, or housekeeping (severity `info`) where the host interrupts (a V2 session has no
- *   continue turn to skip): one info line (none with `notify: "off"`);
- * - otherwise, in enforce mode, `host.halt` first (a failure is one warn line and the end),
- *   then for a loop `host.stopped`; then, unless `notify` is `off`: for a loop (severity
- *   `warning`) a toast (`notify: "toast"`), a warn line and, in enforce mode, the stop note;
- *   for housekeeping an info line only. Observe
- *   mode halts nothing, writes no note, and its line and toast say what would have been done.
+ * - it does not stop (allowed, or housekeeping where the host interrupts): the info line;
+ * - it stops: in enforce mode `host.halt` first (a failure is one warn line and the end), then
+ *   for a loop `host.stopped`; then the toast (`host.toast`, where it shows one), the line
+ *   at its level (observe mode: what would have been done, with `mode: "observe"`) and the
+ *   stop note (`host.note`, where it leaves one).
  *
  * Never rejects.
  */
-export async function respond(
-  verdict: Verdict,
-  host: GuardHost,
-  settings: Pick<GuardSettings, "mode" | "notify">,
-  context: VerdictContext,
-): Promise<void> {
+export async function respond(verdict: Verdict, host: GuardHost, response: Response, context: VerdictContext): Promise<void> {
   const started = performance.now();
   const { sessionID, index, phases } = context;
   /** The line's fields: the context's, then the phases with the notice's so far. */
   const fields = (): Record<string, unknown> =>
     phases === undefined ? context.extra : { ...context.extra, phasesMs: { ...phases, notice: elapsedSince(started) } };
-  const loop = verdict.severity === "warning";
-  if (verdict.decision === "allow" || (!loop && host.stop === "interrupt")) {
-    if (settings.notify !== "off") await host.log("info", allowLogMessage(host.stop, sessionID, verdict, index), fields());
+  const { observe } = response;
+  if (!response.stops) {
+    if (response.line !== null) await host.log("info", allowLogMessage(host.stop, sessionID, verdict, index), fields());
     return;
   }
-  const observe = settings.mode === "observe";
-  if (!observe) {
+  if (response.halt) {
     try {
       await host.halt(sessionID);
     } catch (error) {
@@ -71,23 +64,23 @@ export async function respond(
       );
       return;
     }
+    if (verdict.severity === "warning") await host.stopped?.(sessionID, verdict.rule ?? "unknown", index);
   }
-  if (!observe && loop) await host.stopped?.(sessionID, verdict.rule ?? "unknown", index);
-  if (settings.notify === "off") return;
+  if (response.line === null) return;
   const title = await Promise.resolve(context.title).catch(() => undefined);
   const session = sessionLabel(sessionID, title);
-  if (loop && settings.notify === "toast" && host.toast) {
+  if (response.toast && host.toast) {
     await host.toast(
       observe ? observedToast(verdict, sessionID, title) : denialToast(verdict, sessionID, title, host.note ? "note" : "log", host.words),
     );
   }
   const extra = fields();
   await host.log(
-    loop ? "warn" : "info",
+    response.level,
     stopLogMessage(host.stop, session, verdict, index, observe, host.words),
     observe ? { ...extra, mode: "observe" } : extra,
   );
-  if (observe || !loop || !host.note) return;
+  if (!response.note || !host.note) return;
   try {
     await host.note(sessionID, stopRecord(host.stop, session, verdict, index, host.words), verdict);
   } catch (error) {

@@ -1,6 +1,7 @@
 /**
- * The one decision function. The hook and the replay command both call {@link decide}:
- * history in, verdict out, nothing else.
+ * The one decision function: history in, verdict out, nothing else ({@link decide}; on steps
+ * a host already judged, {@link decideWith}). The live hooks and replay reach it on one path,
+ * guard/decision.ts `decideAt`.
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
@@ -55,6 +56,11 @@ export interface DecideOptions extends HostInputs {
   readonly wholeSession?: boolean | undefined;
 }
 
+/** What a session's decisions depend on besides its history: the settings (`S`: the guard's, or the judge's alone) and the host's inputs. */
+export interface SessionInputs<S extends JudgeSettings = JudgeSettings> extends HostInputs {
+  readonly settings: S;
+}
+
 /**
  * Decides whether opencode may add the synthetic continue turn after `compaction`.
  *
@@ -74,7 +80,7 @@ export function decide(
   options: DecideOptions,
   earlier?: TimelineSteps,
 ): Verdict {
-  return decideWith(new TimelineSteps(timeline, earlier), compaction, contextOf(settings, options));
+  return decideWith(new TimelineSteps(timeline, earlier), compaction, settings, options);
 }
 
 /** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
@@ -90,14 +96,15 @@ export function contextOf(settings: JudgeSettings, options: DecideOptions): Rule
 }
 
 /**
- * {@link decide} with its context made ({@link contextOf}), on the steps of the compaction's
- * timeline (`steps`: one for all the decisions of a replay). Checks every rule in RULES order
- * on the slice the hook fetches; the first that fires is the verdict's rule. Returns plain
- * data, all of it computed before it returns.
+ * {@link decide} on the steps of the compaction's timeline (`steps`: one for all the decisions
+ * of a replay). Checks every rule in RULES order, with the context {@link contextOf} makes, on
+ * the slice the hook fetches; the first that fires is the verdict's rule. Returns plain data,
+ * all of it computed before it returns.
  */
-export function decideWith(steps: TimelineSteps, compaction: Compaction, context: RuleContext<JudgeSettings>): Verdict {
-  const start = Math.max(0, compactionEnd(compaction) - historyLimit(context.settings) + 1);
-  const view = buildView(steps, compaction, context.settings, start);
+export function decideWith(steps: TimelineSteps, compaction: Compaction, settings: JudgeSettings, options: DecideOptions): Verdict {
+  const context = contextOf(settings, options);
+  const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
+  const view = buildView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
   const first = firstFiring(findings);
   const fired: RuleName[] = [];
@@ -134,4 +141,27 @@ function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[numb
 export function findDecisionPoint(timeline: Timeline, messageID?: string): Compaction | undefined {
   const candidates = timeline.compactions.filter((c) => c.auto);
   return candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1);
+}
+
+/**
+ * The guard's decision at one automatic compaction of a timeline a host read (the newest
+ * `historyLimit(settings)` messages are enough), as the hook makes it.
+ *
+ * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
+ *   successful summary.
+ * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
+ *   asked for), and a null `usable` for opencode's V2 runner: it draws its compaction line
+ *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
+ * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
+ *   in the timeline.
+ */
+export function decideCompaction(
+  timeline: Timeline,
+  compactionID: string | undefined,
+  settings: JudgeSettings,
+  options: DecideOptions,
+): Verdict | undefined {
+  const point = findDecisionPoint(timeline, compactionID);
+  if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;
+  return decide(timeline, point, settings, options);
 }

@@ -24,7 +24,7 @@ import type * as Jsonc from "jsonc-parser";
 import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
-import { replaySession, type ReplayRow } from "../judge/replay.js";
+import { replaySession, type ReplayRow } from "../guard/replay.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import { isRealUser } from "../model/entry.js";
 import type { SessionData } from "../model/session.js";

@@ -5,7 +5,7 @@
  *
  * - `SessionStart` with `source: "compact"`: Codex fires it right after each compaction,
  *   before the next model request. The guard decides the compaction just made from the
- *   rollout on disk, as `replay` does (judge/replay.ts). Allowed: the reply's
+ *   rollout on disk, as `replay` does (guard/replay.ts). Allowed: the reply's
  *   `hookSpecificOutput.additionalContext` is added to the model's context, the guard's note
  *   of what the session already completed (guard/ledger.ts). Denied: `continue: false` with
  *   `stopReason` and `systemMessage`: Codex stops the turn there.
@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
-import { replaySession, type ReplayRow } from "../judge/replay.js";
+import { replaySession, type ReplayRow } from "../guard/replay.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
 import { compactionEnd } from "../model/timeline.js";

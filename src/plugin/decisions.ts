@@ -4,7 +4,7 @@
  * 2.x TUI part (./opencode-v2/v2-tui.ts). Pure.
  */
 import { compactionEnd, type Timeline } from "../model/timeline.js";
-import type { ReplayRow } from "../judge/replay.js";
+import type { ReplayRow } from "../guard/replay.js";
 import { describeEvidence } from "../judge/explain.js";
 import { allowedBecause } from "../guard/notices.js";
 import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../hosts/opencode/words.js";

@@ -6,12 +6,11 @@ import type { ReplayResult } from "./replay-types.js";
 
 /**
  * `{ sessionID, compactions, firstDeny, toolLoop, liveGuard }`: each compaction's index,
- * message id, decision, rules and evidence, sizes (tokens); the first deny's index or null;
+ * message id, decision, rules and evidence, sizes (tokens); the first deny's index (where the live guard stops the session) or null;
  * where the tool-loop check would have acted; where the live guard stopped the session.
  */
 export function replayJson({ session, replayed }: ReplayResult): string {
-  const { rows } = replayed;
-  const firstDeny = rows.find((r) => r.decision === "deny");
+  const { rows, firstDeny } = replayed;
   const numbered = rows.map((r) => r.compaction);
   const compactions = rows.map((r) => ({
     index: r.compaction.index,

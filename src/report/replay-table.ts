@@ -3,7 +3,7 @@
  * tool-loop line, then what the live guard did and, for another agent's transcript, what a
  * deny means there.
  */
-import type { ReplayRow } from "../judge/replay.js";
+import type { ReplayRow } from "../guard/replay.js";
 import { describeEvidence } from "../judge/explain.js";
 import { shownToolName } from "../redact/preview.js";
 import type { ToolLoopEntry } from "../judge/tool-loop.js";
@@ -92,8 +92,7 @@ function table(
 
 /** Replay's default output: the table, the live guard's line when it stopped the session, the agent's note for a transcript. */
 export function replayTable({ session, replayed, usable }: ReplayResult): string {
-  const { rows } = replayed;
-  const firstDeny = rows.find((r) => r.decision === "deny");
+  const { rows, firstDeny } = replayed;
   const stops = guardStops(session.timeline);
   const liveLine = liveGuardLine(
     stops,

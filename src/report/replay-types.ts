@@ -1,5 +1,5 @@
 /** What every output of `replay` is made from (report/index.ts `REPLAY_OUTPUTS`). */
-import type { ReplayedSession } from "../judge/replay.js";
+import type { ReplayedSession } from "../guard/replay.js";
 import type { SessionData } from "../model/session.js";
 import type { SessionDecisionOptions } from "../sources/sources.js";
 

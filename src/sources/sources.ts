@@ -3,7 +3,8 @@
  * the sessions of the user's own opencode read through `opencode serve`.
  */
 import { setImmediate } from "node:timers/promises";
-import type { SessionData, SessionInputs } from "../judge/replay.js";
+import type { SessionData } from "../model/session.js";
+import type { SessionInputs } from "../judge/verdict.js";
 import type { GuardSettings } from "../config/settings.js";
 import { ExportError, readExport, unexpectedReadError } from "./export.js";
 import { findExports } from "./files.js";
@@ -24,7 +25,7 @@ export interface SessionDecisionOptions {
  * context size (tokens) at which its agent compacts when its transcript tells, else of
  * `options`' limits; opencode's facts (what opencode sends after a compaction).
  */
-export function sessionInputs(session: SessionData, options: SessionDecisionOptions): SessionInputs {
+export function sessionInputs(session: SessionData, options: SessionDecisionOptions): SessionInputs<GuardSettings> {
   const flagged = options.limits?.context !== undefined || options.limits?.input !== undefined;
   if (flagged || typeof session.usable !== "number")
     return { settings: options.settings, ...opencodeInputs(options.limits, options.reserved) };

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { replayMessages } from "../../src/core.js";
-import { type ReplayRow } from "../../src/judge/replay.js";
+import { type ReplayRow } from "../../src/guard/replay.js";
 import { bash, SessionBuilder, type ToolSpec } from "../support/session.js";
 
 const fixture = (name: string) =>

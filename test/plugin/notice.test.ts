@@ -4,7 +4,7 @@ import { allowLogMessage, denialToast, stopLogMessage } from "../../src/guard/no
 import { RULES } from "../../src/judge/rules/index.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { replayMessages } from "../../src/core.js";
-import { type ReplayRow } from "../../src/judge/replay.js";
+import { type ReplayRow } from "../../src/guard/replay.js";
 import type { RuleName } from "../../src/judge/verdict.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";

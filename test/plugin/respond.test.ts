@@ -9,6 +9,7 @@ import type { Verdict } from "../../src/judge/verdict.js";
 import type { GuardHost, StopKind } from "../../src/guard/host.js";
 import { allowLogMessage, sessionLabel, stopLogMessage, stopRecord } from "../../src/guard/notices.js";
 import { respond } from "../../src/guard/respond.js";
+import { responsesOf, responseTo } from "../../src/guard/decision.js";
 import { bash, SessionBuilder } from "../support/session.js";
 import { OPENCODE_V2_WORDS, OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
@@ -58,12 +59,8 @@ const run = async (
   fail: { halt?: boolean; note?: boolean } = {},
 ) => {
   const { host, calls } = recorder(stop, fail);
-  await respond(
-    verdict,
-    host,
-    { ...DEFAULT_SETTINGS, ...settings },
-    { sessionID: SESSION, index: 2, title: Promise.resolve("Fix it"), extra: {} },
-  );
+  const response = responseTo(verdict, responsesOf(stop, { ...DEFAULT_SETTINGS, ...settings }));
+  await respond(verdict, host, response, { sessionID: SESSION, index: 2, title: Promise.resolve("Fix it"), extra: {} });
   return calls;
 };
 

@@ -40,7 +40,12 @@ function seriesOf(name: string, known: "limits known" | "limits unknown" = "limi
   const limits = known === "limits known" ? LIMITS : undefined;
   const session = fixture(name);
   const rows = replayMessages(session.messages, AS_RECORDED, { limits });
-  return sessionSeries(buildTimeline(session.messages), rows, usableContext(limits), { id: session.info.id, title: session.info.title });
+  // A V1 session: the guard stops it at the first deny.
+  const firstDeny = rows.find((r) => r.decision === "deny");
+  return sessionSeries(buildTimeline(session.messages), rows, firstDeny, usableContext(limits), {
+    id: session.info.id,
+    title: session.info.title,
+  });
 }
 
 /**
@@ -116,7 +121,13 @@ describe("sessionSeries", () => {
     const other = fixture("e2e-healthy.json");
     const rows = replayMessages(other.messages, AS_RECORDED, { limits: LIMITS });
     const own = fixture("e2e-fixed-point.json");
-    const series = sessionSeries(buildTimeline(own.messages), rows, null, { id: "x", title: "" });
+    const series = sessionSeries(
+      buildTimeline(own.messages),
+      rows,
+      rows.find((r) => r.decision === "deny"),
+      null,
+      { id: "x", title: "" },
+    );
     expect(series.compactions).toEqual([]);
     expect(series.firstDeny).toBeNull();
     expect(series.steps).toHaveLength(2);
@@ -550,7 +561,13 @@ describe("review defects: the report and the charts say what the table says", ()
     // The review fixture: denied at compaction 2 (after step 4), the user wrote right after its summary; 3 steps followed.
     const session = fixture("review/healthy-user-reply-after-overflow-denial.json");
     const rows = replayMessages(session.messages, DEFAULT_SETTINGS, {});
-    const series = sessionSeries(buildTimeline(session.messages), rows, null, { id: session.info.id, title: "" });
+    const series = sessionSeries(
+      buildTimeline(session.messages),
+      rows,
+      rows.find((r) => r.decision === "deny"),
+      null,
+      { id: session.info.id, title: "" },
+    );
     expect([series.steps.length, series.compactions[series.firstDeny!]!.afterStep, series.userStep]).toEqual([7, 3, 4]);
     expect(stepsAfterFirstDeny(series)).toBe(0);
     expect(stepsAfterFirstDeny({ ...series, userStep: null })).toBe(3);
@@ -593,7 +610,13 @@ describe("review defects: the report and the charts say what the table says", ()
     const audit = JSON.parse((await cli(["audit", file, "--json", "--html", "/dev/null"])).stdout) as { sessions: AuditSession[] };
     const session = fixture("judgement/back-to-back-compactions.json");
     const rows = replayMessages(session.messages, DEFAULT_SETTINGS, {});
-    const series = sessionSeries(buildTimeline(session.messages), rows, null, { id: session.info.id, title: session.info.title });
+    const series = sessionSeries(
+      buildTimeline(session.messages),
+      rows,
+      rows.find((r) => r.decision === "deny"),
+      null,
+      { id: session.info.id, title: session.info.title },
+    );
     const html = renderHtmlReport({ ...reportOf([series]), sessions: [{ row: audit.sessions[0]!, series }] });
     expect(html).toContain(legend.slice(legend.indexOf("first deny")));
     // One wall-time formatter: the table's.

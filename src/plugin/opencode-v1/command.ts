@@ -22,7 +22,7 @@
 import type { Hooks } from "@opencode-ai/plugin";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { buildTimeline } from "../../hosts/opencode/v1.js";
-import { replayTimeline } from "../../judge/replay.js";
+import { replayTimeline } from "../../guard/replay.js";
 import type { ResolvedSettings } from "../../config/settings.js";
 import type { Backoff } from "./backoff.js";
 import { reason, withTimeout, type Client, type Log } from "./calls.js";

@@ -15,7 +15,7 @@ import { decisionLines } from "../decisions.js";
 import { completedCallsBefore, ledgerText } from "../../guard/ledger.js";
 import { describeSettings, type ResolvedSettings } from "../../config/settings.js";
 import { refusedRuns } from "../../judge/tool-loop.js";
-import type { ReplayRow } from "../../judge/replay.js";
+import type { ReplayRow } from "../../guard/replay.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
 

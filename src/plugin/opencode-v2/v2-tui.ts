@@ -15,7 +15,7 @@
 import { loadSettingsFiles } from "../../config/file.js";
 import { opencodeInputs } from "../../hosts/opencode/facts.js";
 import { v2InOrder } from "../../hosts/opencode/v2.js";
-import { replayTimeline } from "../../judge/replay.js";
+import { replayTimeline } from "../../guard/replay.js";
 import { describeSettings, resolveSettings, type ResolvedSettings } from "../../config/settings.js";
 import type { Timeline } from "../../model/timeline.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
@@ -42,7 +42,7 @@ const fn = <K extends string>(owner: unknown, name: K): owner is Rec & { [P in K
  * the settings in force. `v2`: the timeline is of opencode's V2 runner (no continue turn).
  */
 export function tuiGuardReport(timeline: Timeline, resolved: Pick<ResolvedSettings, "settings" | "sources">, v2: boolean): string {
-  const rows = replayTimeline(timeline, resolved.settings, opencodeInputs(undefined));
+  const rows = replayTimeline(timeline, resolved.settings, opencodeInputs(undefined), v2 ? "interrupt" : "continue-turn");
   const lines = [
     `compaction-guard in this session: mode ${resolved.settings.mode}${resolved.settings.enabled ? "" : " (enabled: false: it does nothing)"}.`,
     rows.length === 0

@@ -3,7 +3,7 @@
  * replayed as the replay command does (its own flags for the model's limits) and its first
  * denial compared with the generator's right answers.
  */
-import { replaySession } from "../../../src/judge/replay.js";
+import { replaySession } from "../../../src/guard/replay.js";
 import { sessionInputs } from "../../../src/sources/sources.js";
 import { exportedSession } from "../../../src/hosts/opencode/session.js";
 

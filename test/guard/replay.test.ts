@@ -15,7 +15,8 @@ import { fixtureCases, fixtureExports, SETTINGS_VARIANTS as VARIANTS } from "../
 import { buildTimeline } from "../../src/hosts/opencode/v1.js";
 import { exportedSession } from "../../src/hosts/opencode/session.js";
 import { decide, replayMessages, replayTimeline, type DecideOptions } from "../../src/core.js";
-import { replaySession, type SessionData } from "../../src/judge/replay.js";
+import { replaySession } from "../../src/guard/replay.js";
+import type { SessionData } from "../../src/model/session.js";
 import { sessionInputs } from "../../src/sources/sources.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { compactionSizes } from "../../src/model/timeline.js";
