@@ -25,7 +25,7 @@ import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
 import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
-import { ComparableOutput, normalizeOutput, reportContent, sameTask } from "./signature.js";
+import { ComparableOutput, normalizeOutput, reportContent, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
 import { changesFiles } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
@@ -66,16 +66,9 @@ function questionOf(call: ToolCall): string {
   return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
-/**
- * A short answer that names nothing (under this many characters, noise removed) is
- * information for a new question even when its lines were seen: `ok`, `0` or
- * `No results found.` answers many questions, where a hit such as `src/a.ts:3: f()` says
- * what it answers.
- */
-const SUBSTANTIAL_ANSWER = 120;
-
+/** A short answer that names nothing is information for a new question even when its lines were seen (signature.ts `SUBSTANTIAL_CHARS`). */
 const saysTooLittle = (answer: Answer): boolean =>
-  answer.text.length < SUBSTANTIAL_ANSWER && ![...answer.facts].some((fact) => !fact.startsWith("#"));
+  answer.text.length < SUBSTANTIAL_CHARS && ![...answer.facts].some((fact) => !fact.startsWith("#"));
 
 /** Content shorter than this (characters) is too little to be "the same content under a new name". */
 const SUBSTANTIAL_CONTENT = 64;
@@ -208,9 +201,11 @@ const withLast = (ids: readonly string[], id: string): readonly string[] => (ids
 class Answer {
   private textMemo: string | undefined;
   private factsMemo: Set<string> | undefined;
-  private comparable: ComparableOutput | undefined;
+  readonly output: unknown;
 
-  constructor(readonly output: unknown) {}
+  constructor(private readonly call: ToolCall) {
+    this.output = call.output;
+  }
 
   get text(): string {
     return (this.textMemo ??= normalizeOutput(this.output));
@@ -218,10 +213,7 @@ class Answer {
 
   /** Does it read as `other` does, noise removed? Lines equal as shown are not normalised (signature.ts `ComparableOutput`). */
   sameAs(other: Answer): boolean {
-    if (this.output === other.output) return true;
-    this.comparable ??= new ComparableOutput(this.output);
-    other.comparable ??= new ComparableOutput(other.output);
-    return this.comparable.sameAs(other.comparable);
+    return this.output === other.output || ComparableOutput.of(this.call).sameAs(ComparableOutput.of(other.call));
   }
 
   get facts(): ReadonlySet<string> {
@@ -694,7 +686,7 @@ export class InformationState {
     const asked = this.asked.get(ask);
     if (!this.byAnswer) {
       if (asked) return "nothing";
-      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call.output) });
+      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call) });
       return "information";
     }
     const world = this.world.id;
@@ -702,7 +694,7 @@ export class InformationState {
     // The same answer as its last in this world state: its lines are seen already.
     const again = current !== undefined && current[current.length - 1]!.output === call.output;
     const unseen = !again && this.shown(call, run, asked === undefined);
-    const answer = new Answer(call.output);
+    const answer = new Answer(call);
     if (asked === undefined) {
       this.asked.set(ask, { byWorld: new Map([[world, [answer]]]), last: answer });
       return unseen || saysTooLittle(answer) ? "information" : "nothing";

@@ -13,7 +13,7 @@
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
-import { normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
+import { normalizeOutput, ComparableOutput, sameReport, SUBSTANTIAL_CHARS, textSignature } from "./signature.js";
 import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";
 
@@ -26,12 +26,6 @@ import { InformationState, type Judgement } from "./information.js";
 type Comparison = "exact" | "result" | "never";
 
 /**
- * Results shorter than this (characters, noise removed) say too little to make two asking
- * calls the same by their result alone: "No results found." answers many questions.
- */
-export const SUBSTANTIAL_RESULT_CHARS = 120;
-
-/**
  * One thing a step did: a tool call (completed or failed), or, in a step without tool calls,
  * its text. Two actions can be the same only when their keys are equal; {@link sameAs} tells
  * whether they are, result included.
@@ -41,9 +35,7 @@ export class Action {
   previousOfKey: Action | undefined = undefined;
   /** The first action of its key in the timeline: the same object for every action of the key (linked by {@link TimelineSteps}). */
   firstOfKey: Action = this;
-  /** Its call's output as results are compared, made when first compared. */
-  private comparable: ComparableOutput | undefined = undefined;
-  /** Does its result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS}), worked out when first asked. */
+  /** Does its result say enough to stand for the call (signature.ts `SUBSTANTIAL_CHARS`), worked out when first asked. */
   private substantial: boolean | undefined = undefined;
 
   constructor(
@@ -76,13 +68,11 @@ export class Action {
   sameAs(other: Action): boolean {
     if (this.firstOfKey !== other.firstOfKey || this.comparison === "never" || other.comparison === "never") return false;
     if (this.call === null || other.call === null || !this.byResult) return true;
-    this.comparable ??= new ComparableOutput(this.call.output);
-    other.comparable ??= new ComparableOutput(other.call.output);
-    const sameResult = this.comparable.sameAs(other.comparable);
+    const sameResult = ComparableOutput.of(this.call).sameAs(ComparableOutput.of(other.call));
     if (this.comparison === "result") {
       const sameInput = this.input === other.input;
       if (sameResult && sameInput) return true;
-      this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_RESULT_CHARS;
+      this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_CHARS;
       if (sameResult && this.substantial) return true;
       return sameInput && delegatesReadOnly(this.call) && sameReport(String(other.call.output), String(this.call.output));
     }
