@@ -386,29 +386,20 @@ export class TimelineSteps {
   }
 }
 
-/** Binary search: the first index in a sorted list of positions that is > `after`. */
-function firstPositionAfter(positions: Int32Array, after: number): number {
+/** Binary search: the first index of `list` (sorted by `positionAt`) whose position is > `after`. */
+function firstIndexAfter<T>(list: ArrayLike<T>, after: number, positionAt: (item: T) => number): number {
   let low = 0;
-  let high = positions.length;
+  let high = list.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (positions[middle]! <= after) low = middle + 1;
+    if (positionAt(list[middle]!) <= after) low = middle + 1;
     else high = middle;
   }
   return low;
 }
 
-/** Binary search: the first index in `compactions` (position order) whose position is > `after`. */
-function firstAfter(compactions: readonly Compaction[], after: number): number {
-  let low = 0;
-  let high = compactions.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compactions[middle]!.position <= after) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const firstPositionAfter = (positions: Int32Array, after: number): number => firstIndexAfter(positions, after, (p) => p);
+const firstAfter = (compactions: readonly Compaction[], after: number): number => firstIndexAfter(compactions, after, (c) => c.position);
 
 /**
  * Does a compaction (automatic or manual) lie strictly between positions `after` and

@@ -1,13 +1,9 @@
 /**
  * Rule no-new-work: the whole cycle since the previous compaction brought nothing new: no
  * answer held content not already seen, no effect was new, nothing waited, no text was new
- * (../information.ts). However its calls were spelled, the next cycle will not differ either.
- *
- * This catches what a per-call count cannot: cycles longer than `window / threshold` (the
- * same four reads after every compaction, opencode#31111 "create hello.txt redone after
- * every compaction"), text-only loops (the same words every step), and calls that fail the
- * same way. It compares cycles, as the reports describe the loop: after the compaction the
- * model does again what it did before it (anthropics/claude-code#86291).
+ * (../information.ts). It sees what a per-call count cannot: long cycles (opencode#31111),
+ * text-only loops and the same failure every cycle; it compares cycles, as the reports
+ * describe the loop (anthropics/claude-code#86291).
  */
 import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
