@@ -1,25 +1,13 @@
 /**
- * What each action brought: new information, a new effect, a wait, or nothing. New work is
- * new information or a new effect, not a new string, so a call is judged by its answer and
- * what it changed, never by how it was spelled.
- *
- * The judgement walks the steps since the user's last real message in order, with what was
- * seen since the last effect:
- *
- * 1. A question (a call that only reads: the read tool, grep, a search, `sed -n`, a test run,
- *    a read-only subagent) brings information when its answer holds a content line not seen
- *    since the last effect, whatever its spelling. Asked again with no effect since, it brings
- *    information only when the answer also moves in substance: a number or a name that no
- *    earlier answer to it stated (a paraphrase brings nothing).
- * 2. An effect (edit, write, patch, a command that changes state) is new unless it does again
- *    what an earlier effect since the user's last message did, with the same answer: the same content written
- *    under another name, the same edit re-sent, the same `sed -i` re-run. A new effect starts
- *    afresh: what was seen before it may have changed.
- * 3. A deliberate wait (tool-kinds.ts `waiting`) always brings something: the world moves on
- *    its own.
- * 4. A step with text and no tool call brings something when its text was not said before.
- *
- * docs/how-it-decides.md has the rationale and what this can still get wrong.
+ * What each action brought: new information, a new effect, a wait, or nothing (or, for a
+ * step's text, new text). New work is new information or a new effect, not a new string: a
+ * call is judged by its answer and what it changed, never by how it was spelled. The
+ * judgement walks the steps since the user's last real message in order, with what was seen
+ * since the last effect ({@link InformationState}): a question brings information when its
+ * answer holds a content line not seen, or, asked again, when its answer moves in substance;
+ * an effect is new unless it redoes an earlier one or brings the world back (./world.ts); a
+ * deliberate wait always brings something. The rules, with what this can still get wrong:
+ * docs/how-it-decides.md "What counts as new".
  */
 import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";

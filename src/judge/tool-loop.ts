@@ -12,7 +12,7 @@ import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js"
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { previewCall } from "../redact/preview.js";
-import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
+import { StepsView, stepsFrom, TimelineSteps, type Action, type StepView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<SharedSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -115,7 +115,7 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
 export function checkToolCall(call: CallInTimeline, settings: ToolLoopSettings): ToolLoopCheck {
   if (settings.toolLoop === "off") return { runs: 0, action: null };
   const { timeline, position: at, callIndex: k } = call;
-  const view = buildStepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
+  const view = new StepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
   const steps = view.stepsUpTo(at, toolLoopSteps(settings));
   const step = steps.at(-1);
   const entry = timeline.entries[at];
@@ -169,7 +169,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
     // Views of one stretch since the user's last message share what they judged new: one view per stretch.
-    if (view === undefined || view.from !== stepsFrom(steps, position)) view = buildStepsView(steps, position, options);
+    if (view === undefined || view.from !== stepsFrom(steps, position)) view = new StepsView(steps, position, options);
     const step = view.stepAt(position);
     if (step === undefined) return;
     const first = view.firstStepUpTo(position, window);

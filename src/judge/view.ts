@@ -1,14 +1,10 @@
 /**
  * The decision view: what every rule reads at one automatic compaction, built once per
  * decision from the timeline so that rules never re-walk raw messages or reach into each
- * other. Also what rules share: the steps since the user last spoke, each step's actions
- * (tool calls, or a text-only answer), whether two actions are the same, and what each
- * action brought (./information.ts).
- *
- * A timeline's actions, and what each brought, are worked out once per timeline and
- * settings ({@link TimelineSteps}) and shared by every view of it; each action is linked to
- * the earlier runs of its key (tool, status, canonical input), so telling two runs apart
- * walks that key alone.
+ * other: the steps since the user last spoke, each step's actions (tool calls, or a
+ * text-only answer), whether two actions are the same, and what each brought
+ * (./information.ts). A timeline's actions and judgements are worked out once per timeline
+ * and settings ({@link TimelineSteps}) and shared by every view of it.
  */
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
@@ -440,13 +436,20 @@ export class StepsView {
   private readonly views: readonly StepView[];
   /** Index (in `positions`) of the first work step at or after `from`. */
   private readonly fromIndex: number;
+  private readonly settings: ActionSettings;
 
+  /**
+   * The steps view of `timeline.entries[start..end]` (the timeline of `steps`): the steps
+   * since the user's last real message at or before `end`, their actions shaped by `options`
+   * ({@link ActionOptions}). Never throws on a timeline from buildTimeline.
+   */
   constructor(
     private readonly steps: TimelineSteps,
     end: number,
-    private readonly settings: ActionSettings,
-    start: number,
+    options: ActionOptions,
+    start = 0,
   ) {
+    const settings = (this.settings = steps.settingsOf(options));
     this.lastUserPosition = steps.lastUserIn(end, start);
     this.from = Math.max(start, this.lastUserPosition + 1);
     this.positions = steps.positions;
@@ -496,18 +499,6 @@ export class StepsView {
   }
 }
 
-/**
- * Builds the steps view of `timeline.entries[start..end]` (the timeline of `steps`): the
- * steps since the user's last real message at or before `end`.
- *
- * @param settings `matchOutput` (whether outputs are part of a call's signature), `ignore`,
- *   and `askingByResult` (see {@link ActionOptions}).
- * @returns the view; never throws on a timeline from buildTimeline.
- */
-export function buildStepsView(steps: TimelineSteps, end: number, settings: ActionOptions, start = 0): StepsView {
-  return new StepsView(steps, end, steps.settingsOf(settings), start);
-}
-
 /** Everything a rule may read about one decision: compaction k and the steps before it. Positions index `timeline.entries`. */
 export class DecisionView extends StepsView {
   readonly timeline: Timeline;
@@ -526,7 +517,7 @@ export class DecisionView extends StepsView {
     steps: TimelineSteps,
     /** The automatic compaction being decided: compaction k. */
     readonly compaction: Compaction,
-    settings: ActionSettings,
+    settings: ActionOptions,
     /** First position in view (the hook reads only the newest messages). */
     readonly start: number,
   ) {
@@ -591,5 +582,5 @@ export function buildView(
   settings: Pick<SharedSettings, "matchOutput" | "ignore">,
   start = 0,
 ): DecisionView {
-  return new DecisionView(steps, compaction, steps.settingsOf(settings), start);
+  return new DecisionView(steps, compaction, settings, start);
 }
