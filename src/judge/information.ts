@@ -481,11 +481,11 @@ class EffectAnswer {
 
 /** What the judgement carries from one action to the next (see the module's comment). */
 export class InformationState {
-  private files = new Files();
-  private world = new World();
+  private readonly files = new Files();
+  private readonly world = new World();
   /** The lines seen in the current world state, and in each state the world had. */
   private seen = new Seen();
-  private seenIn = new Map<number, Seen>([[0, this.seen]]);
+  private readonly seenIn = new Map<number, Seen>([[0, this.seen]]);
   /** Per question, its answers since the user's last message. */
   private asked = new Map<string, Asked>();
   /** Per effect, each time it was done since the user's last message. */
@@ -499,7 +499,7 @@ export class InformationState {
   /** Per check, its run since the last new effect (or since its answer last moved). */
   private runs = new Map<string, CheckRun>();
   /** The tasks handed to subagents that may change things since the user's last message (see {@link Delegation}). */
-  private delegated: Delegation[] = [];
+  private readonly delegated: Delegation[] = [];
   /** How many observations brought something (information or a wait) since the user's last message. */
   private learned = 0;
   /** Per world state the world left, {@link learned} when it left it last. */
@@ -511,25 +511,6 @@ export class InformationState {
     /** Whether answers enter the judgement (`matchOutput`); off, a call is new exactly when its input is. */
     private readonly byAnswer: boolean,
   ) {}
-
-  /** The user spoke: everything starts afresh. */
-  reset(): void {
-    this.files = new Files();
-    this.world = new World();
-    this.seen = new Seen();
-    this.seenIn = new Map([[0, this.seen]]);
-    this.asked.clear();
-    this.done.clear();
-    this.epoch = 0;
-    this.touched.clear();
-    this.lastUnknown = 0;
-    this.said.clear();
-    this.runs.clear();
-    this.delegated = [];
-    this.learned = 0;
-    this.leftAt.clear();
-    this.returns.clear();
-  }
 
   /** Judges one action, then remembers it. */
   judge(action: Judged): Judgement {

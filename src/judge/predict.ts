@@ -17,11 +17,7 @@ import { compactionBetween } from "./view.js";
 
 /**
  * The margin taken off a prediction before it is compared with the usable context, in tokens:
- * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. Measured under six real tokenizers
- * (docs/zero-waste.md, e2e/token-table.ts) the bound never exceeded the real prompt; the
- * margin covers the scripted figures of the recorded exports (a bound over their next prompt
- * by up to 66 tokens: the scripts do not grow the prompt by the summary) and a summary that
- * tokenizes a little differently when it is sent back as input.
+ * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)` (why so much: docs/zero-waste.md).
  */
 export const MARGIN_MIN_TOKENS = 100;
 /** See {@link MARGIN_MIN_TOKENS}. */
@@ -31,10 +27,8 @@ export const MARGIN_FRACTION = 0.01;
 export const predictionMargin = (predicted: number): number => Math.max(MARGIN_MIN_TOKENS, Math.ceil(MARGIN_FRACTION * predicted));
 
 /**
- * Characters a token for the compaction question and the continue text (22 and 100
- * characters). Measured (e2e/tokenizers.ts): o200k, cl100k, Claude, Qwen3, Llama 3 and
- * Gemma 3 all make 7 tokens of the question and 21–22 of the continue text; at 5 characters
- * a token (rounded down) the bound counts 4 + 20.
+ * Characters a token for the host's fixed texts: fewer tokens than any of six real tokenizers
+ * makes of opencode's (e2e/tokenizers.ts; the figures in docs/zero-waste.md).
  */
 export const FIXED_CHARS_PER_TOKEN = 5;
 

@@ -81,14 +81,7 @@ function checkRunIn(view: DecisionView, threshold: number): Chain | undefined {
       if (brought === "effect") best = undefined;
       if (!run || run.count < threshold || run.firstPosition >= twoBefore!.position) continue;
       if (best && best.count > run.count) continue;
-      best = {
-        action,
-        count: run.count,
-        newSeen: 0,
-        firstPosition: run.firstPosition,
-        lastPosition: step.position,
-        messageIDs: [...run.messageIDs],
-      };
+      best = { ...oneRun(step, action), count: run.count, firstPosition: run.firstPosition, messageIDs: [...run.messageIDs] };
     }
   }
   return best;
