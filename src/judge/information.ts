@@ -554,9 +554,9 @@ export class InformationState {
    * files are not known): an effect on files not known that answers exactly as before
    * changed nothing the session can see. Nor when it brings the world back, for the second
    * time or more, to a state it had since the user's last message with nothing learned since
-   * it left it (./world.ts): what was seen in that state holds again. Nor a task handed a
-   * third time in a row with nothing learned since ({@link delegationOf}).
-   * A new one starts afresh: what was seen before it may have changed.
+   * it left it (./world.ts): what was seen in that state holds again. Nor a task handed
+   * {@link SAME_TASK_RUNS} times in a row with nothing else changed between and nothing
+   * learned since its last run, however its report is worded. A new one starts afresh.
    */
   private effect(call: ToolCall): boolean {
     const what = effectOf(call);
@@ -623,12 +623,8 @@ export class InformationState {
   }
 
   /**
-   * The task handed before that `call` hands again: the same agent given the same task (the
-   * same prompt, or one that names the same things, ./signature.ts `sameTask`); undefined
-   * for a new one. A task handed {@link SAME_TASK_RUNS} times in a row, with nothing else
-   * changed between and everything asked since the last run bringing nothing, brings nothing,
-   * however its report is worded: its earlier runs found and changed nothing the session
-   * could see.
+   * The task handed before that `task` hands again: the same agent given the same prompt, or
+   * one that names the same things (./signature.ts `sameTask`); undefined for a new one.
    */
   private delegationOf(task: { readonly agent: string; readonly prompt: string }): Delegation | undefined {
     return this.delegated.find((d) => d.agent === task.agent && (d.prompt === task.prompt || sameTask(d.prompt, task.prompt)));
