@@ -87,7 +87,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 /**
  * A tool output with run-to-run noise replaced (see {@link NOISE_PARTS}), for comparing results.
  * Every replacement stays within a line (no pattern matches a line feed, none writes one), so
- * the result has the output's lines, each normalised alone: {@link sameNormalizedOutput}
+ * the result has the output's lines, each normalised alone: {@link ComparableOutput}
  * relies on it.
  */
 export function normalizeOutput(output: unknown): string {
