@@ -1,17 +1,11 @@
 /**
- * What a compaction keeps that does not fit: the largest tool calls in its kept tail, and the
- * one remedy that would help most. When compaction cannot make room (cannot-make-room,
- * no-progress), the stop names these, so that the user knows what to change.
- *
- * The kept tail is what the host sends verbatim after the summary: the entries from the
- * compaction's `tailStartID` up to the compaction message (see ./predict.ts). Each call there
- * is sized at {@link CHARS_PER_TOKEN} characters a token of its input (as JSON) and output:
- * the host's own estimate (opencode's util/token.ts), not a tokenizer's count; no step
- * measures one tool result alone. Identical calls (same tool, same preview) count as one item
- * with their runs and tokens summed: a loop keeps the same call again and again.
- *
- * Pure; never throws on a timeline from buildTimeline. Previews are redact/preview.ts's:
- * never an output, never a secret.
+ * What a compaction keeps that does not fit: the largest tool calls in its kept tail (from
+ * `tailStartID` up to the compaction message, ./predict.ts), and the one remedy that would
+ * help most, which the stops of cannot-make-room and no-progress name. Each call is sized at
+ * {@link CHARS_PER_TOKEN} characters a token of its input (as JSON) and output, the host's
+ * own estimate (opencode's util/token.ts); identical calls (same tool and preview) are one
+ * item with their runs and tokens summed. Pure; never throws on a timeline from
+ * buildTimeline. Previews are redact/preview.ts's: never an output, never a secret.
  */
 import { isStep } from "../model/entry.js";
 import type { Compaction, Timeline } from "../model/timeline.js";

@@ -1,31 +1,19 @@
 /**
- * What each action brought: new information, a new effect, a wait, or nothing. New work is
- * new information or a new effect, not a new string, so a call is judged by its answer and
- * what it changed, never by how it was spelled.
- *
- * The judgement walks the steps since the user's last real message in order, with what was
- * seen since the last effect:
- *
- * 1. A question (a call that only reads: the read tool, grep, a search, `sed -n`, a test run,
- *    a read-only subagent) brings information when its answer holds a content line not seen
- *    since the last effect, whatever its spelling. Asked again with no effect since, it brings
- *    information only when the answer also moves in substance: a number or a name that no
- *    earlier answer to it stated (a paraphrase brings nothing).
- * 2. An effect (edit, write, patch, a command that changes state) is new unless it does again
- *    what an earlier effect since the user's last message did, with the same answer: the same content written
- *    under another name, the same edit re-sent, the same `sed -i` re-run. A new effect starts
- *    afresh: what was seen before it may have changed.
- * 3. A deliberate wait (tool-kinds.ts `waiting`) always brings something: the world moves on
- *    its own.
- * 4. A step with text and no tool call brings something when its text was not said before.
- *
- * docs/how-it-decides.md has the rationale and what this can still get wrong.
+ * What each action brought: new information, a new effect, a wait, or nothing (or, for a
+ * step's text, new text). New work is new information or a new effect, not a new string: a
+ * call is judged by its answer and what it changed, never by how it was spelled. The
+ * judgement walks the steps since the user's last real message in order, with what was seen
+ * since the last effect ({@link InformationState}): a question brings information when its
+ * answer holds a content line not seen, or, asked again, when its answer moves in substance;
+ * an effect is new unless it redoes an earlier one or brings the world back (./world.ts); a
+ * deliberate wait always brings something. The rules, with what this can still get wrong:
+ * docs/how-it-decides.md "What counts as new".
  */
 import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
 import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
-import { ComparableOutput, normalizeOutput, reportContent, sameTask } from "./signature.js";
+import { ComparableOutput, normalizeOutput, reportContent, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
 import { changesFiles } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
@@ -66,16 +54,9 @@ function questionOf(call: ToolCall): string {
   return `${call.tool}\u0000${action.asked.comparable}`;
 }
 
-/**
- * A short answer that names nothing (under this many characters, noise removed) is
- * information for a new question even when its lines were seen: `ok`, `0` or
- * `No results found.` answers many questions, where a hit such as `src/a.ts:3: f()` says
- * what it answers.
- */
-const SUBSTANTIAL_ANSWER = 120;
-
+/** A short answer that names nothing is information for a new question even when its lines were seen (signature.ts `SUBSTANTIAL_CHARS`). */
 const saysTooLittle = (answer: Answer): boolean =>
-  answer.text.length < SUBSTANTIAL_ANSWER && ![...answer.facts].some((fact) => !fact.startsWith("#"));
+  answer.text.length < SUBSTANTIAL_CHARS && ![...answer.facts].some((fact) => !fact.startsWith("#"));
 
 /** Content shorter than this (characters) is too little to be "the same content under a new name". */
 const SUBSTANTIAL_CONTENT = 64;
@@ -208,9 +189,11 @@ const withLast = (ids: readonly string[], id: string): readonly string[] => (ids
 class Answer {
   private textMemo: string | undefined;
   private factsMemo: Set<string> | undefined;
-  private comparable: ComparableOutput | undefined;
+  readonly output: unknown;
 
-  constructor(readonly output: unknown) {}
+  constructor(private readonly call: ToolCall) {
+    this.output = call.output;
+  }
 
   get text(): string {
     return (this.textMemo ??= normalizeOutput(this.output));
@@ -218,10 +201,7 @@ class Answer {
 
   /** Does it read as `other` does, noise removed? Lines equal as shown are not normalised (signature.ts `ComparableOutput`). */
   sameAs(other: Answer): boolean {
-    if (this.output === other.output) return true;
-    this.comparable ??= new ComparableOutput(this.output);
-    other.comparable ??= new ComparableOutput(other.output);
-    return this.comparable.sameAs(other.comparable);
+    return this.output === other.output || ComparableOutput.of(this.call).sameAs(ComparableOutput.of(other.call));
   }
 
   get facts(): ReadonlySet<string> {
@@ -501,11 +481,11 @@ class EffectAnswer {
 
 /** What the judgement carries from one action to the next (see the module's comment). */
 export class InformationState {
-  private files = new Files();
-  private world = new World();
+  private readonly files = new Files();
+  private readonly world = new World();
   /** The lines seen in the current world state, and in each state the world had. */
   private seen = new Seen();
-  private seenIn = new Map<number, Seen>([[0, this.seen]]);
+  private readonly seenIn = new Map<number, Seen>([[0, this.seen]]);
   /** Per question, its answers since the user's last message. */
   private asked = new Map<string, Asked>();
   /** Per effect, each time it was done since the user's last message. */
@@ -519,7 +499,7 @@ export class InformationState {
   /** Per check, its run since the last new effect (or since its answer last moved). */
   private runs = new Map<string, CheckRun>();
   /** The tasks handed to subagents that may change things since the user's last message (see {@link Delegation}). */
-  private delegated: Delegation[] = [];
+  private readonly delegated: Delegation[] = [];
   /** How many observations brought something (information or a wait) since the user's last message. */
   private learned = 0;
   /** Per world state the world left, {@link learned} when it left it last. */
@@ -531,25 +511,6 @@ export class InformationState {
     /** Whether answers enter the judgement (`matchOutput`); off, a call is new exactly when its input is. */
     private readonly byAnswer: boolean,
   ) {}
-
-  /** The user spoke: everything starts afresh. */
-  reset(): void {
-    this.files = new Files();
-    this.world = new World();
-    this.seen = new Seen();
-    this.seenIn = new Map([[0, this.seen]]);
-    this.asked.clear();
-    this.done.clear();
-    this.epoch = 0;
-    this.touched.clear();
-    this.lastUnknown = 0;
-    this.said.clear();
-    this.runs.clear();
-    this.delegated = [];
-    this.learned = 0;
-    this.leftAt.clear();
-    this.returns.clear();
-  }
 
   /** Judges one action, then remembers it. */
   judge(action: Judged): Judgement {
@@ -593,9 +554,9 @@ export class InformationState {
    * files are not known): an effect on files not known that answers exactly as before
    * changed nothing the session can see. Nor when it brings the world back, for the second
    * time or more, to a state it had since the user's last message with nothing learned since
-   * it left it (./world.ts): what was seen in that state holds again. Nor a task handed a
-   * third time in a row with nothing learned since ({@link delegationOf}).
-   * A new one starts afresh: what was seen before it may have changed.
+   * it left it (./world.ts): what was seen in that state holds again. Nor a task handed
+   * {@link SAME_TASK_RUNS} times in a row with nothing else changed between and nothing
+   * learned since its last run, however its report is worded. A new one starts afresh.
    */
   private effect(call: ToolCall): boolean {
     const what = effectOf(call);
@@ -662,12 +623,8 @@ export class InformationState {
   }
 
   /**
-   * The task handed before that `call` hands again: the same agent given the same task (the
-   * same prompt, or one that names the same things, ./signature.ts `sameTask`); undefined
-   * for a new one. A task handed {@link SAME_TASK_RUNS} times in a row, with nothing else
-   * changed between and everything asked since the last run bringing nothing, brings nothing,
-   * however its report is worded: its earlier runs found and changed nothing the session
-   * could see.
+   * The task handed before that `task` hands again: the same agent given the same prompt, or
+   * one that names the same things (./signature.ts `sameTask`); undefined for a new one.
    */
   private delegationOf(task: { readonly agent: string; readonly prompt: string }): Delegation | undefined {
     return this.delegated.find((d) => d.agent === task.agent && (d.prompt === task.prompt || sameTask(d.prompt, task.prompt)));
@@ -694,7 +651,7 @@ export class InformationState {
     const asked = this.asked.get(ask);
     if (!this.byAnswer) {
       if (asked) return "nothing";
-      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call.output) });
+      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call) });
       return "information";
     }
     const world = this.world.id;
@@ -702,7 +659,7 @@ export class InformationState {
     // The same answer as its last in this world state: its lines are seen already.
     const again = current !== undefined && current[current.length - 1]!.output === call.output;
     const unseen = !again && this.shown(call, run, asked === undefined);
-    const answer = new Answer(call.output);
+    const answer = new Answer(call);
     if (asked === undefined) {
       this.asked.set(ask, { byWorld: new Map([[world, [answer]]]), last: answer });
       return unseen || saysTooLittle(answer) ? "information" : "nothing";

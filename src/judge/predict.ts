@@ -1,43 +1,14 @@
 /**
  * Predicts, at an automatic compaction, the prompt size of the first step after it: a lower
- * bound, in tokens, of what opencode 1.18.33 will send with the continue turn.
- *
- * What opencode sends after a compaction (read in the 1.18.33 release, e2e/FINDINGS.md
- * "What the first request after a compaction carries"):
- * - the system prompt and the tool definitions, unchanged (session/llm.ts; the compaction
- *   cannot shrink them);
- * - the compaction message, sent as a fixed user text, the compaction question
- *   (message-v2.ts `toModelMessages`), then the summary as an assistant message;
- * - the kept tail: the messages from the compaction part's `tail_start_id` up to the
- *   compaction message, verbatim (compaction.ts `select`, message-v2.ts `filterCompacted`);
- *   no `tail_start_id` means the summary replaced everything;
- * - the synthetic continue turn, a fixed text.
- * The compaction question and the continue text come from the host (`HostFacts.afterCompaction`).
- *
- * From what the hook can read, each piece is bounded from below:
- * - system prompt + tools (`baseTokens`): the prompt of the session's first step (system
- *   prompt, tools and the first user message, nothing else), less the first user message
- *   counted at one token per UTF-8 byte: no byte-level tokenizer makes more tokens than
- *   bytes, so what is taken off is never too little, whatever the model's tokenizer and
- *   language (CJK text is 3 bytes a character, code and prose ~1). Never more than the
- *   whole prompt of any step before the compaction: every step carries the system prompt
- *   and tools, so a smaller later step means they shrank (an MCP server gone, an edited
- *   AGENTS.md) or the figures are not a provider's. Only while the same model and agent
- *   answer: another one has another system prompt, tools and tokenizer;
- * - the summary: its recorded output tokens (the text opencode sends back);
- * - the kept tail: the context of the last step before the compaction (prompt + output)
- *   less the prompt of the first step at or after the tail's first message: what the
- *   context grew by since the tail began; plus the last step's tool results, which no
- *   step measured, at one token per whitespace-separated chunk of their text
- *   ({@link tokensAtLeast});
- * - the host's fixed texts at {@link FIXED_CHARS_PER_TOKEN} characters a token: fewer tokens
- *   than any of six real tokenizers makes of them (e2e/tokenizers.ts; opencode's own 4
- *   characters a token, util/token.ts, is 4 tokens over what they make of the continue text).
- *
- * Per-message template tokens (the chat template around each message) are left out: the
- * next prompt has more messages than the first step, so they only add to it.
- *
- * Pure; never throws on a timeline from buildTimeline.
+ * bound, in tokens, of what opencode 1.18.33 will send with the continue turn (read in its
+ * source, e2e/FINDINGS.md "What the first request after a compaction carries"): the system
+ * prompt and tools (session/llm.ts), the compaction question and the summary
+ * (message-v2.ts `toModelMessages`), the kept tail from `tail_start_id` (compaction.ts
+ * `select`, message-v2.ts `filterCompacted`) and the continue text; the two fixed texts come
+ * from the host (`HostFacts.afterCompaction`). Each piece is bounded from below by what the
+ * session recorded ({@link PredictedPrompt}; how, and why each bound holds under six real
+ * tokenizers: docs/how-it-decides.md "cannot-make-room", docs/zero-waste.md). Per-message
+ * template tokens are left out: they only add. Pure; never throws on a timeline from buildTimeline.
  */
 import { isStep, type AssistantEntry } from "../model/entry.js";
 import { type Compaction, type Timeline } from "../model/timeline.js";
@@ -46,11 +17,7 @@ import { compactionBetween } from "./view.js";
 
 /**
  * The margin taken off a prediction before it is compared with the usable context, in tokens:
- * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. Measured under six real tokenizers
- * (docs/zero-waste.md, e2e/token-table.ts) the bound never exceeded the real prompt; the
- * margin covers the scripted figures of the recorded exports (a bound over their next prompt
- * by up to 66 tokens: the scripts do not grow the prompt by the summary) and a summary that
- * tokenizes a little differently when it is sent back as input.
+ * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)` (why so much: docs/zero-waste.md).
  */
 export const MARGIN_MIN_TOKENS = 100;
 /** See {@link MARGIN_MIN_TOKENS}. */
@@ -60,10 +27,8 @@ export const MARGIN_FRACTION = 0.01;
 export const predictionMargin = (predicted: number): number => Math.max(MARGIN_MIN_TOKENS, Math.ceil(MARGIN_FRACTION * predicted));
 
 /**
- * Characters a token for the compaction question and the continue text (22 and 100
- * characters). Measured (e2e/tokenizers.ts): o200k, cl100k, Claude, Qwen3, Llama 3 and
- * Gemma 3 all make 7 tokens of the question and 21–22 of the continue text; at 5 characters
- * a token (rounded down) the bound counts 4 + 20.
+ * Characters a token for the host's fixed texts: fewer tokens than any of six real tokenizers
+ * makes of opencode's (e2e/tokenizers.ts; the figures in docs/zero-waste.md).
  */
 export const FIXED_CHARS_PER_TOKEN = 5;
 

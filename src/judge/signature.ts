@@ -1,11 +1,9 @@
 /**
  * What two tool calls are compared by besides what they asked for (model/action.ts
- * `Asked.comparable`, made by the host): a call's output with the noise removed, a text's signature.
- *
- * Lessons from prior art (Cline, Roo/Kilo `ToolRepetitionDetector`, openclaw): compare
- * sorted-key JSON, never raw `JSON.stringify` (opencode's own doom-loop check in
- * session/processor.ts is key-order sensitive); and "same call, same result" separates a
- * loop from polling or re-running tests after an edit.
+ * `Asked.comparable`, made by the host): a call's output with the noise removed, a text's
+ * signature, what a subagent's report or prompt names. JSON is compared with its keys sorted
+ * (shared/canonical-json.ts), never as raw `JSON.stringify` (opencode's doom-loop check in
+ * session/processor.ts is key-order sensitive).
  */
 import type { Hash } from "node:crypto";
 import { canonicalJson } from "../shared/canonical-json.js";
@@ -31,29 +29,13 @@ export function digestOf(text: string): string {
 }
 
 /**
- * What changes between two runs of the same call without saying anything about progress:
- * - timestamps and clock times (`2026-11-30T09:00:00Z`, npm's `2026-11-30T16_08_58_367Z`,
- *   `09:00:00`);
- * - measured durations: sub-second units, decimal seconds, `0m3.217s` (`time`), and an
- *   elapsed time or an estimate after "in", "took", "after", "elapsed", "duration" or "ETA"
- *   (`BUILD FAILED in 7s`, `Elapsed: 7s`, `ETA: 2m 10s`); other whole seconds and minutes
- *   stay, since a wait's "about 4 minutes remaining" is the progress itself;
- * - process ids: a job number at a line's start (`[104]`), `pid 26594` / `PID=26594`, and
- *   Node's `(node:41872)`;
- * - temporary paths (`/tmp/tmp.Xa81kQ`, `/var/folders/…/T/…`), as `mktemp` makes them;
- * - memory addresses (`0x7f3a9c2e10`), UUIDs and 32+ digit hex ids (request ids, sha256
- *   digests), and the port of a local address (`127.0.0.1:54321`, `localhost:40123`);
- * - the ids a host's tool writes anew on every call (hosts/answers.ts `RUN_IDS`: opencode's
- *   saved full output, a task's child session);
- * - ids no list can name one by one, told by their look: a token of 8+ letters and digits
- *   that switches between them 3+ times (`7c41e0a9d2b35f18`, `a9ZkQ2mP0x`), a word-prefixed
- *   one (`req_0e93b7d15a2c`), a number of 3+ digits in brackets mid-line (a log prefix's
- *   process id, `UTC [48207] FATAL`), docker's 12-hex container ids, and an elapsed-time
- *   prefix at a line's start (BuildKit's `#7 1.330` or `1.330`, the kernel's `[   12.345678]`).
- * A benchmark's result line keeps its durations (see {@link BENCHMARK_LINE}): there they are
- * the result. ANSI colour codes are removed first. Counts such as "3 of 6 done" stay: a moving count is
- * progress; so do percentages, plain numbers (row counts, batch ids, job numbers) and short
- * hex ids such as a git commit's (under 16 characters, all hex: a new commit is progress).
+ * What changes between two runs of the same call without saying anything about progress
+ * (docs/how-it-decides.md "Noise" lists it with examples): timestamps, clock times, measured
+ * durations, process ids, temporary paths, addresses, UUIDs and long hex ids, a local port,
+ * the ids a host's tool writes anew on every call (hosts/answers.ts `RUN_IDS`), ids told by
+ * their look ({@link looksRandom}), docker's container ids and elapsed-time prefixes. Counts,
+ * percentages, plain numbers, whole seconds and minutes (a wait's "about 4 minutes remaining")
+ * and short hex ids (a git commit's) stay: they are progress.
  */
 const NOISE_PARTS = [
   /\d{4}-\d{2}-\d{2}[T ]\d{2}[:_]\d{2}(?:[:_]\d{2}(?:[._]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // 2026-11-30T09:00:00Z, 2026-11-30T16_08_58_367Z
@@ -105,7 +87,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 /**
  * A tool output with run-to-run noise replaced (see {@link NOISE_PARTS}), for comparing results.
  * Every replacement stays within a line (no pattern matches a line feed, none writes one), so
- * the result has the output's lines, each normalised alone: {@link sameNormalizedOutput}
+ * the result has the output's lines, each normalised alone: {@link ComparableOutput}
  * relies on it.
  */
 export function normalizeOutput(output: unknown): string {
@@ -176,13 +158,18 @@ function normalizeText(text: string): string {
 const BENCHMARK_LINE = /\d[^\S\n]?(?:ns|µs|us|ms|s)\/(?:op|iter|call)\b|\btime:[^\S\n]+\[|±|\b(?:mean|median)\b|\bops\/s(?:ec)?\b/;
 
 /**
+ * Results shorter than this (characters, noise removed) say too little to stand for the call
+ * that got them: `ok`, `0` or "No results found." answers many questions.
+ */
+export const SUBSTANTIAL_CHARS = 120;
+
+const BY_CALL = new WeakMap<object, ComparableOutput>();
+
+/**
  * A tool output as results are compared: `a.sameAs(b)` is
- * `normalizeOutput(a) === normalizeOutput(b)`, told line by line. Lines equal as they stand
- * are not normalised, the first line that differs after normalisation ends the comparison,
- * and each line is normalised at most once however often the output is compared. Two runs of
- * one call mostly differ from their first line, or only in a few noisy lines, so this reads
- * far less than normalising (or hashing) both outputs whole. Exact because normalisation is
- * line-local (see {@link normalizeOutput}).
+ * `normalizeOutput(a) === normalizeOutput(b)`, told line by line (exact, since normalisation
+ * is line-local): lines equal as they stand are not normalised, the first that differs ends
+ * the comparison, and each line is normalised at most once however often it is compared.
  */
 export class ComparableOutput {
   /** The output as text: itself, or its canonical JSON. */
@@ -193,6 +180,13 @@ export class ComparableOutput {
 
   constructor(output: unknown) {
     this.text = typeof output === "string" ? output : canonicalJson(output);
+  }
+
+  /** The comparable output of `call`, made once per call: every comparison of its output shares what was read of it. */
+  static of(call: { readonly output: unknown }): ComparableOutput {
+    let comparable = BY_CALL.get(call);
+    if (comparable === undefined) BY_CALL.set(call, (comparable = new ComparableOutput(call.output)));
+    return comparable;
   }
 
   /** End offset of line `i`, or −1 when the text has no line `i`. */
@@ -262,27 +256,12 @@ export class ComparableOutput {
   }
 }
 
-/** `normalizeOutput(a) === normalizeOutput(b)`, without normalising what reads the same (see {@link ComparableOutput}). */
-export function sameNormalizedOutput(a: unknown, b: unknown): boolean {
-  return new ComparableOutput(a).sameAs(new ComparableOutput(b));
-}
-
-/**
- * sha256 of a list of strings, each preceded by its length, so that no two lists hash the
- * same by shifting text from one field to the next (and no JSON escaping of big outputs).
- */
-function hashFields(fields: readonly string[]): string {
-  const hash = sha256();
-  for (const field of fields) hash.update(`${field.length}:`).update(field);
-  return hash.digest("hex");
-}
-
 /**
  * The signature of a step's text (for steps without tool calls): sha256 of the text with
  * whitespace runs collapsed, case folded and the noise of {@link normalizeOutput} removed.
  */
 export function textSignature(text: string): string {
-  return hashFields(["text", normalizeOutput(text).replace(/\s+/g, " ").trim().toLowerCase()]);
+  return digestOf(normalizeOutput(text).replace(/\s+/g, " ").trim().toLowerCase());
 }
 
 /** Words too common to say what a report is about. */

@@ -1,29 +1,18 @@
 /**
  * The tool-loop check: is the call just completed the `threshold`-th run of the same action
  * with nothing new in between, with or without a compaction? Pure: history and the call in,
- * a count and what the guard does about it out.
- *
- * opencode's own doom-loop check (session/processor.ts, DOOM_LOOP_THRESHOLD = 3) reads only
- * the last three parts of the *current* assistant message, and every step of a turn is a new
- * assistant message: the same call repeated step after step is never seen (opencode#25254),
- * nor an A,B,A,B cycle (opencode#47759). While the context is far from full no compaction
- * comes, so the compaction rules never decide either. This check counts across messages at
- * tool time, with the project's one judgement of "the same action" and "new work"
- * (./view.ts, ./signature.ts, ./tool-kinds.ts) and of a chain (./chains.ts): the same tool,
- * canonical input and result (or failure), noise removed; asking tools by their result; a
- * deliberate wait always new; planning tools and the `ignore` list left out; only a real
- * user message resets the count.
- *
- * Cost: the check reads a bounded slice of the history (the newest
- * {@link toolLoopHistoryLimit} messages) and walks at most {@link toolLoopSteps} steps, so it
- * costs the same at 100 and at 10,000 steps (figure in `npm run bench`, bench/scale.ts).
+ * a count and what the guard does about it out. It counts across messages at tool time,
+ * where opencode's doom-loop check (session/processor.ts) reads only the current message
+ * (opencode#25254, #47759), with the chains of ./chains.ts; only a real user message resets
+ * the count. It reads the newest {@link toolLoopHistoryLimit} messages and walks at most
+ * {@link toolLoopSteps} steps: the same cost at 100 and at 10,000 steps.
  */
 import { buildChains, type Chain } from "./chains.js";
 import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js";
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { previewCall } from "../redact/preview.js";
-import { buildStepsView, stepsFrom, TimelineSteps, type Action, type StepView, type StepsView } from "./view.js";
+import { StepsView, stepsFrom, TimelineSteps, type Action, type StepView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<SharedSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -126,7 +115,7 @@ function chainOf(steps: readonly StepView[], view: StepsView, target: Action): C
 export function checkToolCall(call: CallInTimeline, settings: ToolLoopSettings): ToolLoopCheck {
   if (settings.toolLoop === "off") return { runs: 0, action: null };
   const { timeline, position: at, callIndex: k } = call;
-  const view = buildStepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
+  const view = new StepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
   const steps = view.stepsUpTo(at, toolLoopSteps(settings));
   const step = steps.at(-1);
   const entry = timeline.entries[at];
@@ -172,12 +161,15 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
   let stepNumber = 0;
   /** The chain already stopped (key and first run): its later runs would not have happened. */
   let stopped: string | undefined;
+  const entryOf = (call: ToolCall, action: "warn" | "stop", runs: number, messageID: string): ToolLoopEntry => {
+    return { step: stepNumber, action, runs, messageID, tool: call.tool, preview: previewCall(call.tool, call.input, directory) };
+  };
   timeline.entries.forEach((entry, position) => {
     if (!isStep(entry)) return;
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
     // Views of one stretch since the user's last message share what they judged new: one view per stretch.
-    if (view === undefined || view.from !== stepsFrom(steps, position)) view = buildStepsView(steps, position, options);
+    if (view === undefined || view.from !== stepsFrom(steps, position)) view = new StepsView(steps, position, options);
     const step = view.stepAt(position);
     if (step === undefined) return;
     const first = view.firstStepUpTo(position, window);
@@ -188,14 +180,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
       // The live guard refused this call: the stop happened here, whatever the settings replayed.
       const refused = refusedRuns(action.call);
       if (refused !== null) {
-        found.push({
-          step: stepNumber,
-          action: "stop",
-          runs: refused,
-          messageID: entry.id,
-          tool: action.call.tool,
-          preview: previewCall(action.call.tool, action.call.input, directory),
-        });
+        found.push(entryOf(action.call, "stop", refused, entry.id));
         continue;
       }
       // The window's steps are listed only for a call whose key ran in it.
@@ -208,14 +193,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
       const chainKey = `${action.key}\u0000${chain?.firstPosition}`;
       if (chainKey === stopped) continue;
       if (act === "stop") stopped = chainKey;
-      found.push({
-        step: stepNumber,
-        action: act,
-        runs,
-        messageID: entry.id,
-        tool: action.call.tool,
-        preview: previewCall(action.call.tool, action.call.input, directory),
-      });
+      found.push(entryOf(action.call, act, runs, entry.id));
     }
   });
   return found;

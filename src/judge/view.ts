@@ -1,19 +1,15 @@
 /**
  * The decision view: what every rule reads at one automatic compaction, built once per
  * decision from the timeline so that rules never re-walk raw messages or reach into each
- * other. Also what rules share: the steps since the user last spoke, each step's actions
- * (tool calls, or a text-only answer), whether two actions are the same, and what each
- * action brought (./information.ts).
- *
- * A timeline's actions, and what each brought, are worked out once per timeline and
- * settings ({@link TimelineSteps}) and shared by every view of it; each action is linked to
- * the earlier runs of its key (tool, status, canonical input), so telling two runs apart
- * walks that key alone.
+ * other: the steps since the user last spoke, each step's actions (tool calls, or a
+ * text-only answer), whether two actions are the same, and what each brought
+ * (./information.ts). A timeline's actions and judgements are worked out once per timeline
+ * and settings ({@link TimelineSteps}) and shared by every view of it.
  */
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
-import { normalizeOutput, ComparableOutput, sameReport, textSignature } from "./signature.js";
+import { normalizeOutput, ComparableOutput, sameReport, SUBSTANTIAL_CHARS, textSignature } from "./signature.js";
 import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";
 
@@ -26,12 +22,6 @@ import { InformationState, type Judgement } from "./information.js";
 type Comparison = "exact" | "result" | "never";
 
 /**
- * Results shorter than this (characters, noise removed) say too little to make two asking
- * calls the same by their result alone: "No results found." answers many questions.
- */
-export const SUBSTANTIAL_RESULT_CHARS = 120;
-
-/**
  * One thing a step did: a tool call (completed or failed), or, in a step without tool calls,
  * its text. Two actions can be the same only when their keys are equal; {@link sameAs} tells
  * whether they are, result included.
@@ -41,9 +31,7 @@ export class Action {
   previousOfKey: Action | undefined = undefined;
   /** The first action of its key in the timeline: the same object for every action of the key (linked by {@link TimelineSteps}). */
   firstOfKey: Action = this;
-  /** Its call's output as results are compared, made when first compared. */
-  private comparable: ComparableOutput | undefined = undefined;
-  /** Does its result say enough to stand for the call (see {@link SUBSTANTIAL_RESULT_CHARS}), worked out when first asked. */
+  /** Does its result say enough to stand for the call (signature.ts `SUBSTANTIAL_CHARS`), worked out when first asked. */
   private substantial: boolean | undefined = undefined;
 
   constructor(
@@ -76,13 +64,11 @@ export class Action {
   sameAs(other: Action): boolean {
     if (this.firstOfKey !== other.firstOfKey || this.comparison === "never" || other.comparison === "never") return false;
     if (this.call === null || other.call === null || !this.byResult) return true;
-    this.comparable ??= new ComparableOutput(this.call.output);
-    other.comparable ??= new ComparableOutput(other.call.output);
-    const sameResult = this.comparable.sameAs(other.comparable);
+    const sameResult = ComparableOutput.of(this.call).sameAs(ComparableOutput.of(other.call));
     if (this.comparison === "result") {
       const sameInput = this.input === other.input;
       if (sameResult && sameInput) return true;
-      this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_RESULT_CHARS;
+      this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_CHARS;
       if (sameResult && this.substantial) return true;
       return sameInput && delegatesReadOnly(this.call) && sameReport(String(other.call.output), String(this.call.output));
     }
@@ -396,29 +382,20 @@ export class TimelineSteps {
   }
 }
 
-/** Binary search: the first index in a sorted list of positions that is > `after`. */
-function firstPositionAfter(positions: Int32Array, after: number): number {
+/** Binary search: the first index of `list` (sorted by `positionAt`) whose position is > `after`. */
+function firstIndexAfter<T>(list: ArrayLike<T>, after: number, positionAt: (item: T) => number): number {
   let low = 0;
-  let high = positions.length;
+  let high = list.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (positions[middle]! <= after) low = middle + 1;
+    if (positionAt(list[middle]!) <= after) low = middle + 1;
     else high = middle;
   }
   return low;
 }
 
-/** Binary search: the first index in `compactions` (position order) whose position is > `after`. */
-function firstAfter(compactions: readonly Compaction[], after: number): number {
-  let low = 0;
-  let high = compactions.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compactions[middle]!.position <= after) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const firstPositionAfter = (positions: Int32Array, after: number): number => firstIndexAfter(positions, after, (p) => p);
+const firstAfter = (compactions: readonly Compaction[], after: number): number => firstIndexAfter(compactions, after, (c) => c.position);
 
 /**
  * Does a compaction (automatic or manual) lie strictly between positions `after` and
@@ -459,13 +436,20 @@ export class StepsView {
   private readonly views: readonly StepView[];
   /** Index (in `positions`) of the first work step at or after `from`. */
   private readonly fromIndex: number;
+  private readonly settings: ActionSettings;
 
+  /**
+   * The steps view of `timeline.entries[start..end]` (the timeline of `steps`): the steps
+   * since the user's last real message at or before `end`, their actions shaped by `options`
+   * ({@link ActionOptions}). Never throws on a timeline from buildTimeline.
+   */
   constructor(
     private readonly steps: TimelineSteps,
     end: number,
-    private readonly settings: ActionSettings,
-    start: number,
+    options: ActionOptions,
+    start = 0,
   ) {
+    const settings = (this.settings = steps.settingsOf(options));
     this.lastUserPosition = steps.lastUserIn(end, start);
     this.from = Math.max(start, this.lastUserPosition + 1);
     this.positions = steps.positions;
@@ -515,18 +499,6 @@ export class StepsView {
   }
 }
 
-/**
- * Builds the steps view of `timeline.entries[start..end]` (the timeline of `steps`): the
- * steps since the user's last real message at or before `end`.
- *
- * @param settings `matchOutput` (whether outputs are part of a call's signature), `ignore`,
- *   and `askingByResult` (see {@link ActionOptions}).
- * @returns the view; never throws on a timeline from buildTimeline.
- */
-export function buildStepsView(steps: TimelineSteps, end: number, settings: ActionOptions, start = 0): StepsView {
-  return new StepsView(steps, end, steps.settingsOf(settings), start);
-}
-
 /** Everything a rule may read about one decision: compaction k and the steps before it. Positions index `timeline.entries`. */
 export class DecisionView extends StepsView {
   readonly timeline: Timeline;
@@ -545,7 +517,7 @@ export class DecisionView extends StepsView {
     steps: TimelineSteps,
     /** The automatic compaction being decided: compaction k. */
     readonly compaction: Compaction,
-    settings: ActionSettings,
+    settings: ActionOptions,
     /** First position in view (the hook reads only the newest messages). */
     readonly start: number,
   ) {
@@ -610,5 +582,5 @@ export function buildView(
   settings: Pick<SharedSettings, "matchOutput" | "ignore">,
   start = 0,
 ): DecisionView {
-  return new DecisionView(steps, compaction, steps.settingsOf(settings), start);
+  return new DecisionView(steps, compaction, settings, start);
 }

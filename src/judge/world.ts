@@ -1,20 +1,12 @@
 /**
  * The state of the world a session changes, as far as its effects tell: each file's state
- * has a name, and two names are equal only when the contents are known to be equal. An
- * effect that brings the world back to a state it already had brings nothing
- * (./information.ts): `foo`→`bar` then `bar`→`foo` is where it started.
- *
- * - A file no effect has touched is in its base state (one name per file and generation).
- * - A write names the state by its content: two writes of one content are one state.
- * - An edit (`oldString` → `newString`, opencode's edit and multiedit) moves a state along a
- *   named transition; the same edit from the same state always reaches the same state, and
- *   an edit undoing the one that made a state goes back to the state before it. That holds
- *   for a completed edit: opencode's edit tool (tool/edit.ts) fails unless `oldString` is
- *   found once (or `replaceAll`), so the text it put in is the only match and taking it out
- *   again restores the file.
- * - A patch is a transition named by its whole input, with no inverse.
- * - An effect whose files are not known (a shell command, an MCP tool) starts a new
- *   generation: every file may have changed, so every file is in a new base state.
+ * has a name, and two names are equal only when the contents are known to be equal, so an
+ * effect that brings the world back to a state it had brings nothing (./information.ts).
+ * An untouched file is in its base state (one per file and generation); a write names the
+ * state by its content; an edit moves along a named transition whose inverse leads back
+ * (exact for a completed edit: opencode's tool/edit.ts fails unless `oldString` is found
+ * once, or `replaceAll`); a patch is a transition by its whole input, with no inverse; an
+ * effect on files not known (a shell command, an MCP tool) starts a new generation.
  */
 import type { Edit } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, ComparableOutput, normalizeOutput, sameNormalizedOutput, sameReport } from "../../src/judge/signature.js";
+import { canonicalJson, ComparableOutput, normalizeOutput, sameReport } from "../../src/judge/signature.js";
+
+const sameNormalizedOutput = (a: unknown, b: unknown): boolean => new ComparableOutput(a).sameAs(new ComparableOutput(b));
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and keeps array order", () => {

@@ -1,23 +1,12 @@
 /**
- * Rule cannot-make-room: at the session's first automatic compaction, the prompt opencode
- * will send with the continue turn is, by a lower bound, still at or over the usable context
- * (or cut by less than `minReduction`): every step will compact again, and the loop would
- * cost a continue turn before no-progress could measure it (no-progress judges compaction k−1
- * at compaction k, so its earliest deny is at compaction 2).
- *
- * The lower bound is judge/predict.ts's: system prompt and tools (from the session's first
- * step), the summary, the kept tail (opencode 1.18.33's `tail_start_id`, session/compaction.ts)
- * and the two fixed texts; less a small margin (predict.ts `predictionMargin`). Measured under six
- * real tokenizers over exactly what opencode sends (docs/zero-waste.md), the bound never
- * exceeded the real prompt, so it is on by default. At the session's first compaction: from the second on,
- * no-progress measures what the previous compaction really left, which beats a prediction;
- * but the first compaction after a real user message (a reply to a denial, say) is predicted
- * again, since nothing the prediction reads has changed and no-progress would need one more
- * cycle to see the same.
- * Abstains when `predict` is off (`predict: false`), when the step before the compaction ended the turn (a
- * finished answer is turn-finished's housekeeping, not a loop), when the history may not begin with the session's first
- * message (the hook read its newest 200+ messages and got as many as it asked for), when the
- * model's limits are unknown, and whenever a piece of the prediction has no token data.
+ * Rule cannot-make-room: at the session's first automatic compaction (or the first after a
+ * real user message), the prompt opencode will send with the continue turn is, by a lower
+ * bound (../predict.ts, less `predictionMargin`), still at or over the usable context, or cut
+ * by less than `minReduction`: every step will compact again, and no-progress, which judges
+ * k−1 at k, could deny only at compaction 2. Abstains when `predict` is off, when the step
+ * before the compaction ended the turn (turn-finished's), when the history may not begin
+ * with the session's first message, when the model's limits are unknown, and whenever a
+ * piece of the prediction has no token data. Why and what it costs: docs/how-it-decides.md.
  */
 import { isFirstCompaction, predictNextPrompt, predictionMargin, type PredictedPrompt } from "../predict.js";
 import { rearmedAfterStop } from "../rearm.js";

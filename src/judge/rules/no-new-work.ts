@@ -1,13 +1,9 @@
 /**
  * Rule no-new-work: the whole cycle since the previous compaction brought nothing new: no
  * answer held content not already seen, no effect was new, nothing waited, no text was new
- * (../information.ts). However its calls were spelled, the next cycle will not differ either.
- *
- * This catches what a per-call count cannot: cycles longer than `window / threshold` (the
- * same four reads after every compaction, opencode#31111 "create hello.txt redone after
- * every compaction"), text-only loops (the same words every step), and calls that fail the
- * same way. It compares cycles, as the reports describe the loop: after the compaction the
- * model does again what it did before it (anthropics/claude-code#86291).
+ * (../information.ts). It sees what a per-call count cannot: long cycles (opencode#31111),
+ * text-only loops and the same failure every cycle; it compares cycles, as the reports
+ * describe the loop (anthropics/claude-code#86291).
  */
 import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
@@ -37,19 +33,6 @@ export type NoNewWorkEvidence =
       readonly example: { readonly tool: string; readonly preview: string | null } | null;
     };
 
-/** Index, among the cycle's actions in order, of the first that passes `test`; −1 for none. */
-function indexInCycle(cycle: readonly StepView[], test: (action: Action) => boolean): number {
-  let index = 0;
-  for (let s = 0; s < cycle.length; s++) {
-    const actions = cycle[s]!.actions;
-    for (let a = 0; a < actions.length; a++) {
-      if (test(actions[a]!)) return index;
-      index += 1;
-    }
-  }
-  return -1;
-}
-
 /** The actions of `steps`, in order. */
 const actionsOf = (steps: readonly StepView[]): Action[] => steps.flatMap((step) => step.actions);
 
@@ -60,13 +43,12 @@ function endsWith(before: readonly Action[], now: readonly Action[]): boolean {
 }
 
 /**
- * Is `cycle` the `runs`-th run in a row of one cycle: the `runs − 1` cycles before it
+ * Are the cycle's actions (`now`) the `runs`-th run in a row of one cycle: the `runs − 1` cycles before it
  * (`earlier`, newest first) did the same actions with the same results, none a deliberate
  * wait, the oldest of them perhaps after other work of its own? What the session learned
  * in them it learned again each time, and the next cycle will not differ.
  */
-function repeatsCycle(cycle: readonly StepView[], earlier: readonly (readonly StepView[])[], runs: number): boolean {
-  const now = actionsOf(cycle);
+function repeatsCycle(now: readonly Action[], earlier: readonly (readonly StepView[])[], runs: number): boolean {
   if (now.length === 0 || earlier.length < runs - 1) return false;
   return earlier.slice(0, runs - 1).every((steps, i) => {
     const before = actionsOf(steps);
@@ -90,14 +72,13 @@ export const noNewWork = defineRule({
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     if (rearmedAfterStop(view, usable)) return abstain("the guard stopped here and a later step fit under the usable context");
     const { cycle } = view;
-    let actions = 0;
-    for (let s = 0; s < cycle.length; s++) actions += cycle[s]!.actions.length;
-    if (actions === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
-    const index = indexInCycle(cycle, (action) => view.isNew(action));
+    const done = actionsOf(cycle);
+    if (done.length === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
+    const index = done.findIndex((action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
-    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(cycle, view.earlierCycles(settings.threshold - 1), settings.threshold);
+    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(done, view.earlierCycles(settings.threshold - 1), settings.threshold);
     const fired = firstNew === null || repeatsPreviousCycle;
-    const first = fired ? cycle.find((step) => step.actions.length > 0)!.actions[0] : undefined;
+    const first = fired ? done[0] : undefined;
     const call = first?.call;
     const example = first
       ? call
@@ -108,7 +89,7 @@ export const noNewWork = defineRule({
       status: "measured",
       previousMessageID: view.previous.messageID,
       steps: cycle.length,
-      actions,
+      actions: done.length,
       firstNew,
       repeatsPreviousCycle,
       example,

@@ -1,16 +1,10 @@
 /**
  * Rule no-progress: the previous automatic compaction did not reduce the overflow, so the
- * next one will not either.
- *
- * Mirrors the unmerged opencode PRs #29150 (tokens dropped < 5%), #50233 (first step after
- * compaction still at or above the trigger) and #48828 (trailing compactions that still
- * overflow), and Gemini CLI's "compression made the history bigger" check. A missing
- * measurement never counts as a stall; a provider's context-overflow refusal of every step
- * since the previous compaction is a measurement (e2e/FINDINGS.md).
- *
- * What a compaction left is the *prompt* of the first step after it (input + cache), not
- * that step's total: output and reasoning tokens are new work, not context the compaction
- * failed to remove.
+ * next one will not either. Mirrors the unmerged opencode PRs #29150, #50233 and #48828, and
+ * Gemini CLI's "compression made the history bigger" check. What a compaction left is the
+ * *prompt* of the first step after it (output and reasoning are new work); a missing
+ * measurement never stalls, a provider's overflow refusal of every step since is one
+ * (e2e/FINDINGS.md).
  */
 import { isStep, type Entry } from "../../model/entry.js";
 import { compactionEnd } from "../../model/timeline.js";

@@ -1,21 +1,11 @@
 /**
  * Rule repeated-tool-call: the model re-emits, after a compaction, the tool call it made
- * before it, with nothing new in between.
- *
- * opencode's doom-loop check (session/processor.ts, DOOM_LOOP_THRESHOLD = 3) only reads the
- * last three parts of the *current* assistant message; every compaction cycle starts a new
- * assistant message, so a repeat across cycles is never seen (opencode#25254), nor an
- * A,B,A,B cycle (opencode#47759). This rule counts across messages, and counts signatures
- * rather than runs, so it catches cycles too. Like Codex, only a real user message resets
- * the count: synthetic continue turns, compaction messages and opencode's re-sent message
- * after an overflow compaction do not.
- *
- * Three lessons bound it. Same call *and* same result (openclaw's post-compaction guard):
- * polling and re-running tests stay allowed while the output moves. New work between two
- * runs makes the second one no repeat (Cline resets on progress): `npm test` after each new
- * file is a test-driven loop, not a doom loop. And evidence that lies wholly on one side of
- * a compaction is weak: a user-requested poll looks the same as a stuck call until the
- * model repeats the call *after* a compaction, which is what a compaction loop does.
+ * before it, with nothing new in between. opencode's doom-loop check (session/processor.ts,
+ * DOOM_LOOP_THRESHOLD = 3) reads only the current assistant message, so a repeat across
+ * cycles is never seen (opencode#25254), nor an A,B,A,B cycle (opencode#47759); this rule
+ * counts chains across messages (../chains.ts). It learned from openclaw (same call *and*
+ * same result), Cline (new work resets) and Codex (only a real user message resets);
+ * evidence wholly on one side of a compaction does not deny (docs/how-it-decides.md).
  */
 import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
@@ -91,14 +81,7 @@ function checkRunIn(view: DecisionView, threshold: number): Chain | undefined {
       if (brought === "effect") best = undefined;
       if (!run || run.count < threshold || run.firstPosition >= twoBefore!.position) continue;
       if (best && best.count > run.count) continue;
-      best = {
-        action,
-        count: run.count,
-        newSeen: 0,
-        firstPosition: run.firstPosition,
-        lastPosition: step.position,
-        messageIDs: [...run.messageIDs],
-      };
+      best = { ...oneRun(step, action), count: run.count, firstPosition: run.firstPosition, messageIDs: [...run.messageIDs] };
     }
   }
   return best;
