@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { replayMessages } from "../src/core.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../src/config/settings.js";
 import { commandRole } from "../src/shell/role.js";
-import { callRole } from "../src/judge/information.js";
+import { callKind } from "../src/judge/tool-kinds.js";
 import type { ToolCall } from "../src/model/entry.js";
 import { bash, SessionBuilder, type ToolSpec } from "./support/session.js";
 
@@ -342,6 +342,6 @@ describe("classification: what changes the world is an effect", () => {
     "github_delete_workflow_run_logs",
   ])("the GitHub MCP tool %s changes state: an effect, not a question", (tool) => {
     // READING_NAME matches anywhere in the name: "view" in review, "read" in notifications_read, "logs" at the end of delete_..._logs.
-    expect(callRole(call(tool))).toBe("effect");
+    expect(callKind(call(tool))).toBe("effect");
   });
 });

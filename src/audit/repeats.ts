@@ -4,7 +4,7 @@
  */
 import { isRealUser, isStep, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Timeline } from "../model/timeline.js";
-import { toolKind } from "../judge/tool-kinds.js";
+import { callKind } from "../judge/tool-kinds.js";
 
 /** The calls a session repeated after its compactions. */
 export interface RepeatsAfterCompaction {
@@ -27,8 +27,8 @@ const keyOf = (call: ToolCall): string => `${call.tool}\u0000${call.action.asked
  * steps after its summary, up to the next compaction or the user's next real message
  * (`isRealUser`), whose key (tool and what it asked for, model/action.ts `Asked.comparable`) is the key of
  * a call that completed in a step between the user's last real message before the compaction
- * and the compaction. Bookkeeping and deliberate waits (judge/tool-kinds.ts `planning`,
- * `waiting`) are left out on both sides. Outputs are not compared: a repeat whose answer
+ * and the compaction. Bookkeeping and deliberate waits (judge/tool-kinds.ts `plan`,
+ * `wait`) are left out on both sides. Outputs are not compared: a repeat whose answer
  * changed is still work done twice. A call repeated after two compactions counts twice.
  * @returns the counts; {@link NO_REPEATS} for a timeline without compactions. Never throws on
  *   a timeline from `timelineOf`.
@@ -37,8 +37,8 @@ export function repeatsAfterCompaction(timeline: Timeline): RepeatsAfterCompacti
   const { entries, compactions } = timeline;
   if (compactions.length === 0) return NO_REPEATS;
   const counted = (call: ToolCall) => {
-    const kind = toolKind(call);
-    return kind !== "planning" && kind !== "waiting";
+    const kind = callKind(call);
+    return kind !== "plan" && kind !== "wait";
   };
   const byTool = new Map<string, number>();
   let calls = 0;

@@ -16,7 +16,7 @@
 import { previewCall, shownToolName } from "../redact/preview.js";
 import { isRealUser, isStep } from "../model/entry.js";
 import { type Timeline } from "../model/timeline.js";
-import { toolKind } from "../judge/tool-kinds.js";
+import { callKind } from "../judge/tool-kinds.js";
 
 /** The ledger is never longer than this, characters. */
 export const LEDGER_MAX_CHARS = 1_500;
@@ -124,15 +124,15 @@ export function completedCallsBefore(
     if (!isStep(entry)) continue;
     for (let c = entry.toolCalls.length - 1; c >= 0; c--) {
       const call = entry.toolCalls[c]!;
-      const kind = toolKind(call);
-      if (kind === "planning" || kind === "waiting") continue;
+      const kind = callKind(call);
+      if (kind === "plan" || kind === "wait") continue;
       const outcome = call.status === "completed" ? "done" : "failed";
       const key = `${call.tool}\u0000${outcome}\u0000${call.action.asked.comparable}`;
       const seen = found.get(key);
       if (seen) {
         seen.count += 1;
       } else {
-        const shown = kind === "effect" ? "effect" : call.action.kind === "shell" ? "command" : "read";
+        const shown = kind === "change" ? "effect" : call.action.kind === "shell" ? "command" : "read";
         const file = shown === "read" ? call.action.asked.path : null;
         found.set(key, {
           tool: shownToolName(call.tool),

@@ -9,43 +9,17 @@
  * deliberate wait always brings something. The rules, with what this can still get wrong:
  * docs/how-it-decides.md "What counts as new".
  */
-import type { Action as CallAction, ShellRun } from "../model/action.js";
+import type { ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
 import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
 import { ComparableOutput, normalizeOutput, reportContent, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
-import { changesFiles } from "./tool-kinds.js";
+import { callKind, runOf } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
 
 /** What one action brought (see the module's comment). */
 export type Brought = "nothing" | "information" | "effect" | "wait" | "text";
-
-/** How a call is judged: as a question (it reads), or as an effect (it may change the world). */
-export type CallRole = "question" | "effect";
-
-/** The shell command a call runs, when it runs one. */
-const runOf = (action: CallAction): ShellRun | undefined =>
-  action.kind === "shell" || action.kind === "other" || action.kind === "wait" ? action.run : undefined;
-
-/** Is the call a question or an effect (see the module's comment)? A tool not known to read is an effect. */
-export function callRole(call: ToolCall): CallRole {
-  const { action } = call;
-  switch (action.kind) {
-    case "edit":
-    case "write":
-      return "effect";
-    case "delegate":
-      return action.readOnly ? "question" : "effect";
-    case "read":
-    case "search":
-    case "fetch":
-      return "question";
-  }
-  const run = runOf(action);
-  if (run !== undefined) return run.role === "effect" ? "effect" : "question";
-  return action.kind === "other" && action.reads ? "question" : "effect";
-}
 
 /** What a question asks: its tool and what it asked for; a delegated task by its agent and prompt alone. */
 function questionOf(call: ToolCall): string {
@@ -521,14 +495,15 @@ export class InformationState {
       this.said.add(text);
       return TEXT;
     }
-    if (call.action.kind === "wait") {
+    const kind = callKind(call);
+    if (kind === "wait") {
       this.observed("wait");
       return WAIT;
     }
     const shell = runOf(call.action);
-    const role = call.status === "error" ? "question" : callRole(call);
-    if (role === "effect") return this.effect(call) ? EFFECT : NOTHING;
-    const ask = call.status === "error" && changesFiles(call.action) ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call);
+    // A failed call changed nothing: it is a question, whose answer is its error.
+    if (call.status !== "error" && (kind === "change" || kind === "effect")) return this.effect(call) ? EFFECT : NOTHING;
+    const ask = call.status === "error" && kind === "change" ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call);
     const brought = this.question(call, ask, shell);
     const commandKind = shell?.role;
     this.observed(brought);
@@ -544,7 +519,7 @@ export class InformationState {
 
   /** The file an effect changes, when known: the path an edit, a write or a patch names. */
   private targetOf(call: ToolCall): string | undefined {
-    const file = changesFiles(call.action) ? call.action.asked.path : null;
+    const file = callKind(call) === "change" ? call.action.asked.path : null;
     return file === null ? undefined : this.files.key(file);
   }
 

@@ -1,40 +1,48 @@
 /**
- * What kind of work a tool call is, by the action its host read in it (model/action.ts), for
- * telling new work from a repeat (view.ts `actionsOf`; docs/how-it-decides.md "the same"):
- * `effect` changes files (compared by exact input and result; a failed one by its file and
- * error); `asking` only brings information back (compared by what came back); `planning` is
- * bookkeeping, left out of every count; `waiting` waits on purpose before it looks, always
- * new work; `other` is compared by input and result.
+ * What kind of work a tool call is, by the action its host read in it (model/action.ts): the
+ * one classification the judge reads, for keying actions (view.ts `actionsOf`) and for
+ * telling what each brought (./information.ts; docs/how-it-decides.md "the same"):
+ * - `change` edits or writes a file: an effect on a file it names (a failed one changed
+ *   nothing: it is judged by its file and error);
+ * - `effect` may change the world otherwise: a command or tool not known to only read, a
+ *   subagent that may change things;
+ * - `question` only reads, and is judged by its answer;
+ * - `asking` is a question to something outside the session's files (a fetch, a web or code
+ *   search, a read-only subagent): judged by what came back, however it asked;
+ * - `plan` is bookkeeping, left out of every count;
+ * - `wait` waits on purpose before it looks: always new work.
  */
-import type { Action as CallAction } from "../model/action.js";
+import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
 
-export type ToolKind = "effect" | "asking" | "planning" | "waiting" | "other";
+export type CallKind = "change" | "effect" | "question" | "asking" | "plan" | "wait";
 
-/** Does the action change files (kind `effect`)? */
-export const changesFiles = (action: CallAction): boolean => action.kind === "edit" || action.kind === "write";
+/** The shell command a call runs, when it runs one. */
+export const runOf = (action: CallAction): ShellRun | undefined =>
+  action.kind === "shell" || action.kind === "other" || action.kind === "wait" ? action.run : undefined;
 
-/** The kind of a tool call (see the module's comment), by its action. */
-export function toolKind(call: ToolCall): ToolKind {
+/** The kind of a tool call (see the module's comment), by its action. A tool not known to read is an effect. */
+export function callKind(call: ToolCall): CallKind {
   const { action } = call;
   switch (action.kind) {
     case "edit":
     case "write":
-      return "effect";
+      return "change";
     case "plan":
-      return "planning";
+      return "plan";
     case "wait":
-      return "waiting";
+      return "wait";
     case "fetch":
-    case "delegate":
       return "asking";
+    case "delegate":
+      return action.readOnly ? "asking" : "effect";
+    case "read":
+      return "question";
     case "search":
-    case "other":
-      return action.asking ? "asking" : "other";
-    default:
-      return "other";
+      return action.asking ? "asking" : "question";
   }
+  const run = runOf(action);
+  const reads = run !== undefined ? run.role !== "effect" : action.kind === "other" && action.reads;
+  if (!reads) return "effect";
+  return action.kind === "other" && action.asking ? "asking" : "question";
 }
-
-/** A task handed to a subagent that cannot change anything. */
-export const delegatesReadOnly = (call: ToolCall): boolean => call.action.kind === "delegate" && call.action.readOnly;

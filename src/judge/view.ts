@@ -10,7 +10,7 @@ import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type T
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { normalizeOutput, ComparableOutput, sameReport, SUBSTANTIAL_CHARS, textSignature } from "./signature.js";
-import { delegatesReadOnly, toolKind } from "./tool-kinds.js";
+import { callKind } from "./tool-kinds.js";
 import { InformationState, type Judgement } from "./information.js";
 
 /**
@@ -70,7 +70,7 @@ export class Action {
       if (sameResult && sameInput) return true;
       this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_CHARS;
       if (sameResult && this.substantial) return true;
-      return sameInput && delegatesReadOnly(this.call) && sameReport(String(other.call.output), String(this.call.output));
+      return sameInput && this.call.action.kind === "delegate" && sameReport(String(other.call.output), String(this.call.output));
     }
     return sameResult;
   }
@@ -140,16 +140,16 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!;
       if (isIgnored(call, settings.ignore)) continue;
-      const kind = toolKind(call);
+      const kind = callKind(call);
       const at = index++;
-      if (kind === "planning") continue;
+      if (kind === "plan") continue;
       const head = `${call.tool}\u0000${call.status}`;
       const input = call.action.asked.comparable;
       // A failed edit changed nothing: what it brings is the error it met on that file.
-      const file = kind === "effect" && call.status === "error" && matchOutput ? call.action.asked.path : null;
+      const file = kind === "change" && call.status === "error" && matchOutput ? call.action.asked.path : null;
       const byAskingSetting = kind === "asking" && matchOutput;
       let action: Action;
-      if (kind === "waiting")
+      if (kind === "wait")
         action = new Action("tool", `${head}\u0000wait\u0000${position}\u0000${at}`, call, position, input, "never", true, false);
       // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
       else if (kind === "asking" && askingByResult) action = new Action("tool", head, call, position, input, "result", true, true);

@@ -1,6 +1,6 @@
 import { toolCall } from "../support/calls.js";
 import { describe, expect, it } from "vitest";
-import { toolKind } from "../../src/judge/tool-kinds.js";
+import { callKind } from "../../src/judge/tool-kinds.js";
 import { MIN_WAIT_SECONDS, waitParamSeconds } from "../../src/hosts/actions.js";
 import type { ToolCall } from "../../src/model/entry.js";
 import { commandLines, commandsOf, durationSeconds } from "../../src/shell/command.js";
@@ -105,7 +105,7 @@ describe("isWait: bash", () => {
     "sleep 20 && grep 'R&D' notes.txt",
   ])("waits: %s", (command) => {
     expect(isWait(bash(command))).toBe(true);
-    expect(toolKind(bash(command))).toBe("waiting");
+    expect(callKind(bash(command))).toBe("wait");
   });
 
   it.each([
@@ -119,7 +119,7 @@ describe("isWait: bash", () => {
     "kubectl wait --for=condition=ready pod/x --timeout=5s",
   ])("does not wait: %s", (command) => {
     expect(isWait(bash(command))).toBe(false);
-    expect(toolKind(bash(command))).toBe("other");
+    expect(callKind(bash(command))).not.toBe("wait");
   });
 
   it("reads bash from its command only: its own timeout parameter is a kill limit", () => {
@@ -157,12 +157,12 @@ describe("isWait: a tool's own wait parameter", () => {
     ["postgres_query", { sql: "select 1", timeout: 30_000 }, false],
   ])("%s %j → %s", (tool, input, waits) => {
     expect(isWait(call(tool, input))).toBe(waits);
-    expect(toolKind(call(tool, input)) === "waiting").toBe(waits);
+    expect(callKind(call(tool, input)) === "wait").toBe(waits);
   });
 
   it("a tool that changes files or only plans keeps its kind, whatever it carries", () => {
-    expect(toolKind(call("edit", { filePath: "x", wait: 60 }))).toBe("effect");
-    expect(toolKind(call("todowrite", { todos: [], wait: 60 }))).toBe("planning");
+    expect(callKind(call("edit", { filePath: "x", wait: 60 }))).toBe("change");
+    expect(callKind(call("todowrite", { todos: [], wait: 60 }))).toBe("plan");
   });
 
   it.each<[string, unknown, number]>([
@@ -182,10 +182,10 @@ describe("isWait: a tool's own wait parameter", () => {
   });
 
   it("keeps the kinds by name when nothing waits", () => {
-    expect(toolKind(call("websearch", { query: "x" }))).toBe("asking");
-    expect(toolKind(call("edit", { filePath: "x" }))).toBe("effect");
-    expect(toolKind(call("todowrite", { todos: [] }))).toBe("planning");
-    expect(toolKind(call("read", { filePath: "x" }))).toBe("other");
+    expect(callKind(call("websearch", { query: "x" }))).toBe("asking");
+    expect(callKind(call("edit", { filePath: "x" }))).toBe("change");
+    expect(callKind(call("todowrite", { todos: [] }))).toBe("plan");
+    expect(callKind(call("read", { filePath: "x" }))).toBe("question");
   });
 });
 

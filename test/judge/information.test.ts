@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { commandRole } from "../../src/shell/role.js";
 import fc from "fast-check";
-import { callRole, contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/judge/information.js";
+import { contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/judge/information.js";
+import { callKind, type CallKind } from "../../src/judge/tool-kinds.js";
 import type { ToolCall } from "../../src/model/entry.js";
 import { toolCall } from "../support/calls.js";
 
@@ -71,20 +72,20 @@ describe("commandRole: what a shell line does", () => {
   });
 });
 
-describe("callRole: tools that read are questions, any other is an effect", () => {
-  it.each<[ToolCall, "question" | "effect"]>([
+describe("callKind: tools that read are questions, any other is an effect", () => {
+  it.each<[ToolCall, CallKind]>([
     [read("a.ts", "x"), "question"],
     [call("grep", { pattern: "x" }), "question"],
-    [call("docs_search", { query: "x" }), "question"],
+    [call("docs_search", { query: "x" }), "asking"],
     [call("github_get_issue", { number: 1 }), "question"],
-    [call("task", { subagent_type: "explore", prompt: "find x" }), "question"],
+    [call("task", { subagent_type: "explore", prompt: "find x" }), "asking"],
     [call("task", { subagent_type: "general", prompt: "fix x" }), "effect"],
-    [call("write", { filePath: "a", content: "x" }), "effect"],
+    [call("write", { filePath: "a", content: "x" }), "change"],
     [call("github_create_issue", { title: "x" }), "effect"],
     [bash("head -5 a.ts"), "question"],
     [bash("rm -rf build"), "effect"],
-  ])("%j: %s", (c, role) => {
-    expect(callRole(c)).toBe(role);
+  ])("%j: %s", (c, kind) => {
+    expect(callKind(c)).toBe(kind);
   });
 });
 

@@ -1,26 +1,26 @@
 import { toolCall } from "../support/calls.js";
 import { describe, expect, it } from "vitest";
-import { toolKind } from "../../src/judge/tool-kinds.js";
+import { callKind } from "../../src/judge/tool-kinds.js";
 
 const call = (tool: string, input: unknown = {}) => toolCall(tool, input);
 const bash = (command: string) => call("bash", { command });
 
-describe("toolKind", () => {
+describe("callKind", () => {
   it.each([
-    ["edit", "effect"],
-    ["write", "effect"],
-    ["patch", "effect"],
-    ["todowrite", "planning"],
+    ["edit", "change"],
+    ["write", "change"],
+    ["patch", "change"],
+    ["todowrite", "plan"],
     ["websearch", "asking"],
     ["webfetch", "asking"],
-    ["task", "asking"],
+    ["task", "effect"],
     ["exa_web_search_exa", "asking"],
     ["fetch_fetch", "asking"],
-    ["read", "other"],
-    ["grep", "other"],
-    ["postgres_query", "other"],
+    ["read", "question"],
+    ["grep", "question"],
+    ["postgres_query", "question"],
   ])("%s is %s", (tool, kind) => {
-    expect(toolKind(call(tool))).toBe(kind);
+    expect(callKind(call(tool))).toBe(kind);
   });
 
   it.each([
@@ -37,7 +37,7 @@ describe("toolKind", () => {
     "gh pr checks 42 --watch",
     "kubectl wait --for=condition=ready pod/x",
     "watch -n 5 kubectl get pods",
-  ])("a deliberate wait is waiting: %s", (command) => expect(toolKind(bash(command))).toBe("waiting"));
+  ])("a deliberate wait is a wait: %s", (command) => expect(callKind(bash(command))).toBe("wait"));
 
   it.each([
     "npm start & sleep 2 && curl localhost:3000",
@@ -48,6 +48,6 @@ describe("toolKind", () => {
     "echo sleep 30",
     "npm run watch:css",
   ])("not a wait: %s", (command) => {
-    expect(toolKind(bash(command))).toBe("other");
+    expect(callKind(bash(command))).not.toBe("wait");
   });
 });
