@@ -13,7 +13,7 @@ import type { ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
 import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
-import { ComparableOutput, normalizeOutput, reportContent, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
+import { ComparableOutput, normalizeOutput, reportContent, sameReport, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
 import { callKind, runOf } from "./tool-kinds.js";
 import { World, type Next } from "./world.js";
 import { answerItems } from "./items.js";
@@ -165,8 +165,18 @@ class Answer {
   private factsMemo: Set<string> | undefined;
   readonly output: unknown;
 
-  constructor(private readonly call: ToolCall) {
+  constructor(
+    private readonly call: ToolCall,
+    /** The run it repeats (see {@link Reading}). */
+    public first: number,
+  ) {
     this.output = call.output;
+  }
+
+  /** It answers as `earlier` did, to the same question: it brought nothing, and repeats the same run. */
+  repeats(earlier: Answer): Brought {
+    this.first = earlier.first;
+    return "nothing";
   }
 
   get text(): string {
@@ -212,6 +222,14 @@ export interface CheckRun {
 export interface Judgement {
   readonly brought: Brought;
   readonly run?: CheckRun;
+  /**
+   * For a call but a wait: the run it repeats, result included: the ordinal (among the
+   * actions judged since the user's last message, from 0) of the first run of its question
+   * or effect found to answer the same, noise removed, or for an asking call the first
+   * substantial answer of its tool that read the same, whatever it asked (signature.ts
+   * `SUBSTANTIAL_CHARS`); its own when none did. Two calls that repeat the same run did the same.
+   */
+  readonly first?: number;
 }
 
 /**
@@ -413,6 +431,13 @@ interface Asked {
   last: Answer;
 }
 
+/** An answer as the run it repeats is found: the first earlier one that reads as it does. */
+interface Reading {
+  /** The run it repeats (see {@link Judgement} `first`): its own until found. */
+  first: number;
+  sameAs(other: Reading): boolean;
+}
+
 /**
  * A task handed to a subagent that may change things: its agent and prompt, the epoch after
  * its last run, whether everything asked since brought nothing (undefined: nothing asked
@@ -446,10 +471,17 @@ interface Done {
 class EffectAnswer {
   private memo: string | undefined;
 
-  constructor(private readonly output: unknown) {}
+  constructor(
+    private readonly output: unknown,
+    public first: number,
+  ) {}
 
   get text(): string {
     return (this.memo ??= normalizeOutput(contentLines(this.output).join("\n")));
+  }
+
+  sameAs(other: EffectAnswer): boolean {
+    return this.text === other.text;
   }
 }
 
@@ -462,6 +494,8 @@ export class InformationState {
   private readonly seenIn = new Map<number, Seen>([[0, this.seen]]);
   /** Per question, its answers since the user's last message. */
   private asked = new Map<string, Asked>();
+  /** The first answer of each reading since the user's last message: per question, per effect, and per asking tool (see {@link firstOf}). */
+  private readonly readings = new Map<string, Reading[]>();
   /** Per effect, each time it was done since the user's last message. */
   private done = new Map<string, Done[]>();
   /** Effects that moved the world since the user's last message; the epoch of the last that changed each file, or an unknown one. */
@@ -474,6 +508,8 @@ export class InformationState {
   private runs = new Map<string, CheckRun>();
   /** The tasks handed to subagents that may change things since the user's last message (see {@link Delegation}). */
   private readonly delegated: Delegation[] = [];
+  /** How many actions were judged since the user's last message. */
+  private judged = 0;
   /** How many observations brought something (information or a wait) since the user's last message. */
   private learned = 0;
   /** Per world state the world left, {@link learned} when it left it last. */
@@ -489,6 +525,7 @@ export class InformationState {
   /** Judges one action, then remembers it. */
   judge(action: Judged): Judgement {
     const { call } = action;
+    const run = this.judged++;
     if (call === null) {
       const text = action.text ?? "";
       if (this.said.has(text)) return NOTHING;
@@ -502,19 +539,20 @@ export class InformationState {
     }
     const shell = runOf(call.action);
     // A failed call changed nothing: it is a question, whose answer is its error.
-    if (call.status !== "error" && (kind === "change" || kind === "effect")) return this.effect(call) ? EFFECT : NOTHING;
+    if (call.status !== "error" && (kind === "change" || kind === "effect")) return this.effect(call, run);
     const ask = call.status === "error" && kind === "change" ? `${call.tool}\u0000${call.action.asked.path}` : questionOf(call);
-    const brought = this.question(call, ask, shell);
-    const commandKind = shell?.role;
+    const answer = new Answer(call, run);
+    const brought = this.question(call, ask, shell, answer);
+    const judgement: Judgement = { brought, first: answer.first };
     this.observed(brought);
-    if (commandKind !== "check") return { brought };
+    if (shell?.role !== "check") return judgement;
     // A check whose answer moved starts a new run; so does one after a new effect (runs are cleared).
     const before = brought === "nothing" ? this.runs.get(ask) : undefined;
-    const run: CheckRun = before
+    const check: CheckRun = before
       ? { count: before.count + 1, firstPosition: before.firstPosition, messageIDs: withLast(before.messageIDs, action.messageID) }
       : { count: 1, firstPosition: action.position, messageIDs: [action.messageID] };
-    this.runs.set(ask, run);
-    return { brought, run };
+    this.runs.set(ask, check);
+    return { ...judgement, run: check };
   }
 
   /** The file an effect changes, when known: the path an edit, a write or a patch names. */
@@ -533,28 +571,30 @@ export class InformationState {
    * {@link SAME_TASK_RUNS} times in a row with nothing else changed between and nothing
    * learned since its last run, however its report is worded. A new one starts afresh.
    */
-  private effect(call: ToolCall): boolean {
+  private effect(call: ToolCall, run: number): Judgement {
     const what = effectOf(call);
-    const answer = new EffectAnswer(this.byAnswer ? call.output : "");
+    const answer = new EffectAnswer(this.byAnswer ? call.output : "", run);
+    this.repeatsIn(`=${what}`, answer);
+    const nothing: Judgement = { brought: "nothing", first: answer.first };
     const target = this.targetOf(call);
     const earlier = this.done.get(what) ?? [];
     const since = (file: string | undefined, epoch: number) => (this.touched.get(file ?? "") ?? 0) > epoch;
     // Done again with the same answer: on a known file that nothing changed since, or on files
     // not known from the very state that run left (a command that fails the same way again).
-    const repeated = earlier.some(
+    const repeated = earlier.find(
       (done) =>
-        done.answer.text === answer.text &&
+        done.answer.sameAs(answer) &&
         (done.target === undefined
           ? this.world.name === done.reached.name
           : this.lastUnknown <= done.epoch && !since(done.target, done.epoch) && !since(target, done.epoch)),
     );
-    if (repeated) return false;
+    if (repeated) return nothing;
     // The same task handed again with nothing changed since its last run; by its third run in
     // a row, with nothing learned since the last, it brings nothing.
     const task = call.action.kind === "delegate" ? call.action : undefined;
     const delegation = task === undefined ? undefined : this.delegationOf(task);
     const again = delegation !== undefined && delegation.epoch === this.epoch;
-    if (again && delegation.quiet === true && delegation.runs + 1 >= SAME_TASK_RUNS) return false;
+    if (again && delegation.quiet === true && delegation.runs + 1 >= SAME_TASK_RUNS) return nothing;
     const next = this.world.next(call, target);
     // Back to a state left with nothing learned since brings nothing from its second return on
     // (`foo`→`bar`→`foo`→`bar`→`foo`); a first return (an attempt undone), or one after what an
@@ -563,7 +603,7 @@ export class InformationState {
     if (next.had) this.returns.set(next.name, returns);
     const back = returns >= 2 && (this.leftAt.get(next.name) ?? -1) >= this.learned;
     this.enter(next, target);
-    if (back) return false;
+    if (back) return nothing;
     earlier.push({ answer, epoch: this.epoch, target, reached: next });
     this.done.set(what, earlier);
     if (delegation !== undefined) Object.assign(delegation, { epoch: this.epoch, quiet: undefined, runs: again ? delegation.runs + 1 : 1 });
@@ -571,7 +611,7 @@ export class InformationState {
       this.delegated.push({ agent: task.agent, prompt: task.prompt, epoch: this.epoch, quiet: undefined, runs: 1 });
     // A check may answer otherwise now.
     this.runs = new Map();
-    return true;
+    return { brought: "effect", first: answer.first };
   }
 
   /**
@@ -621,22 +661,25 @@ export class InformationState {
     return unseen;
   }
 
-  /** What a question brought (see the module's comment); `run`: the shell command it runs, if any. */
-  private question(call: ToolCall, ask: string, run: ShellRun | undefined): Brought {
+  /**
+   * What a question brought (see the module's comment), its `answer` given the run it
+   * repeats; `shell`: the shell command it runs, if any.
+   */
+  private question(call: ToolCall, ask: string, shell: ShellRun | undefined, answer: Answer): Brought {
     const asked = this.asked.get(ask);
     if (!this.byAnswer) {
-      if (asked) return "nothing";
-      this.asked.set(ask, { byWorld: new Map(), last: new Answer(call) });
+      if (asked) return answer.repeats(asked.last);
+      this.asked.set(ask, { byWorld: new Map(), last: answer });
       return "information";
     }
     const world = this.world.id;
     const current = asked?.byWorld.get(world);
     // The same answer as its last in this world state: its lines are seen already.
     const again = current !== undefined && current[current.length - 1]!.output === call.output;
-    const unseen = !again && this.shown(call, run, asked === undefined);
-    const answer = new Answer(call);
+    const unseen = !again && this.shown(call, shell, asked === undefined);
     if (asked === undefined) {
       this.asked.set(ask, { byWorld: new Map([[world, [answer]]]), last: answer });
+      this.firstOf(call, ask, answer);
       return unseen || saysTooLittle(answer) ? "information" : "nothing";
     }
     const before = asked.last;
@@ -644,14 +687,39 @@ export class InformationState {
     if (current === undefined) {
       // First asked in this world state: any change from its last answer is news, since an effect may have made it.
       asked.byWorld.set(world, [answer]);
-      return before.sameAs(answer) ? "nothing" : "information";
+      if (before.sameAs(answer)) return answer.repeats(before);
+      this.firstOf(call, ask, answer);
+      return "information";
     }
     // Asked again in this world state: only an answer that moved in substance is news (a
     // name or number that neither an earlier answer nor the question itself stated; any
     // change, for an answer that states none).
-    const moved = current.every((known) => !known.sameAs(answer)) && (answer.facts.size === 0 || this.statesNews(answer, current, call));
+    const same = current.find((known) => known.sameAs(answer));
+    const moved = same === undefined && (answer.facts.size === 0 || this.statesNews(answer, current, call));
     current.push(answer);
+    if (same !== undefined) return answer.repeats(same);
+    this.firstOf(call, ask, answer);
     return moved ? "information" : "nothing";
+  }
+
+  /**
+   * Gives `answer` (to `ask`), read as none given in this world state (nor, in a new one, as
+   * the last), the run of the first answer to its question that read the same, or for an
+   * asking call of the first substantial answer of its tool that did, whatever it asked.
+   */
+  private firstOf(call: ToolCall, ask: string, answer: Answer): void {
+    if (this.repeatsIn(`?${ask}`, answer) || callKind(call) !== "asking" || answer.text.length < SUBSTANTIAL_CHARS) return;
+    this.repeatsIn(`!${call.tool}\u0000${call.status}`, answer);
+  }
+
+  /** Gives `answer` the run of the first reading under `key` that reads as it does, if any (then true); else it is one. */
+  private repeatsIn(key: string, answer: Reading): boolean {
+    const known = this.readings.get(key);
+    const same = known?.find((other) => other.sameAs(answer));
+    if (same !== undefined) answer.first = same.first;
+    else if (known) known.push(answer);
+    else this.readings.set(key, [answer]);
+    return same !== undefined;
   }
 
   /** Does `answer` state a name or number that no earlier answer, nor the question, did? */
@@ -665,3 +733,10 @@ export class InformationState {
     return false;
   }
 }
+
+/**
+ * Is `earlier` a read-only subagent's report that `later`, its answer to the same task,
+ * says again in other words (signature.ts `sameReport`)? The caller tells that the task is the same.
+ */
+export const reportsAlike = (earlier: ToolCall, later: ToolCall): boolean =>
+  callKind(earlier) === "asking" && earlier.action.kind === "delegate" && sameReport(String(earlier.output), String(later.output));

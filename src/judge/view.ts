@@ -9,30 +9,20 @@
 import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
-import { normalizeOutput, ComparableOutput, sameReport, SUBSTANTIAL_CHARS, textSignature } from "./signature.js";
+import { textSignature } from "./signature.js";
 import { callKind } from "./tool-kinds.js";
-import { InformationState, type Judgement } from "./information.js";
-
-/**
- * How an action is compared with another of the same key (see tool-kinds.ts):
- * `exact`: same normalised result; `result`: an asking call, the same whatever it asked
- * when the same substantial result came back, and for a repeated question to a read-only
- * subagent also when the report names the same things; `never`: a deliberate wait, always new.
- */
-type Comparison = "exact" | "result" | "never";
+import { InformationState, reportsAlike, type Judgement } from "./information.js";
 
 /**
  * One thing a step did: a tool call (completed or failed), or, in a step without tool calls,
- * its text. Two actions can be the same only when their keys are equal; {@link sameAs} tells
- * whether they are, result included.
+ * its text. Two actions can be the same only when their keys are equal; {@link StepsView.sameRun}
+ * tells whether they are, result included.
  */
 export class Action {
   /** The latest earlier action of the same key in the timeline, or undefined (linked by {@link TimelineSteps}). */
   previousOfKey: Action | undefined = undefined;
   /** The first action of its key in the timeline: the same object for every action of the key (linked by {@link TimelineSteps}). */
   firstOfKey: Action = this;
-  /** Does its result say enough to stand for the call (signature.ts `SUBSTANTIAL_CHARS`), worked out when first asked. */
-  private substantial: boolean | undefined = undefined;
 
   constructor(
     readonly kind: "tool" | "text",
@@ -44,35 +34,13 @@ export class Action {
     readonly position: number,
     /** Its call's canonical comparable input (model/action.ts `Asked.comparable`); "" for a text. */
     readonly input: string,
-    readonly comparison: Comparison,
-    /** Does the result enter the comparison (`matchOutput`, or a call compared by its result)? */
-    readonly byResult: boolean,
-    /** Does `askingByResult` shape it (an asking call)? Every other action is the same object under both (see {@link TimelineSteps.stepViews}). */
+    /** Is it an asking call, keyed by its tool alone under `askingByResult`? Every other action is the same object under both values (see {@link TimelineSteps.stepViews}). */
     readonly byAskingSetting: boolean,
   ) {}
 
   /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
   keyUsedSince(position: number): boolean {
     return (this.previousOfKey?.position ?? -1) >= position;
-  }
-
-  /**
-   * The same action, result included? Under the same key (tool, status, and input or target
-   * file) two actions differ only by the normalised result when `byResult`, not at all
-   * otherwise. The results are compared line by line (signature.ts `ComparableOutput`).
-   */
-  sameAs(other: Action): boolean {
-    if (this.firstOfKey !== other.firstOfKey || this.comparison === "never" || other.comparison === "never") return false;
-    if (this.call === null || other.call === null || !this.byResult) return true;
-    const sameResult = ComparableOutput.of(this.call).sameAs(ComparableOutput.of(other.call));
-    if (this.comparison === "result") {
-      const sameInput = this.input === other.input;
-      if (sameResult && sameInput) return true;
-      this.substantial ??= normalizeOutput(this.call.output).length >= SUBSTANTIAL_CHARS;
-      if (sameResult && this.substantial) return true;
-      return sameInput && this.call.action.kind === "delegate" && sameReport(String(other.call.output), String(this.call.output));
-    }
-    return sameResult;
   }
 }
 
@@ -123,12 +91,13 @@ function withIds(settings: ActionOptions): ActionSettings {
 }
 
 /**
- * The actions of the step at `position` under `settings`. Keys:
- * - a call: tool, status and canonical input; compared by its result when `matchOutput`;
- * - an asking call (when `askingByResult`): tool and status alone, compared by its result;
- * - a failed edit: tool, status and its file, compared by the error;
+ * The actions of the step at `position` under `settings`. Keys (two actions of one key are
+ * the same when they repeat the same run: {@link StepsView.sameRun}):
+ * - a call: tool, status and canonical input;
+ * - an asking call (when `askingByResult` and `matchOutput`): tool and status alone;
+ * - a failed edit (when `matchOutput`): tool, status and its file;
  * - a deliberate wait: a key of its own (never the same as another);
- * - a step without tool calls: its text's signature, compared by nothing more.
+ * - a step without tool calls: its text's signature.
  */
 function actionsOf(entry: AssistantEntry, position: number, settings: ActionSettings): Action[] {
   const actions: Action[] = [];
@@ -148,17 +117,16 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "change" && call.status === "error" && matchOutput ? call.action.asked.path : null;
       const byAskingSetting = kind === "asking" && matchOutput;
-      let action: Action;
-      if (kind === "wait")
-        action = new Action("tool", `${head}\u0000wait\u0000${position}\u0000${at}`, call, position, input, "never", true, false);
+      let key: string;
+      if (kind === "wait") key = `${head}\u0000wait\u0000${position}\u0000${at}`;
       // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
-      else if (kind === "asking" && askingByResult) action = new Action("tool", head, call, position, input, "result", true, true);
-      else if (file !== null) action = new Action("tool", `${head}\u0000${file}`, call, position, input, "exact", true, false);
-      else action = new Action("tool", `${head}\u0000${input}`, call, position, input, "exact", matchOutput, byAskingSetting);
-      actions.push(action);
+      else if (kind === "asking" && askingByResult) key = head;
+      else if (file !== null) key = `${head}\u0000${file}`;
+      else key = `${head}\u0000${input}`;
+      actions.push(new Action("tool", key, call, position, input, byAskingSetting));
     }
   } else if (entry.text.trim() !== "") {
-    actions.push(new Action("text", textSignature(entry.text), null, position, "", "exact", false, false));
+    actions.push(new Action("text", textSignature(entry.text), null, position, "", false));
   }
   return actions;
 }
@@ -491,6 +459,19 @@ export class StepsView {
    */
   judgementOf(action: Action): Judgement {
     return this.steps.judgementOf(this.settings, action) ?? UNJUDGED;
+  }
+
+  /**
+   * Is `other` the same action as `action`, result included? The same key, and both repeat
+   * the same run (./information.ts `Judgement.first`); or, under `askingByResult`, a task
+   * asked of a read-only subagent again whose report (`action`'s) `other`'s says again in other words.
+   */
+  sameRun(action: Action, other: Action): boolean {
+    if (action.firstOfKey !== other.firstOfKey) return false;
+    if (action.call === null || other.call === null) return true;
+    const first = this.judgementOf(action).first;
+    if (first !== undefined && first === this.judgementOf(other).first) return true;
+    return action.byAskingSetting && this.settings.askingByResult && action.input === other.input && reportsAlike(other.call, action.call);
   }
 
   /** Did the action bring anything since the user's last message? A repeat, however spelled, did not. */

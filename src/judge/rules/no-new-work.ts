@@ -9,7 +9,7 @@ import { rearmedAfterStop } from "../rearm.js";
 import { defineRule } from "./rule.js";
 import { REPLY } from "../words.js";
 import { previewCall } from "../../redact/preview.js";
-import type { Action, StepView } from "../view.js";
+import type { Action, StepsView, StepView } from "../view.js";
 
 /** What the rule saw in the cycle between k−1's summary and compaction k. */
 export type NoNewWorkEvidence =
@@ -36,10 +36,10 @@ export type NoNewWorkEvidence =
 /** The actions of `steps`, in order. */
 const actionsOf = (steps: readonly StepView[]): Action[] => steps.flatMap((step) => step.actions);
 
-/** Do the actions `before` end with `now`, each the same as the one at its place (the same key, input and result; text the same)? */
-function endsWith(before: readonly Action[], now: readonly Action[]): boolean {
+/** Do the actions `before` end with `now`, each the same as the one at its place (the same key, input and result; text the same; `view.sameRun`)? */
+function endsWith(view: StepsView, before: readonly Action[], now: readonly Action[]): boolean {
   const offset = before.length - now.length;
-  return offset >= 0 && now.every((action, i) => action.input === before[offset + i]!.input && action.sameAs(before[offset + i]!));
+  return offset >= 0 && now.every((action, i) => action.input === before[offset + i]!.input && view.sameRun(action, before[offset + i]!));
 }
 
 /**
@@ -48,11 +48,11 @@ function endsWith(before: readonly Action[], now: readonly Action[]): boolean {
  * wait, the oldest of them perhaps after other work of its own? What the session learned
  * in them it learned again each time, and the next cycle will not differ.
  */
-function repeatsCycle(now: readonly Action[], earlier: readonly (readonly StepView[])[], runs: number): boolean {
+function repeatsCycle(view: StepsView, now: readonly Action[], earlier: readonly (readonly StepView[])[], runs: number): boolean {
   if (now.length === 0 || earlier.length < runs - 1) return false;
   return earlier.slice(0, runs - 1).every((steps, i) => {
     const before = actionsOf(steps);
-    return (i === runs - 2 || before.length === now.length) && endsWith(before, now);
+    return (i === runs - 2 || before.length === now.length) && endsWith(view, before, now);
   });
 }
 
@@ -76,7 +76,8 @@ export const noNewWork = defineRule({
     if (done.length === 0) return abstain("the cycle since the previous compaction did nothing the rules count");
     const index = done.findIndex((action) => view.isNew(action));
     const firstNew = index === -1 ? null : index;
-    const repeatsPreviousCycle = firstNew !== null && repeatsCycle(done, view.earlierCycles(settings.threshold - 1), settings.threshold);
+    const repeatsPreviousCycle =
+      firstNew !== null && repeatsCycle(view, done, view.earlierCycles(settings.threshold - 1), settings.threshold);
     const fired = firstNew === null || repeatsPreviousCycle;
     const first = fired ? done[0] : undefined;
     const call = first?.call;
