@@ -1,5 +1,5 @@
 /**
- * Chains of one tool call: the same action (view.ts `StepsView.sameRun`: the same key and
+ * Chains of one tool call: the same action (view.ts `StepsView.sameAction`: the same key and
  * the same result or failure, noise removed) run again and again with no new action between
  * one run and the next. repeated-tool-call counts them at a compaction; the tool-loop check
  * (./tool-loop.ts) counts the one the call just completed belongs to. One judgement, here.
@@ -33,7 +33,7 @@ export interface Chain {
  */
 export function buildChains(
   steps: readonly StepView[],
-  view: Pick<StepsView, "isNew" | "sameRun">,
+  view: Pick<StepsView, "isNew" | "sameAction">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
@@ -52,7 +52,7 @@ export function buildChains(
       if (repeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
       let chain = latest.get(action.firstOfKey);
-      if (chain && chain.newSeen === newSeen && view.sameRun(chain.action, action)) {
+      if (chain && chain.newSeen === newSeen && view.sameAction(chain.action, action)) {
         chain.count += 1;
         chain.lastPosition = step.position;
         if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);

@@ -154,7 +154,6 @@ function factsOfNormalized(normalized: string): Set<string> {
 const NOTHING: Judgement = { brought: "nothing" };
 const TEXT: Judgement = { brought: "text" };
 const WAIT: Judgement = { brought: "wait" };
-const EFFECT: Judgement = { brought: "effect" };
 
 /** `ids` with `id` last, once. */
 const withLast = (ids: readonly string[], id: string): readonly string[] => (ids[ids.length - 1] === id ? ids : [...ids, id]);
@@ -167,7 +166,6 @@ class Answer {
 
   constructor(
     private readonly call: ToolCall,
-    /** The run it repeats (see {@link Reading}). */
     public first: number,
   ) {
     this.output = call.output;
@@ -223,11 +221,9 @@ export interface Judgement {
   readonly brought: Brought;
   readonly run?: CheckRun;
   /**
-   * For a call but a wait: the run it repeats, result included: the ordinal (among the
-   * actions judged since the user's last message, from 0) of the first run of its question
-   * or effect found to answer the same, noise removed, or for an asking call the first
-   * substantial answer of its tool that read the same, whatever it asked (signature.ts
-   * `SUBSTANTIAL_CHARS`); its own when none did. Two calls that repeat the same run did the same.
+   * For a call but a wait, the run it repeats: the ordinal (among the actions judged since the
+   * user's last message) of the first that answered the same ({@link InformationState} `firstOf`),
+   * or its own. Two calls that repeat the same run did the same, result included.
    */
   readonly first?: number;
 }
@@ -431,9 +427,8 @@ interface Asked {
   last: Answer;
 }
 
-/** An answer as the run it repeats is found: the first earlier one that reads as it does. */
+/** An answer, and the run it repeats (see {@link Judgement} `first`): its own until an earlier one reads as it does. */
 interface Reading {
-  /** The run it repeats (see {@link Judgement} `first`): its own until found. */
   first: number;
   sameAs(other: Reading): boolean;
 }
@@ -661,10 +656,7 @@ export class InformationState {
     return unseen;
   }
 
-  /**
-   * What a question brought (see the module's comment), its `answer` given the run it
-   * repeats; `shell`: the shell command it runs, if any.
-   */
+  /** What a question brought (see the module's comment), its `answer` given the run it repeats; `shell`: the command it runs. */
   private question(call: ToolCall, ask: string, shell: ShellRun | undefined, answer: Answer): Brought {
     const asked = this.asked.get(ask);
     if (!this.byAnswer) {
@@ -702,11 +694,7 @@ export class InformationState {
     return moved ? "information" : "nothing";
   }
 
-  /**
-   * Gives `answer` (to `ask`), read as none given in this world state (nor, in a new one, as
-   * the last), the run of the first answer to its question that read the same, or for an
-   * asking call of the first substantial answer of its tool that did, whatever it asked.
-   */
+  /** Gives `answer` to `ask` the run of the first answer to it that read the same; else, when asking, of its tool's first substantial one that did. */
   private firstOf(call: ToolCall, ask: string, answer: Answer): void {
     if (this.repeatsIn(`?${ask}`, answer) || callKind(call) !== "asking" || answer.text.length < SUBSTANTIAL_CHARS) return;
     this.repeatsIn(`!${call.tool}\u0000${call.status}`, answer);

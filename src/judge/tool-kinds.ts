@@ -1,16 +1,11 @@
 /**
  * What kind of work a tool call is, by the action its host read in it (model/action.ts): the
- * one classification the judge reads, for keying actions (view.ts `actionsOf`) and for
- * telling what each brought (./information.ts; docs/how-it-decides.md "the same"):
- * - `change` edits or writes a file: an effect on a file it names (a failed one changed
- *   nothing: it is judged by its file and error);
- * - `effect` may change the world otherwise: a command or tool not known to only read, a
- *   subagent that may change things;
- * - `question` only reads, and is judged by its answer;
- * - `asking` is a question to something outside the session's files (a fetch, a web or code
- *   search, a read-only subagent): judged by what came back, however it asked;
- * - `plan` is bookkeeping, left out of every count;
- * - `wait` waits on purpose before it looks: always new work.
+ * one classification the judge reads (view.ts keys, ./information.ts judgements; the audit and
+ * the ledger too). `change` edits or writes a file it names; `effect` may change the world
+ * otherwise (a command or tool not known to only read, a subagent that may change things);
+ * `question` only reads; `asking` asks something outside the session's files (a fetch, a web or
+ * code search, a read-only subagent), judged by what came back however it asked; `plan` is
+ * bookkeeping, left out of every count; `wait` waits on purpose before it looks: always new work.
  */
 import type { Action as CallAction, ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";

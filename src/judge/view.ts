@@ -15,7 +15,7 @@ import { InformationState, reportsAlike, type Judgement } from "./information.js
 
 /**
  * One thing a step did: a tool call (completed or failed), or, in a step without tool calls,
- * its text. Two actions can be the same only when their keys are equal; {@link StepsView.sameRun}
+ * its text. Two actions can be the same only when their keys are equal; {@link StepsView.sameAction}
  * tells whether they are, result included.
  */
 export class Action {
@@ -92,7 +92,7 @@ function withIds(settings: ActionOptions): ActionSettings {
 
 /**
  * The actions of the step at `position` under `settings`. Keys (two actions of one key are
- * the same when they repeat the same run: {@link StepsView.sameRun}):
+ * the same when they repeat the same run: {@link StepsView.sameAction}):
  * - a call: tool, status and canonical input;
  * - an asking call (when `askingByResult` and `matchOutput`): tool and status alone;
  * - a failed edit (when `matchOutput`): tool, status and its file;
@@ -466,7 +466,7 @@ export class StepsView {
    * the same run (./information.ts `Judgement.first`); or, under `askingByResult`, a task
    * asked of a read-only subagent again whose report (`action`'s) `other`'s says again in other words.
    */
-  sameRun(action: Action, other: Action): boolean {
+  sameAction(action: Action, other: Action): boolean {
     if (action.firstOfKey !== other.firstOfKey) return false;
     if (action.call === null || other.call === null) return true;
     const first = this.judgementOf(action).first;

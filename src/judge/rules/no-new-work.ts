@@ -36,10 +36,12 @@ export type NoNewWorkEvidence =
 /** The actions of `steps`, in order. */
 const actionsOf = (steps: readonly StepView[]): Action[] => steps.flatMap((step) => step.actions);
 
-/** Do the actions `before` end with `now`, each the same as the one at its place (the same key, input and result; text the same; `view.sameRun`)? */
+/** Do the actions `before` end with `now`, each the same as the one at its place (the same key, input and result; text the same; `view.sameAction`)? */
 function endsWith(view: StepsView, before: readonly Action[], now: readonly Action[]): boolean {
   const offset = before.length - now.length;
-  return offset >= 0 && now.every((action, i) => action.input === before[offset + i]!.input && view.sameRun(action, before[offset + i]!));
+  return (
+    offset >= 0 && now.every((action, i) => action.input === before[offset + i]!.input && view.sameAction(action, before[offset + i]!))
+  );
 }
 
 /**
