@@ -33,12 +33,12 @@ export interface Chain {
  */
 export function buildChains(
   steps: readonly StepView[],
-  view: Pick<StepsView, "isNew" | "sameAction">,
+  view: Pick<StepsView, "isNew" | "sameAction" | "keyOf" | "keyUsedSince">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
   // A chain needs two runs of one key: when every key is distinct there is nothing to count,
   // and no action needs to be judged new.
-  const repeat = keysRepeat(steps);
+  const repeat = keysRepeat(steps, view);
   const latest = new Map<Action, Chain>();
   const chains: Chain[] = [];
   let last: Chain | undefined;
@@ -51,14 +51,14 @@ export function buildChains(
       const action = actions[a]!;
       if (repeat && view.isNew(action)) newSeen += 1;
       if (action.kind !== "tool") continue;
-      let chain = latest.get(action.firstOfKey);
+      let chain = latest.get(view.keyOf(action));
       if (chain && chain.newSeen === newSeen && view.sameAction(chain.action, action)) {
         chain.count += 1;
         chain.lastPosition = step.position;
         if (chain.messageIDs.at(-1) !== step.entry.id) chain.messageIDs.push(step.entry.id);
       } else {
         chain = oneRun(step, action, newSeen);
-        latest.set(action.firstOfKey, chain);
+        latest.set(view.keyOf(action), chain);
         chains.push(chain);
       }
       chain.newSeen = newSeen;
@@ -74,11 +74,11 @@ export function buildChains(
  * one run long. The steps are consecutive, so a key repeats in them when a tool call's key
  * was used since the first of them. No output is read.
  */
-export function keysRepeat(steps: readonly StepView[]): boolean {
+export function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
   const first = steps[0]?.position ?? 0;
   for (let s = 0; s < steps.length; s++) {
     const actions = steps[s]!.actions;
-    for (let a = 0; a < actions.length; a++) if (actions[a]!.kind === "tool" && actions[a]!.keyUsedSince(first)) return true;
+    for (let a = 0; a < actions.length; a++) if (actions[a]!.kind === "tool" && view.keyUsedSince(actions[a]!, first)) return true;
   }
   return false;
 }

@@ -101,7 +101,7 @@ export interface ToolLoopCheck {
 function chainOf(steps: readonly StepView[], view: StepsView, target: Action): Chain | undefined {
   // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
   const first = steps[0];
-  if (first === undefined || !target.keyUsedSince(first.position)) return undefined;
+  if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
   return buildChains(steps, view, target).last;
 }
 
@@ -184,7 +184,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
         continue;
       }
       // The window's steps are listed only for a call whose key ran in it.
-      const chain = action.keyUsedSince(first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
+      const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
       const runs = chain?.count ?? 1;
       // Below the threshold nothing is done, whatever the user asked for.
       if (runs < settings.threshold) continue;

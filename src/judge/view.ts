@@ -23,6 +23,9 @@ export class Action {
   previousOfKey: Action | undefined = undefined;
   /** The first action of its key in the timeline: the same object for every action of the key (linked by {@link TimelineSteps}). */
   firstOfKey: Action = this;
+  /** The same links by {@link byTool}. */
+  previousOfTool: Action | undefined = undefined;
+  firstOfTool: Action = this;
 
   constructor(
     readonly kind: "tool" | "text",
@@ -34,13 +37,13 @@ export class Action {
     readonly position: number,
     /** Its call's canonical comparable input (model/action.ts `Asked.comparable`); "" for a text. */
     readonly input: string,
-    /** Is it an asking call, keyed by its tool alone under `askingByResult`? Every other action is the same object under both values (see {@link TimelineSteps.stepViews}). */
-    readonly byAskingSetting: boolean,
+    /** Its key under `askingByResult`: an asking call's tool and status alone, else {@link key}. */
+    readonly byTool: string,
   ) {}
 
-  /** Was an action of the same key done before it (in its own step, or at any distance back) at or after `position`? */
-  keyUsedSince(position: number): boolean {
-    return (this.previousOfKey?.position ?? -1) >= position;
+  /** Was an action of the same key (`byTool`: of the same {@link byTool}) done before it, in its own step or at any distance back, at or after `position`? */
+  keyUsedSince(position: number, byTool = false): boolean {
+    return ((byTool ? this.previousOfTool : this.previousOfKey)?.position ?? -1) >= position;
   }
 }
 
@@ -73,21 +76,16 @@ export function isIgnored(call: ToolCall, ignore: readonly string[]): boolean {
  */
 export type ActionOptions = Pick<SharedSettings, "matchOutput" | "ignore"> & { readonly askingByResult?: boolean | undefined };
 
-/** The settings that shape actions, with the ids that name them. */
-type ActionSettings = ActionOptions & {
-  readonly askingByResult: boolean;
-  readonly id: string;
-  /** The id of the same settings with `askingByResult` flipped: their actions differ only in asking calls. */
-  readonly siblingId: string;
-  /** The id of what shapes judgements (`matchOutput`, `ignore`): the same for both siblings. */
-  readonly judgedId: string;
-};
+/** The settings that shape actions, with the id that names what shapes them and their judgements (`matchOutput`, `ignore`). */
+type ActionSettings = ActionOptions & { readonly askingByResult: boolean; readonly id: string };
 
-/** `settings` with the ids that name what shapes actions (see {@link ActionOptions}). */
+/** `settings` with their id (see {@link ActionOptions}). */
 function withIds(settings: ActionOptions): ActionSettings {
-  const askingByResult = settings.askingByResult !== false;
-  const id = (asking: boolean) => `${settings.matchOutput}\u0000${asking}\u0000${settings.ignore.join("\u0000")}`;
-  return { ...settings, askingByResult, id: id(askingByResult), siblingId: id(!askingByResult), judgedId: id(true) };
+  return {
+    ...settings,
+    askingByResult: settings.askingByResult !== false,
+    id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}`,
+  };
 }
 
 /**
@@ -103,7 +101,6 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
   const actions: Action[] = [];
   if (entry.toolParts > 0) {
     const { matchOutput } = settings;
-    const askingByResult = matchOutput && settings.askingByResult;
     let index = 0;
     const calls = entry.toolCalls;
     for (let i = 0; i < calls.length; i++) {
@@ -116,17 +113,16 @@ function actionsOf(entry: AssistantEntry, position: number, settings: ActionSett
       const input = call.action.asked.comparable;
       // A failed edit changed nothing: what it brings is the error it met on that file.
       const file = kind === "change" && call.status === "error" && matchOutput ? call.action.asked.path : null;
-      const byAskingSetting = kind === "asking" && matchOutput;
       let key: string;
       if (kind === "wait") key = `${head}\u0000wait\u0000${position}\u0000${at}`;
-      // Keyed by the tool alone: a rephrased question is the same ask when the same came back.
-      else if (kind === "asking" && askingByResult) key = head;
       else if (file !== null) key = `${head}\u0000${file}`;
       else key = `${head}\u0000${input}`;
-      actions.push(new Action("tool", key, call, position, input, byAskingSetting));
+      // Under `askingByResult`, keyed by the tool alone: a rephrased question is the same ask when the same came back.
+      actions.push(new Action("tool", key, call, position, input, kind === "asking" && matchOutput ? head : key));
     }
   } else if (entry.text.trim() !== "") {
-    actions.push(new Action("text", textSignature(entry.text), null, position, "", false));
+    const key = textSignature(entry.text);
+    actions.push(new Action("text", key, null, position, "", key));
   }
   return actions;
 }
@@ -138,9 +134,9 @@ interface Handover {
   readonly state: InformationState;
 }
 
-/** What one timeline's steps brought under one judged id: by call, or by text action; the real user messages whose steps were judged (positions, −1: none); and the judging of its newest steps. */
+/** What one timeline's steps brought under one settings id: by action; the real user messages whose steps were judged (positions, −1: none); and the judging of its newest steps. */
 interface Judged {
-  readonly byAction: Map<ToolCall | Action, Judgement>;
+  readonly byAction: Map<Action, Judgement>;
   readonly users: Set<number>;
   newest: Handover | undefined;
 }
@@ -173,9 +169,9 @@ export class TimelineSteps {
   readonly lastUser: Int32Array;
   /** The step views, per settings id. */
   private readonly listed = new Map<string, readonly StepView[]>();
-  /** What each action brought, per judged id ({@link Judged}). */
+  /** What each action brought, per settings id ({@link Judged}). */
   private readonly judged = new Map<string, Judged>();
-  /** Each settings object with its ids: a replay builds thousands of views with one. */
+  /** Each settings object with its id: a replay builds thousands of views with one. */
   private readonly named = new WeakMap<ActionOptions, ActionSettings>();
 
   /**
@@ -203,46 +199,31 @@ export class TimelineSteps {
 
   /**
    * Every work step with its actions, in order (index i: `positions[i]`), built once per
-   * settings. Each action is linked on the way to the latest earlier action of the same key
-   * (the only ones that can be the same action): telling whether an action is new then walks
-   * the earlier runs of its key alone.
-   *
-   * The two settings that differ only in `askingByResult` (replay's decisions and the
-   * tool-loop check) share every action but the asking calls': those are the only actions
-   * whose key differs, and their keys (an asking tool's head, alone or with the input) never
-   * equal another action's, so the links of the rest are the same.
+   * settings id. Each action is linked on the way to the latest earlier action of the same key,
+   * and of the same {@link Action.byTool} (the only ones that can be the same action): telling
+   * whether an action is new then walks the earlier runs of its key alone.
    */
   stepViews(settings: ActionSettings): readonly StepView[] {
     let views = this.listed.get(settings.id);
     if (views) return views;
-    const sibling = this.listed.get(settings.siblingId);
-    const latest = new Map<string, Action>();
+    const byKey = new Map<string, Action>();
+    const byTool = new Map<string, Action>();
     const { positions, timeline } = this;
-    const built: StepView[] = [];
-    for (let step = 0; step < positions.length; step++) {
-      const shared = sibling?.[step];
-      if (shared && !shared.actions.some((action) => action.byAskingSetting)) {
-        built.push(shared);
-        continue;
-      }
-      const position = positions[step]!;
+    views = Array.from(positions, (position) => {
       const entry = timeline.entries[position] as AssistantEntry;
       const actions = actionsOf(entry, position, settings);
-      // The same actions in the same order as the sibling's: only the asking calls' are new.
-      for (let i = 0; i < actions.length; i++) {
-        const action = actions[i]!;
-        if (shared && !action.byAskingSetting) {
-          actions[i] = shared.actions[i]!;
-          continue;
-        }
-        const previous = latest.get(action.key);
+      for (const action of actions) {
+        const previous = byKey.get(action.key);
         action.previousOfKey = previous;
         action.firstOfKey = previous?.firstOfKey ?? action;
-        latest.set(action.key, action);
+        byKey.set(action.key, action);
+        const previousOfTool = byTool.get(action.byTool);
+        action.previousOfTool = previousOfTool;
+        action.firstOfTool = previousOfTool?.firstOfTool ?? action;
+        byTool.set(action.byTool, action);
       }
-      built.push({ entry, position, actions });
-    }
-    views = built;
+      return { entry, position, actions };
+    });
     this.listed.set(settings.id, views);
     return views;
   }
@@ -252,15 +233,12 @@ export class TimelineSteps {
    * two real user messages are judged together, in order, with a state of their own
    * (./information.ts starts afresh when the user speaks), the first time one of their actions
    * is asked about: a decision judges the steps since the user last spoke, never those before.
-   * A judgement reads an action's call (or text), step and input, never its key, so the
-   * sibling settings share it: it is kept by call, and by action for a step's text (the same
-   * object under both).
    */
   judgementOf(settings: ActionSettings, action: Action): Judgement | undefined {
     const judged = this.judgedUnder(settings);
     const user = this.lastUser[action.position];
     if (user !== undefined && !judged.users.has(user)) this.judgeSince(user, settings, judged);
-    return judged.byAction.get(action.call ?? action);
+    return judged.byAction.get(action);
   }
 
   /**
@@ -277,8 +255,8 @@ export class TimelineSteps {
   }
 
   private judgedUnder(settings: ActionSettings): Judged {
-    let judged = this.judged.get(settings.judgedId);
-    if (!judged) this.judged.set(settings.judgedId, (judged = { byAction: new Map(), users: new Set(), newest: undefined }));
+    let judged = this.judged.get(settings.id);
+    if (!judged) this.judged.set(settings.id, (judged = { byAction: new Map(), users: new Set(), newest: undefined }));
     return judged;
   }
 
@@ -299,10 +277,10 @@ export class TimelineSteps {
   private judgeSince(user: number, settings: ActionSettings, judged: Judged): void {
     judged.users.add(user);
     const actions = this.actionsSince(user, settings);
-    const taken = this.earlier?.handOver(settings.judgedId, actions, this.timeline.entries);
+    const taken = this.earlier?.handOver(settings.id, actions, this.timeline.entries);
     const state = taken?.state ?? new InformationState(settings.matchOutput);
     const done = taken?.judgements.length ?? 0;
-    for (let i = 0; i < done; i++) judged.byAction.set(actions[i]!.call ?? actions[i]!, taken!.judgements[i]!);
+    for (let i = 0; i < done; i++) judged.byAction.set(actions[i]!, taken!.judgements[i]!);
     const judgements = taken?.judgements ?? [];
     for (let i = done; i < actions.length; i++) {
       const action = actions[i]!;
@@ -312,7 +290,7 @@ export class TimelineSteps {
         position: action.position,
         messageID: (this.timeline.entries[action.position] as AssistantEntry).id,
       });
-      judged.byAction.set(action.call ?? action, judgement);
+      judged.byAction.set(action, judgement);
       judgements.push(judgement);
     }
     // The steps that reach the timeline's end are the only ones a later read can go on from.
@@ -322,12 +300,12 @@ export class TimelineSteps {
 
   /**
    * The judging of this timeline's newest steps, handed over to a later read of the session
-   * whose steps since the user last spoke (`actions`, under the same judged id) begin with the
+   * whose steps since the user last spoke (`actions`, under the same settings id) begin with the
    * same actions (the same steps at the same positions, the same calls and results): each
    * judgement so far, and the state to go on from. It is handed over once.
    */
-  private handOver(judgedId: string, actions: readonly Action[], entries: Timeline["entries"]): Handover | undefined {
-    const judged = this.judged.get(judgedId);
+  private handOver(id: string, actions: readonly Action[], entries: Timeline["entries"]): Handover | undefined {
+    const judged = this.judged.get(id);
     const newest = judged?.newest;
     if (!judged || !newest || newest.actions.length > actions.length) return undefined;
     const mine = this.timeline.entries;
@@ -336,7 +314,7 @@ export class TimelineSteps {
     return newest;
   }
 
-  /** `settings` with the ids that name what shapes actions (see {@link ActionOptions}). */
+  /** `settings` with the id that names what shapes their actions (see {@link ActionOptions}). */
   settingsOf(settings: ActionOptions): ActionSettings {
     let named = this.named.get(settings);
     if (!named) this.named.set(settings, (named = withIds(settings)));
@@ -467,11 +445,23 @@ export class StepsView {
    * asked of a read-only subagent again whose report (`action`'s) `other`'s says again in other words.
    */
   sameAction(action: Action, other: Action): boolean {
-    if (action.firstOfKey !== other.firstOfKey) return false;
+    if (this.keyOf(action) !== this.keyOf(other)) return false;
     if (action.call === null || other.call === null) return true;
     const first = this.judgementOf(action).first;
     if (first !== undefined && first === this.judgementOf(other).first) return true;
-    return action.byAskingSetting && this.settings.askingByResult && action.input === other.input && reportsAlike(other.call, action.call);
+    return (
+      this.settings.askingByResult && action.byTool !== action.key && action.input === other.input && reportsAlike(other.call, action.call)
+    );
+  }
+
+  /** The first action of `action`'s key under these settings (by {@link Action.byTool} under `askingByResult`): one object per key. */
+  keyOf(action: Action): Action {
+    return this.settings.askingByResult ? action.firstOfTool : action.firstOfKey;
+  }
+
+  /** Was an action of `action`'s key (see {@link keyOf}) done before it at or after `position`? */
+  keyUsedSince(action: Action, position: number): boolean {
+    return action.keyUsedSince(position, this.settings.askingByResult);
   }
 
   /** Did the action bring anything since the user's last message? A repeat, however spelled, did not. */

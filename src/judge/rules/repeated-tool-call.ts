@@ -98,7 +98,7 @@ function strongest(
   view: DecisionView,
   threshold: number,
 ): { readonly best: Chain | undefined; readonly fires: boolean; readonly newSeen: number } {
-  if (!keysRepeat(steps)) {
+  if (!keysRepeat(steps, view)) {
     for (let i = steps.length - 1; i >= 0; i--) {
       const step = steps[i]!;
       const actions = step.actions;
