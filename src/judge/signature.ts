@@ -10,8 +10,6 @@ import { canonicalJson } from "../shared/canonical-json.js";
 import { builtin } from "../shared/builtin.js";
 import { REPORT_WRAPPER, RUN_IDS } from "../hosts/answers.js";
 
-export { canonicalJson };
-
 let crypto: typeof import("node:crypto") | undefined;
 
 /**

@@ -5,7 +5,7 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import { RULES, type Evidence, type Finding, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
+import { RULES, type Evidence, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import { buildView, TimelineSteps } from "./view.js";
 
 export type { Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
@@ -106,7 +106,7 @@ export function decideWith(steps: TimelineSteps, compaction: Compaction, setting
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = buildView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
-  const first = firstFiring(findings);
+  const first = RULES.find((_, i) => findings[i]!.fired);
   const fired: RuleName[] = [];
   const evidence: Record<string, unknown> = {};
   for (let i = 0; i < RULES.length; i++) {
@@ -122,15 +122,6 @@ export function decideWith(steps: TimelineSteps, compaction: Compaction, setting
     compaction: { index: compaction.index, messageID: compaction.messageID },
     evidence: evidence as unknown as Evidence,
   };
-}
-
-/**
- * The first rule, in RULES order, whose finding fired: the verdict's rule; undefined when none
- * did. @param findings one per rule of RULES, in its order.
- */
-function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[number] | undefined {
-  const index = findings.findIndex((finding) => finding.fired);
-  return index === -1 ? undefined : RULES[index];
 }
 
 /**
