@@ -140,9 +140,7 @@ export function findDecisionPoint(timeline: Timeline, messageID?: string): Compa
  *
  * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
  *   successful summary.
- * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
- *   asked for), and a null `usable` for opencode's V2 runner: it draws its compaction line
- *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
+ * @param options as for `decide`.
  * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
  *   in the timeline.
  */
