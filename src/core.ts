@@ -41,7 +41,7 @@ export type { ReplayRow } from "./guard/replay.js";
 export { OPENCODE_FACTS, usableContext, type ModelLimits } from "./hosts/opencode/facts.js";
 export type { HostFacts, HostInputs } from "./model/host-facts.js";
 export { DEFAULT_SETTINGS, ENV_NAMES, resolveSettings, type GuardSettings, type NotifyMode } from "./config/settings.js";
-export { canonicalJson } from "./judge/signature.js";
+export { canonicalJson } from "./shared/canonical-json.js";
 export { findDecisionPoint, historyLimit, type Evidence, type RuleName, type Severity, type Verdict } from "./judge/verdict.js";
 export { readExport, type SessionExport } from "./sources/export.js";
 

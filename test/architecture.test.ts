@@ -40,7 +40,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 const TOP: Readonly<Record<string, readonly string[]>> = {
   "index.ts": ["plugin"],
   "bin.ts": ["cli"],
-  "core.ts": ["guard", "judge", "config", "hosts", "model", "sources"],
+  "core.ts": ["guard", "judge", "config", "hosts", "model", "sources", "shared"],
 };
 /** Modules that read or write the world: not for the pure layers. */
 const IO = /^node:(fs|fs\/promises|child_process|net|http|https|dgram|worker_threads)$/;

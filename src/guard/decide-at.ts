@@ -1,5 +1,5 @@
 /**
- * The one decision at an automatic compaction in every live runtime: claim the compaction,
+ * The one decision at an automatic compaction in opencode's live runtimes: claim the compaction,
  * read the session, find the decision point, decide and choose the response (./decision.ts,
  * which replay shares: ./replay.ts), respond (./respond.ts). A runtime is a
  * {@link CompactionHost}: opencode 1.x's `experimental.compaction.autocontinue` hook

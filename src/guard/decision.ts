@@ -3,10 +3,10 @@
  * compaction the host is called for, and what the guard does with it there (the response's
  * choice: stop or let pass, halt or only say, which line at which level, a toast, a note).
  * A runtime's responses are chosen before the verdict, from how it stops a loop and its
- * settings ({@link responsesOf}); the verdict picks one. Pure. The live runtimes
- * (./decide-at.ts) carry the choice out through their host (./respond.ts); replay
- * (./replay.ts) records it: its first stop is where the live guard would have stopped the
- * session.
+ * settings ({@link responsesOf}); the verdict picks one. Pure. opencode's live runtimes
+ * (./decide-at.ts) carry the choice out through their host (./respond.ts); Claude Code's and
+ * Codex's hooks (live/latest.ts) answer with it; replay (./replay.ts) records it: its first
+ * stop is where the live guard would have stopped the session.
  */
 import type { GuardSettings } from "../config/settings.js";
 import type { Compaction } from "../model/timeline.js";

@@ -22,10 +22,11 @@ export interface ToastBody {
 }
 
 /**
- * How a runtime stops a loop at a compaction: `continue-turn` denies opencode's synthetic
- * continue turn (the V1 `experimental.compaction.autocontinue` hook); `interrupt` interrupts
- * the session (a V2 session has no continue turn: the runner compacts and goes on in the same
- * turn).
+ * How a runtime stops a loop at a compaction: `continue-turn` keeps the turn from going on
+ * after it (opencode's synthetic continue turn denied in the V1
+ * `experimental.compaction.autocontinue` hook; Codex's turn ended by its `SessionStart` hook);
+ * `interrupt` interrupts the session (a V2 session has no continue turn: the runner compacts
+ * and goes on in the same turn; Claude Code's hooks refuse the next tool call and stop the turn).
  */
 export type StopKind = "continue-turn" | "interrupt";
 

@@ -115,9 +115,18 @@ export interface ReplayedSession {
 const stopOf = (session: SessionData): StopKind => (session.record.continueTurn ? "continue-turn" : "interrupt");
 
 /**
- * Replays a whole session: `replay`'s own path (`audit` calls this too). The project
- * directory and whether the session is a subagent's come from its record, the runtime's stop
- * from {@link stopOf}.
+ * What the decisions of a whole recorded session know besides its history: the host's inputs
+ * of `options`, the project directory and whether the session is a subagent's (its record),
+ * and that the timeline begins with the session's first message.
+ */
+export function sessionOptions(session: SessionData, options: SessionInputs<GuardSettings>): DecideOptions {
+  const { directory, parent } = session.record;
+  return { usable: options.usable, facts: options.facts, directory, subagent: parent !== null, wholeSession: true };
+}
+
+/**
+ * Replays a whole session: `replay`'s own path (`audit` calls this too). What its decisions
+ * know besides the history is {@link sessionOptions}, the runtime's stop {@link stopOf}.
  * @param walk.toolLoop whether to walk the session for the tool-loop check (default true). No
  *   row reads the walk: audit's table and `--json` leave it out; its charts show it.
  * @returns the session's timeline, one row per automatic compaction with a successful summary,
@@ -131,11 +140,9 @@ export function replaySession(
 ): ReplayedSession {
   const { timeline, record } = session;
   const { settings } = options;
-  const { directory } = record;
-  const known = { usable: options.usable, facts: options.facts, directory, subagent: record.parent !== null, wholeSession: true };
   // One TimelineSteps for the decisions and the tool-loop walk: they share what each call brought.
   const steps = new TimelineSteps(timeline);
-  const { rows, firstDeny } = replayed(steps, settings, known, responsesOf(stopOf(session), settings));
-  const toolLoop = walk.toolLoop === false ? [] : toolLoopsOf(steps, settings, directory);
+  const { rows, firstDeny } = replayed(steps, settings, sessionOptions(session, options), responsesOf(stopOf(session), settings));
+  const toolLoop = walk.toolLoop === false ? [] : toolLoopsOf(steps, settings, record.directory);
   return { timeline, rows, firstDeny, toolLoop };
 }

@@ -20,11 +20,6 @@ export const LINE_NUMBER = new RegExp(
   `^\\s*\\d+(?:${LINE_NUMBER_ENDS.map((end) => end.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`,
 );
 
-const ENDS_CODES = new Set(LINE_NUMBER_ENDS.flatMap((end) => [...end].map((c) => c.charCodeAt(0))));
-
-/** Is `code` (a UTF-16 code) a character of what ends a line number ({@link LINE_NUMBER})? */
-export const endsLineNumber = (code: number): boolean => ENDS_CODES.has(code);
-
 /** Is `line` (trimmed, not empty) one that wraps an answer's content rather than holds it (a tag line, a trailer, a match count)? */
 export const isWrapperLine: (line: string) => boolean = opencode.isWrapperLine;
 

@@ -11,7 +11,7 @@
  */
 import type { ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
-import { endsLineNumber, headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
+import { headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
 import { ComparableOutput, normalizeOutput, reportContent, sameReport, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
 import { callKind, runOf } from "./tool-kinds.js";
@@ -273,35 +273,8 @@ interface Shown {
   readonly numbered: boolean;
 }
 
-/**
- * May `answer` (an answer's text) hold a line that {@link forEachLine} gives as `text`? Such a
- * line holds `text` after its last NUL (a search hit's own text; all of it for a line without
- * one), followed by nothing but white space and commas to the line's end, and, for a whole
- * line, preceded by nothing but white space and a line number from the line's start. A
- * character this counts as white space may be none (anything from U+1680 on): the answer may
- * only err towards "may".
- */
-export function mayHold(answer: string, text: string): boolean {
-  const cut = text.lastIndexOf("\u0000");
-  const own = text.slice(cut + 1);
-  if (own === "") return true;
-  for (let at = answer.indexOf(own); at !== -1; at = answer.indexOf(own, at + 1)) {
-    let end = at + own.length;
-    while (end < answer.length && answer.charCodeAt(end) !== 10 && mayTrail(answer.charCodeAt(end))) end++;
-    if (end < answer.length && answer.charCodeAt(end) !== 10) continue;
-    if (cut !== -1) return true;
-    let start = answer.lastIndexOf("\n", at - 1) + 1;
-    while (start < at && mayLead(answer.charCodeAt(start))) start++;
-    if (start === at) return true;
-  }
-  return false;
-}
-
-/** White space as `trim` and `\s` read it, or a comma (from U+1680 on, any character). */
-const mayTrail = (code: number): boolean => code <= 32 || code === 44 || code === 0xa0 || code >= 0x1680;
-/** White space (from U+1680 on, any character), a digit, or what ends a line number (hosts/answers.ts `LINE_NUMBER`). */
-const mayLead = (code: number): boolean =>
-  code <= 32 || (code >= 48 && code <= 57) || endsLineNumber(code) || code === 0xa0 || code >= 0x1680;
+/** May `answer` (an answer's text) hold a line that {@link forEachLine} gives as `text`? Only when it holds the text after its last NUL (a search hit's own text). */
+export const mayHold = (answer: string, text: string): boolean => answer.includes(text.slice(text.lastIndexOf("\u0000") + 1));
 
 /** How many characters of answers {@link Seen} keeps unentered at most: each line checked is looked for in all of them. */
 const MAX_KEPT_CHARS = 1 << 17;
@@ -311,9 +284,9 @@ const MAX_KEPT_CHARS = 1 << 17;
  * same file was shown (by number, when the read tool numbered it), when its text was shown
  * for that file without a number, or, for an answer about no one file, anywhere.
  *
- * Answers are kept as shown and entered in the maps, in the order shown, only when a line
- * checked later may be among theirs ({@link unseenIn}): most answers are never read line by
- * line. docs/how-it-decides.md shows why every check reads as if all were entered.
+ * Answers are kept whole, and their lines entered in the maps only when a line checked may be
+ * among them ({@link mayHold}) or may be replaced by them: most answers are never read line by
+ * line. docs/how-it-decides.md shows why every check reads as if all were entered when shown.
  */
 export class Seen {
   private readonly files = new Map<string, FileSeen>();
@@ -323,101 +296,74 @@ export class Seen {
   private pending: Shown[] = [];
   private pendingChars = 0;
 
-  /** Counts the content lines of `output` (about `file`; undefined: no one file) as seen. */
-  show(file: string | undefined, output: unknown, numbered: boolean): void {
-    const text = answerText(output);
-    this.pending.push({ file, text, numbered });
-    this.pendingChars += text.length;
-  }
-
   /**
-   * Does `output` (about `file`; undefined: no one file) hold a content line not seen before?
-   * As if its lines were counted as seen one by one, each checked before it is counted; they
-   * are not counted (call {@link show}).
+   * Counts the content lines of `output` (about `file`; undefined: no one file) as seen, one by
+   * one; when `check`, tells whether one of them was not seen before it was counted (else false).
    */
-  unseenIn(file: string | undefined, output: unknown, numbered: boolean): boolean {
+  show(file: string | undefined, output: unknown, numbered: boolean, check: boolean): boolean {
+    const shown = { file, text: answerText(output), numbered };
+    if (!check) {
+      this.keep(shown);
+      return false;
+    }
     // An answer kept about the same file may have shown one of its line numbers with another
     // text; and a line checked is looked for in every answer kept, so they are kept up to
     // MAX_KEPT_CHARS in all.
-    if (this.pendingChars > MAX_KEPT_CHARS || (file !== undefined && this.pending.some((shown) => shown.numbered && shown.file === file)))
+    if (this.pendingChars > MAX_KEPT_CHARS || (file !== undefined && this.pending.some((kept) => kept.numbered && kept.file === file)))
       this.enterPending();
-    // Checked against the maps as they stand: the same answer unless two of its lines bear
-    // one number (the later may be unseen once the earlier replaced that number's text), or
-    // one of its lines without a number was seen before a numbered line with its text (which
-    // it makes seen once counted).
-    let unseen = false;
-    let numbers: Set<number> | undefined;
-    let repeatedNumber = false;
-    let unnumbered: Set<string> | undefined;
-    forEachLine(output, numbered, (text, n) => {
-      if (n === -1) {
-        if (numbered && file !== undefined) (unnumbered ??= new Set()).add(text);
-      } else {
-        if (!repeatedNumber) {
-          numbers ??= new Set();
-          if (numbers.has(n)) repeatedNumber = true;
-          numbers.add(n);
-        }
-        if (unnumbered?.has(text)) return false;
-      }
-      if (this.mayHaveShown(text)) this.enterPending();
-      unseen = !this.seenBefore(file === undefined ? undefined : this.files.get(file), file !== undefined, text, n);
-      return unseen;
-    });
-    if (unseen || !repeatedNumber) return unseen;
-    this.enterPending();
-    const copy = new Seen();
-    for (const [name, shown] of this.files) copy.files.set(name, { numbered: new Map(shown.numbered), texts: new Map(shown.texts) });
-    for (const text of this.anonymous) copy.anonymous.add(text);
-    return copy.enter({ file, text: answerText(output), numbered });
+    return this.enter(shown, true);
   }
 
-  /** May a kept answer hold a line whose text (as {@link forEachLine} gives it) is `text` (see {@link mayHold})? */
-  private mayHaveShown(text: string): boolean {
-    return this.pending.length > 0 && this.pending.some((shown) => mayHold(shown.text, text));
+  /** Keeps an answer, its lines not entered. */
+  private keep(shown: Shown): void {
+    this.pending.push(shown);
+    this.pendingChars += shown.text.length;
   }
 
   /** Enters every kept answer in the maps, oldest first. */
   private enterPending(): void {
-    for (const shown of this.pending) this.enter(shown);
+    const pending = this.pending;
     this.pending = [];
     this.pendingChars = 0;
+    for (const shown of pending) this.enter(shown, false);
   }
 
-  /** Is a line (`text`, read-tool line number `n` or −1) seen, for an answer about `byFile` (`aboutFile`) or about no one file? */
-  private seenBefore(byFile: FileSeen | undefined, aboutFile: boolean, text: string, n: number): boolean {
+  /**
+   * Enters an answer's lines in the maps, in order. With `check`, each is first told seen or not
+   * as if every answer kept were entered (those that may hold it are, first), and at the first
+   * not seen it stops, keeps the answer whole and returns true: the lines entered now are
+   * entered again with it, which changes nothing, as a file's numbered lines are still
+   * entered in the order shown (see {@link show}).
+   */
+  private enter(shown: Shown, check: boolean): boolean {
+    let byFile: FileSeen | undefined;
+    if (shown.file !== undefined && (byFile = this.files.get(shown.file)) === undefined)
+      this.files.set(shown.file, (byFile = { numbered: new Map(), texts: new Map() }));
+    let unseen = false;
+    forEachLine(shown.text, shown.numbered, (text, n) => {
+      if (check) {
+        if (this.pending.some((kept) => mayHold(kept.text, text))) this.enterPending();
+        if (!this.seenBefore(byFile, text, n)) return (unseen = true);
+      }
+      if (byFile === undefined) this.anonymous.add(text);
+      else if (n !== -1) {
+        byFile.numbered.set(n, text);
+        if (!byFile.texts.has(text)) byFile.texts.set(text, false);
+      } else if (byFile.texts.get(text) !== true) byFile.texts.set(text, true);
+    });
+    if (unseen) this.keep(shown);
+    return unseen;
+  }
+
+  /** Is a line (`text`, read-tool line number `n` or −1) seen, for an answer about the file `byFile` or (undefined) about no one file? */
+  private seenBefore(byFile: FileSeen | undefined, text: string, n: number): boolean {
     if (this.anonymous.has(text)) return true;
-    if (!aboutFile) {
+    if (byFile === undefined) {
       for (const shown of this.files.values()) if (shown.texts.has(text)) return true;
       return false;
     }
-    if (byFile === undefined) return false;
     const unnumbered = byFile.texts.get(text);
     return n !== -1 ? byFile.numbered.get(n) === text || unnumbered === true : unnumbered !== undefined;
-  }
-
-  /** Enters an answer's lines in the maps, one by one; true when one of them was not seen before it was entered. */
-  private enter({ file, text: answer, numbered }: Shown): boolean {
-    let unseen = false;
-    const { anonymous } = this;
-    if (file === undefined) {
-      forEachLine(answer, numbered, (text) => {
-        if (!unseen && !this.seenBefore(undefined, false, text, -1)) unseen = true;
-        anonymous.add(text);
-      });
-      return unseen;
-    }
-    let shown = this.files.get(file);
-    if (!shown) this.files.set(file, (shown = { numbered: new Map(), texts: new Map() }));
-    const { texts, numbered: byNumber } = shown;
-    forEachLine(answer, numbered, (text, n) => {
-      if (!unseen && !this.seenBefore(shown, true, text, n)) unseen = true;
-      if (n !== -1) {
-        byNumber.set(n, text);
-        if (!texts.has(text)) texts.set(text, false);
-      } else if (texts.get(text) !== true) texts.set(text, true);
-    });
-    return unseen;
   }
 }
 
@@ -651,9 +597,7 @@ export class InformationState {
     const file = this.fileOf(call, run);
     const numbered = call.action.kind === "read" && call.action.numbered;
     const output = answerItems(call.output, call.action.asked);
-    const unseen = check && this.seen.unseenIn(file, output, numbered);
-    this.seen.show(file, output, numbered);
-    return unseen;
+    return this.seen.show(file, output, numbered, check);
   }
 
   /** What a question brought (see the module's comment), its `answer` given the run it repeats; `shell`: the command it runs. */

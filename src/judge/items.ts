@@ -9,17 +9,11 @@ import { canonicalJson } from "../shared/canonical-json.js";
 
 /**
  * Fields that carry the request's wording, not what the answer is about: a search's words
- * (`query`, `q`, `search`, …) and a listing's position (a cursor, a page, an offset).
+ * (`query`, `q`, `search`, …) and a listing's position (a cursor, a page, an offset). Not an
+ * identifier (a name, an id, a namespace, a path): two answers about two things differ by it.
  */
 const WORDING_KEYS =
   /^(?:query|q|search|search_?query|text|keywords?|terms?|prompt|question|cursor|next_?cursor|page|page_?token|next_?page_?token|offset|after|before|limit|per_?page)$/i;
-
-/**
- * Is a field that echoes the request only the request's wording ({@link WORDING_KEYS})? An
- * identifier (a name, an id, a namespace, a path) says which thing the answer is about, and
- * two answers about two things differ by it.
- */
-const echoesWording = (key: string): boolean => WORDING_KEYS.test(key);
 
 /** `value` without the object fields, at any depth, whose scalar value echoes the request's wording. */
 function withoutEcho(value: unknown, echoed: ReadonlySet<string>): unknown {
@@ -27,7 +21,7 @@ function withoutEcho(value: unknown, echoed: ReadonlySet<string>): unknown {
   if (value === null || typeof value !== "object") return value;
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value as object)) {
-    if ((field === null || typeof field !== "object") && echoed.has(String(field)) && echoesWording(key)) continue;
+    if ((field === null || typeof field !== "object") && echoed.has(String(field)) && WORDING_KEYS.test(key)) continue;
     kept[key] = withoutEcho(field, echoed);
   }
   return kept;

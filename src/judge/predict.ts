@@ -15,15 +15,11 @@ import { type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostFacts } from "../model/host-facts.js";
 import { compactionBetween } from "./view.js";
 
-/**
- * The margin taken off a prediction before it is compared with the usable context, in tokens:
- * `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)` (why so much: docs/zero-waste.md).
- */
-export const MARGIN_MIN_TOKENS = 100;
-/** See {@link MARGIN_MIN_TOKENS}. */
-export const MARGIN_FRACTION = 0.01;
+/** The margin taken off a prediction before it is compared with the usable context, tokens (why so much: docs/zero-waste.md). */
+const MARGIN_MIN_TOKENS = 100;
+const MARGIN_FRACTION = 0.01;
 
-/** The margin for a prediction of `predicted` tokens (see {@link MARGIN_MIN_TOKENS}). */
+/** The margin for a prediction of `predicted` tokens: `max(MARGIN_MIN_TOKENS, MARGIN_FRACTION × predicted)`. */
 export const predictionMargin = (predicted: number): number => Math.max(MARGIN_MIN_TOKENS, Math.ceil(MARGIN_FRACTION * predicted));
 
 /**

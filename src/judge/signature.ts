@@ -10,14 +10,9 @@ import { canonicalJson } from "../shared/canonical-json.js";
 import { builtin } from "../shared/builtin.js";
 import { REPORT_WRAPPER, RUN_IDS } from "../hosts/answers.js";
 
-export { canonicalJson };
-
 let crypto: typeof import("node:crypto") | undefined;
 
-/**
- * A sha256 hash. node:crypto is required on first use: loading it costs more than a small
- * replay's comparisons, and most replays compare every output line by line without a digest.
- */
+/** A sha256 hash; node:crypto is loaded on first use (shared/builtin.ts). */
 function sha256(): Hash {
   crypto ??= builtin<typeof import("node:crypto")>("node:crypto");
   return crypto.createHash("sha256");
@@ -110,12 +105,9 @@ const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c
 
 /**
  * `text` with every run of letters, digits and underscores longer than {@link LONGEST_RUN}
- * replaced by a stand-in naming its length and digest: such a run is content (no id or
- * timestamp is that long), equal runs stay equal and different ones differ. On runs of
- * millions of characters the patterns' backtracking overflows V8's regular-expression stack
- * (`Maximum call stack size exceeded`; a regular expression finding the runs does too, and is
- * quadratic besides), so they are found by a scan. A longer run covers one of the positions
- * 0, LONGEST_RUN, 2 × LONGEST_RUN, …: only the runs through those are measured.
+ * replaced by a stand-in naming its length and digest (content: no id or timestamp is that
+ * long): equal runs stay equal, different ones differ. Found by a scan of the runs through
+ * every LONGEST_RUN-th position, since on such runs regular expressions overflow V8's stack.
  */
 function withoutLongRuns(text: string): string {
   let out = "";
@@ -209,20 +201,11 @@ export class ComparableOutput {
     return (this.normalized[i] ??= normalizeText(this.line(i)));
   }
 
-  /**
-   * Characters this output's line walks have read so far. Past {@link walkBudget} it is
-   * compared by a digest instead: the same output compared with many others that share most
-   * of its lines (a long poll whose last line counts up, each run against every earlier one)
-   * would otherwise be read whole again for each of them.
-   */
+  /** Characters this output's line walks have read so far; past {@link walkBudget} it is compared by a digest instead. */
   private walked = 0;
   private digestMemo: string | undefined;
 
-  /**
-   * Four readings of the whole text and 4,096 characters more: the digest normalises and
-   * hashes the whole text, which costs more than a few dozen walks that end within a line or
-   * two (short outputs that differ early, compared with each earlier run of their call).
-   */
+  /** Four readings of the whole text and 4,096 characters more. */
   private get walkBudget(): number {
     return 4 * this.text.length + 4096;
   }

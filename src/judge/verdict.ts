@@ -5,7 +5,7 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import { RULES, type Evidence, type Finding, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
+import { RULES, type Evidence, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
 import { buildView, TimelineSteps } from "./view.js";
 
 export type { Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
@@ -106,7 +106,7 @@ export function decideWith(steps: TimelineSteps, compaction: Compaction, setting
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = buildView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
-  const first = firstFiring(findings);
+  const first = RULES.find((_, i) => findings[i]!.fired);
   const fired: RuleName[] = [];
   const evidence: Record<string, unknown> = {};
   for (let i = 0; i < RULES.length; i++) {
@@ -125,15 +125,6 @@ export function decideWith(steps: TimelineSteps, compaction: Compaction, setting
 }
 
 /**
- * The first rule, in RULES order, whose finding fired: the verdict's rule; undefined when none
- * did. @param findings one per rule of RULES, in its order.
- */
-function firstFiring(findings: readonly Finding<unknown>[]): (typeof RULES)[number] | undefined {
-  const index = findings.findIndex((finding) => finding.fired);
-  return index === -1 ? undefined : RULES[index];
-}
-
-/**
  * The decision point the hook is called for: the automatic compaction whose id is
  * `messageID` (the hook's `input.message.id`), else the latest automatic compaction with a
  * successful summary. Undefined when there is none.
@@ -149,9 +140,7 @@ export function findDecisionPoint(timeline: Timeline, messageID?: string): Compa
  *
  * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
  *   successful summary.
- * @param options as for `decide`. Pass `wholeSession` (the host read fewer messages than it
- *   asked for), and a null `usable` for opencode's V2 runner: it draws its compaction line
- *   otherwise than V1 (the request's estimated size against `context − max(output, buffer)`).
+ * @param options as for `decide`.
  * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
  *   in the timeline.
  */

@@ -9,10 +9,10 @@
  *   last tool result before it), so the note covers the whole transcript on disk, and the
  *   compaction just made cannot be judged here. Its `continue: false` is ignored by 2.1.328,
  *   so this hook never stops anything.
- * - `PreToolUse` (every tool): when the session's latest automatic compaction is denied by
- *   the judgement `replay` makes of the same transcript, and no person spoke since, the call
- *   is refused (`permissionDecision: deny`, the reason for the model) and the turn stopped
- *   (`continue: false`, `stopReason`; `systemMessage` for the user).
+ * - `PreToolUse` (every tool): when the decision at the session's latest automatic compaction
+ *   (./latest.ts: the verdict `replay` gives it) stops the session, and no person spoke since,
+ *   the call is refused (`permissionDecision: deny`, the reason for the model) and the turn
+ *   stopped (`continue: false`, `stopReason`; `systemMessage` for the user).
  *
  * Stateless: each invocation reads the transcript at `transcript_path`. Never throws: bad
  * input or an unreadable transcript answers "go on" with one warning line on stderr.
@@ -24,20 +24,28 @@ import type * as Jsonc from "jsonc-parser";
 import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
-import { replaySession, type ReplayRow } from "../guard/replay.js";
+import type { Verdict } from "../judge/verdict.js";
+import type { StopKind } from "../guard/host.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
-import { isRealUser } from "../model/entry.js";
 import type { SessionData } from "../model/session.js";
 import { redactSecrets } from "../redact/secrets.js";
 import { isRecord } from "../shared/record.js";
 import type { AgentLive, HookReply, InstallReport, InstallScope, LiveContext } from "./agent.js";
 import { edited, handlerPositions, withoutHandlers } from "./hook-groups.js";
+import { decideLatest, type LatestDecision } from "./latest.js";
 import { transcriptRecord } from "../hosts/transcript.js";
 import { readClaudeCode } from "../hosts/claude-code/index.js";
 import { CLAUDE_CODE_WORDS } from "../hosts/claude-code/words.js";
 
 /** How the judge reads a Claude Code session's host facts (the same as `replay`'s: no continue text). */
 const FACTS = { source: "claude-code 2.1.328", afterCompaction: [] as const };
+
+/**
+ * How the guard stops a loop in Claude Code: it cannot stop at the compaction (2.1.328 ignores
+ * `SessionStart`'s `continue: false`), so it refuses the next tool call and stops the turn, an
+ * interrupt: a housekeeping deny stops nothing (guard/decision.ts `responsesOf`).
+ */
+const STOP: StopKind = "interrupt";
 
 /** Ends every hook command the installer writes: a shell comment that marks the entry as the guard's. */
 export const HOOK_MARK = "# opencode-compaction-guard";
@@ -83,33 +91,17 @@ function sessionOf(text: string, fallbackID: string): SessionData {
   return { record: transcriptRecord(read.info), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
 }
 
-/** What the judgement says of the session's latest automatic compaction: its row, and whether a person spoke after it. */
-interface Latest {
-  readonly session: SessionData;
-  readonly row: ReplayRow | undefined;
-  readonly userSince: boolean;
-}
-
-function judgeLatest(session: SessionData, settings: GuardSettings): Latest {
-  const replayed = replaySession(session, { settings, usable: session.usable ?? null, facts: FACTS }, { toolLoop: false });
-  const { timeline } = replayed;
-  const latest = timeline.compactions.filter((c) => c.auto && c.succeeded).at(-1);
-  const row = latest === undefined ? undefined : replayed.rows.find((r) => r.compaction.messageID === latest.messageID);
-  const end = latest === undefined ? 0 : Math.max(latest.position, latest.summaryPosition) + 1;
-  const userSince = timeline.entries.slice(end).some(isRealUser);
-  return { session, row, userSince };
-}
+/** The decision at the session's latest automatic compaction (undefined: none), with Claude Code's facts and stop. */
+const decideNow = (session: SessionData, settings: GuardSettings): LatestDecision | undefined =>
+  decideLatest(session, { settings, usable: session.usable ?? null, facts: FACTS }, STOP);
 
 /** The one line the user reads at a stop, in Claude Code's words (hosts/claude-code/words.ts). */
-function stopLine(row: ReplayRow): string {
+function stopLine(verdict: Verdict): string {
   return (
-    `Compaction loop stopped by compaction-guard after compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row, CLAUDE_CODE_WORDS)}. ` +
-    `Next: ${nextSteps(row, CLAUDE_CODE_WORDS)}`
+    `Compaction loop stopped by compaction-guard after compaction ${verdict.compaction.index}: ${verdict.rule}: ${describeEvidence(verdict, CLAUDE_CODE_WORDS)}. ` +
+    `Next: ${nextSteps(verdict, CLAUDE_CODE_WORDS)}`
   );
 }
-
-/** The judgement denies the latest compaction and no person spoke since: the session loops. */
-const isLoop = (latest: Latest): boolean => latest.row?.decision === "deny" && latest.row.severity === "warning" && !latest.userSince;
 
 /**
  * The reply to `SessionStart` (source `compact`): the continue note of what the whole
@@ -122,10 +114,10 @@ function sessionStartReply(session: SessionData, compacted: boolean, settings: G
   const note = settings.prevent
     ? continueNoteBefore(timeline, timeline.entries.length, { directory: record.directory, wholeSession: true })
     : null;
-  const latest = compacted ? judgeLatest(session, settings) : undefined;
+  const latest = compacted ? decideNow(session, settings) : undefined;
   const warning =
-    latest !== undefined && isLoop(latest) && settings.mode === "enforce"
-      ? `[compaction-guard] This session loops (${latest.row!.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
+    latest?.stops && latest.response.halt
+      ? `[compaction-guard] This session loops (${latest.verdict.rule}): its next tool call will be refused and the turn stopped. Tell the user what was already done and stop.`
       : null;
   const context = [note, warning].filter((t): t is string => t !== null).join("\n");
   if (context === "") return GO_ON;
@@ -153,10 +145,10 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
     if (compactStart) return sessionStartReply(sessionOf(text, "claude-code"), compacted, settings);
     // Most tool calls come before any compaction: nothing to judge then.
     if (!compacted) return GO_ON;
-    const latest = judgeLatest(sessionOf(text, "claude-code"), settings);
-    if (!isLoop(latest)) return GO_ON;
-    const line = stopLine(latest.row!);
-    if (settings.mode === "observe") return json({ systemMessage: `(observe mode: it goes on) ${line}` });
+    const latest = decideNow(sessionOf(text, "claude-code"), settings);
+    if (!latest?.stops) return GO_ON;
+    const line = stopLine(latest.verdict);
+    if (latest.response.observe) return json({ systemMessage: `(observe mode: it goes on) ${line}` });
     return json({
       continue: false,
       stopReason: line,

@@ -5,12 +5,12 @@
  *
  * - `SessionStart` with `source: "compact"`: Codex fires it right after each compaction,
  *   before the next model request. The guard decides the compaction just made from the
- *   rollout on disk, as `replay` does (guard/replay.ts). Allowed: the reply's
+ *   rollout on disk (./latest.ts: the verdict `replay` gives it). Allowed: the reply's
  *   `hookSpecificOutput.additionalContext` is added to the model's context, the guard's note
  *   of what the session already completed (guard/ledger.ts). Denied: `continue: false` with
  *   `stopReason` and `systemMessage`: Codex stops the turn there.
- * - `PreToolUse`: before each tool call. When the latest automatic compaction is denied and
- *   the user has not spoken since, the call is blocked (`permissionDecision: "deny"`, the
+ * - `PreToolUse`: before each tool call. When the decision at the latest automatic compaction
+ *   stops the session and the user has not spoken since, the call is blocked (`permissionDecision: "deny"`, the
  *   reason goes to the model as the call's result). Codex 0.169 rejects `continue: false`
  *   from this hook, so it cannot stop the turn itself.
  *
@@ -23,10 +23,10 @@ import { join } from "node:path";
 import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
-import { replaySession, type ReplayRow } from "../guard/replay.js";
+import type { Verdict } from "../judge/verdict.js";
+import type { StopKind } from "../guard/host.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
-import { compactionEnd } from "../model/timeline.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
 import { isRecord } from "../shared/record.js";
 import { readExport } from "../sources/export.js";
@@ -34,6 +34,7 @@ import { sessionInputs } from "../sources/sources.js";
 import type { AgentLive, HookReply, LiveContext } from "./agent.js";
 import { codexHome, hooksFile, installHooks, uninstallHooks } from "./codex-hooks.js";
 import { withCodexTrust } from "./codex-trust.js";
+import { decideLatest } from "./latest.js";
 import { CODEX_WORDS } from "../hosts/codex/words.js";
 
 /** The hook events the guard answers, as Codex names them in `hook_event_name`. */
@@ -115,33 +116,17 @@ function settingsOf(context: LiveContext, cwd: string, warn: (line: string) => v
   return resolved.settings;
 }
 
-/** What the guard makes of a session at a hook: the latest automatic compaction's verdict, and whether the user spoke after it. */
-interface Judged {
-  readonly session: SessionData;
-  readonly row: ReplayRow | undefined;
-  /** A person's message follows the latest automatic compaction (a new turn: the verdict no longer holds). */
-  readonly spokeSince: boolean;
-}
-
-function judge(session: SessionData, settings: GuardSettings): Judged {
-  const replayed = replaySession(session, sessionInputs(session, { settings }), { toolLoop: false });
-  const row = replayed.rows.at(-1);
-  if (row === undefined) return { session, row, spokeSince: false };
-  const { entries, compactions } = session.timeline;
-  const compaction = compactions.find((c) => c.messageID === row.compaction.messageID);
-  const end = compaction === undefined ? entries.length : compactionEnd(compaction);
-  let spokeSince = false;
-  for (let i = end + 1; i < entries.length; i++) {
-    const entry = entries[i]!;
-    if (entry.kind === "user" && entry.role === "real") spokeSince = true;
-  }
-  return { session, row, spokeSince };
-}
+/**
+ * How the guard stops a loop in Codex: its `SessionStart` hook ends the turn right after the
+ * compaction, before the next model request, as denying opencode's continue turn does; a
+ * housekeeping deny stops it too (guard/decision.ts `responsesOf`).
+ */
+const STOP: StopKind = "continue-turn";
 
 /** The stop's reason in words: the rule, its evidence and what to do next, in Codex's words (hosts/codex/words.ts). */
-export function stopReason(row: ReplayRow): string {
+export function stopReason(verdict: Verdict): string {
   return terminalSafe(
-    `Compaction loop stopped by compaction-guard at compaction ${row.compaction.index}: ${row.rule}: ${describeEvidence(row, CODEX_WORDS)}. ${nextSteps(row, CODEX_WORDS)}`.trim(),
+    `Compaction loop stopped by compaction-guard at compaction ${verdict.compaction.index}: ${verdict.rule}: ${describeEvidence(verdict, CODEX_WORDS)}. ${nextSteps(verdict, CODEX_WORDS)}`.trim(),
   );
 }
 
@@ -163,9 +148,9 @@ function noteReply(session: SessionData): HookReply {
   };
 }
 
-/** The reply to `PreToolUse` at a deny: the call blocked with the reason, and the turn stopped. */
-function denyReply(row: ReplayRow, event: string): HookReply {
-  const reason = stopReason(row);
+/** The reply at a stop: at `PreToolUse` the call blocked with the reason, at `SessionStart` the turn stopped. */
+function denyReply(verdict: Verdict, event: string): HookReply {
+  const reason = stopReason(verdict);
   const body =
     event === "PreToolUse"
       ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } }
@@ -192,14 +177,13 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
       return withWarnings(goOnWith(`compaction-guard: no rollout for Codex session ${hook.sessionID}; Codex goes on unguarded`));
     const session = await readExport(path);
     if (session.timeline.compactions.length === 0) return withWarnings(GO_ON);
-    const judged = judge(session, settings);
-    if (judged.row === undefined || judged.row.decision !== "deny" || judged.spokeSince)
-      return withWarnings(afterCompaction && settings.prevent ? noteReply(session) : GO_ON);
-    if (settings.mode === "observe")
+    const latest = decideLatest(session, sessionInputs(session, { settings }), STOP);
+    if (!latest?.stops) return withWarnings(afterCompaction && settings.prevent ? noteReply(session) : GO_ON);
+    if (latest.response.observe)
       return withWarnings(
-        goOnWith(`compaction-guard would have stopped Codex session ${hook.sessionID} (observe mode): ${stopReason(judged.row)}`),
+        goOnWith(`compaction-guard would have stopped Codex session ${hook.sessionID} (observe mode): ${stopReason(latest.verdict)}`),
       );
-    return withWarnings(denyReply(judged.row, hook.event));
+    return withWarnings(denyReply(latest.verdict, hook.event));
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
     return withWarnings(goOnWith(`compaction-guard: ${message}; Codex goes on unguarded`));

@@ -390,7 +390,8 @@ export async function openOpencode(
             yield { kind: "skipped", line: `opencode ${session.id}: the session has no messages` };
             continue;
           }
-          // V2 draws its compaction line otherwise than V1: no model limits (see decideCompaction).
+          // V2 draws its compaction line otherwise than V1 (the request's estimated size against
+          // `context − max(output, buffer)`): no model limits, so no usable context.
           yield {
             kind: "session",
             session: v2SessionData(session as unknown as SessionInfo, { messages: v2 }),

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, ComparableOutput, normalizeOutput, sameReport } from "../../src/judge/signature.js";
+import { canonicalJson } from "../../src/shared/canonical-json.js";
+import { ComparableOutput, normalizeOutput, sameReport } from "../../src/judge/signature.js";
 
 const sameNormalizedOutput = (a: unknown, b: unknown): boolean => new ComparableOutput(a).sameAs(new ComparableOutput(b));
 

@@ -197,6 +197,16 @@ describe("the OpenCode 2.x entry", () => {
     expect(host.hooks.size).toBe(0);
   });
 
+  it("a deleted session is forgotten: no ledger of its calls, no note after its compaction", async () => {
+    const { host } = await run([...HEALTHY, { type: "session.deleted", data: { sessionID: healthySession } }]);
+    const compaction: V2SessionRequest = { sessionID: healthySession, kind: "compaction", system: [] };
+    await host.hooks.get("compaction")!(compaction);
+    expect(compaction.system).toEqual([]);
+    const primary: V2SessionRequest = { sessionID: healthySession, kind: "primary", system: [] };
+    await host.hooks.get("context")!(primary);
+    expect(primary.system).toEqual([]);
+  });
+
   it("a host whose event stream cannot be opened: setup still resolves, one warn line", async () => {
     const host = fakeHost(LOOP);
     const broken = {

@@ -57,31 +57,15 @@ function everyStepRefused(entries: readonly Entry[], after: number, before: numb
   return steps > 0;
 }
 
-/**
- * The evidence of a measured compaction, written out field by field: a replay makes one at
- * every compaction, and spreading the sizes into it cost more than the rest of the check.
- */
-function measured(
+/** The evidence of a measured compaction. */
+const measured = (
   previousMessageID: string,
   sizes: CompactionSizes,
   minReduction: number,
   usableTokens: number | null,
   reduction: number | null,
   stalled: NoProgressStall,
-): NoProgressEvidence {
-  return {
-    status: "measured",
-    previousMessageID,
-    triggerTokens: sizes.triggerTokens,
-    triggerMessageID: sizes.triggerMessageID,
-    afterTokens: sizes.afterTokens,
-    afterMessageID: sizes.afterMessageID,
-    minReduction,
-    usableTokens,
-    reduction,
-    stalled,
-  };
-}
+): NoProgressEvidence => ({ status: "measured", previousMessageID, ...sizes, minReduction, usableTokens, reduction, stalled });
 
 /** The rule abstains: it did not fire, and says why. */
 const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });

@@ -10,7 +10,6 @@
 import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type DecisionView, type StepView } from "../view.js";
-import type { SharedSettings } from "../settings.js";
 import { decimal, spec } from "../../shared/setting.js";
 import { lazily, zod } from "../../shared/zod.js";
 import { rearmedAfterStop } from "../rearm.js";
@@ -41,27 +40,6 @@ export interface RepeatedToolCallEvidence {
    * runs and no effect since the first, across two compactions (see {@link checkRunIn}).
    */
   readonly readsBetween: boolean;
-}
-
-/** The evidence of the strongest chain (`best`; none when the window holds no tool call). */
-function evidenceOf(
-  best: Chain | undefined,
-  settings: Pick<SharedSettings, "threshold" | "matchOutput">,
-  directory: string | undefined,
-  seen: Pick<RepeatedToolCallEvidence, "acrossCompaction" | "messagesRead" | "movedOn" | "readsBetween">,
-): RepeatedToolCallEvidence {
-  return {
-    tool: best?.action.call?.tool ?? null,
-    preview: best?.action.call ? previewCall(best.action.call.tool, best.action.call.input, directory) : null,
-    count: best?.count ?? 0,
-    threshold: settings.threshold,
-    matchOutput: settings.matchOutput,
-    acrossCompaction: seen.acrossCompaction,
-    messagesRead: seen.messagesRead,
-    messageIDs: best?.messageIDs ?? [],
-    movedOn: seen.movedOn,
-    readsBetween: seen.readsBetween,
-  };
 }
 
 /**
@@ -160,19 +138,23 @@ export const repeatedToolCall = defineRule({
     const { best, fires: found, newSeen } = strongest(steps, view, settings.threshold);
     // After a stop that a fitting step released, repeats from before it no longer count.
     const rearmed = rearmedAfterStop(view, usable);
-    const fires = found && !rearmed;
     const check = found || rearmed ? undefined : checkRunIn(view, settings.threshold);
-    if (check) {
-      const seen = { acrossCompaction: true, messagesRead: steps.length, movedOn: false, readsBetween: true };
-      return { fired: true, evidence: evidenceOf(check, settings, directory, seen) };
-    }
-    const evidence = evidenceOf(best, settings, directory, {
-      acrossCompaction: best !== undefined && across(view, best),
+    // The chain reported: the check re-run when one fires so, else the strongest (none when the window holds no tool call).
+    const chain = check ?? best;
+    const call = chain?.action.call;
+    const evidence: RepeatedToolCallEvidence = {
+      tool: call?.tool ?? null,
+      preview: call ? previewCall(call.tool, call.input, directory) : null,
+      count: chain?.count ?? 0,
+      threshold: settings.threshold,
+      matchOutput: settings.matchOutput,
+      acrossCompaction: check !== undefined || (best !== undefined && across(view, best)),
       messagesRead: steps.length,
-      movedOn: best !== undefined && best.newSeen !== newSeen,
-      readsBetween: false,
-    });
-    return { fired: fires, evidence };
+      messageIDs: chain?.messageIDs ?? [],
+      movedOn: check === undefined && best !== undefined && best.newSeen !== newSeen,
+      readsBetween: check !== undefined,
+    };
+    return { fired: check !== undefined || (found && !rearmed), evidence };
   },
   words: {
     explain: (e) =>

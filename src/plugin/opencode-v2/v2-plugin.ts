@@ -12,7 +12,8 @@
  *   names `session.next.*` and `session.*`. It keeps, per session, the events that make up its
  *   messages (steps, text, tools, prompts, compactions; deltas left out), and rebuilds the V2
  *   messages from them (hosts/opencode/v2.ts) at each `compaction.ended` with `reason: "auto"`
- *   (named by its `messageID`, or where a build gives none, by the event's `id`);
+ *   (named by its `messageID`, or where a build gives none, by the event's `id`); a
+ *   `session.deleted` forgets the session;
  * - `ctx.session.interrupt({ sessionID })` to stop a loop, `ctx.session.synthetic({ sessionID,
  *   text })` for the note that says why, `ctx.session.get({ sessionID })` for the title;
  * - `ctx.session.hook("compaction")`: the ledger of completed calls (the V1 guard's prevention,
@@ -37,6 +38,7 @@ import { startupLines } from "../../guard/notices.js";
 import { continueNoteBefore, summaryLedger } from "../../guard/prevention.js";
 import { terminalSafe } from "../../redact/terminal-safe.js";
 import { isRecord } from "../../shared/record.js";
+import { createSessionRecords } from "../session-records.js";
 import { v2MessagesOf, v2Timeline } from "../timelines.js";
 import { createV2Guard } from "./v2-guard.js";
 import { createOutcome } from "../../guard/outcome.js";
@@ -95,13 +97,21 @@ const KEPT = new Set([
 ]);
 
 /**
- * Sessions whose events are kept at once (the least recently active are dropped first). With
- * at most {@link EVENTS_PER_MESSAGE} × the history limit events each (a tool result is at most
- * opencode's 50 KB), memory stays bounded.
+ * Sessions kept at once (the least recently active, by the events kept, are dropped first).
+ * With at most {@link EVENTS_PER_MESSAGE} × the history limit events each (a tool result is at
+ * most opencode's 50 KB), memory stays bounded.
  */
 const MAX_SESSIONS = 10;
 /** Events kept per message of the history limit: a step is about six (start, tool input, call, result, end). */
 const EVENTS_PER_MESSAGE = 6;
+
+/** What the 2.x entry keeps of one session. */
+interface V2SessionRecord {
+  /** The kept events, oldest first (bounded: the messages of the history limit plus their steps' events). */
+  readonly events: unknown[];
+  /** The next primary request follows an automatic compaction (the context hook's note). */
+  afterCompaction: boolean;
+}
 
 /**
  * Builds the 2.x plugin.
@@ -133,12 +143,8 @@ export function createV2Plugin(
     const { settings } = resolved;
     for (const line of startupLines(resolved, env, "OpenCode 2.x entry", 1, OPENCODE_V2_WORDS)) await log(line.level, line.message);
     if (!settings.enabled) return;
-    const limit = historyLimit(settings);
-    /** Per session, the kept events, oldest first (bounded: the messages of `limit` plus their steps' events). */
-    const events = new Map<string, unknown[]>();
-    const maxEvents = EVENTS_PER_MESSAGE * limit;
-    /** Sessions whose next primary request follows an automatic compaction (the context hook's note). */
-    const afterCompaction = new Set<string>();
+    const maxEvents = EVENTS_PER_MESSAGE * historyLimit(settings);
+    const sessions = createSessionRecords<V2SessionRecord>(MAX_SESSIONS, () => ({ events: [], afterCompaction: false }));
 
     // What the host offers; each feature that needs a missing part is off, said once.
     const session = isRecord(ctx.session) ? ctx.session : undefined;
@@ -162,7 +168,8 @@ export function createV2Plugin(
     }
     if (!canWatch) return;
 
-    const messagesOf = (sessionID: string) => v2MessagesOf(events.get(sessionID) ?? []);
+    const eventsOf = (sessionID: string) => sessions.find(sessionID)?.events ?? [];
+    const messagesOf = (sessionID: string) => v2MessagesOf(eventsOf(sessionID));
     const outcome = createOutcome({
       settings,
       directory: deps.cwd ?? process.cwd(),
@@ -196,14 +203,13 @@ export function createV2Plugin(
     /** Compactions whose `compaction.ended` names no message (later 2.x builds): numbered here. */
     let unnamed = 0;
 
-    const keep = (sessionID: string, event: unknown) => {
-      let list = events.get(sessionID);
-      if (list) events.delete(sessionID);
-      else list = [];
-      events.set(sessionID, list); // most recently active last
-      list.push(event);
-      if (list.length > maxEvents) list.splice(0, list.length - maxEvents);
-      if (events.size > MAX_SESSIONS) events.delete(events.keys().next().value!);
+    /** Keeps one event of the session, which is now the most recently active. */
+    const keep = (sessionID: string, event: unknown): V2SessionRecord => {
+      const record = sessions.use(sessionID);
+      const { events } = record;
+      events.push(event);
+      if (events.length > maxEvents) events.splice(0, events.length - maxEvents);
+      return record;
     };
 
     let iterator: AsyncIterator<unknown> | undefined;
@@ -215,7 +221,7 @@ export function createV2Plugin(
           const parsed = v2Event(event);
           const sessionID = parsed?.data.sessionID;
           if (!parsed || typeof sessionID !== "string") continue;
-          if (parsed.kind === "deleted") events.delete(sessionID);
+          if (parsed.kind === "deleted") sessions.forget(sessionID);
           if (!KEPT.has(parsed.kind)) continue;
           let messageID = parsed.data.messageID;
           if (parsed.kind === "compaction.ended" && typeof messageID !== "string") {
@@ -225,9 +231,9 @@ export function createV2Plugin(
             messageID = typeof id === "string" && id !== "" ? id : `compaction-${++unnamed}`;
             event = { type: (event as { type: string }).type, data: { ...parsed.data, messageID } };
           }
-          keep(sessionID, event);
+          const record = keep(sessionID, event);
           if (parsed.kind === "compaction.ended" && parsed.data.reason === "auto" && typeof messageID === "string") {
-            afterCompaction.add(sessionID);
+            record.afterCompaction = true;
             if (canInterrupt || settings.mode === "observe") await guard.compacted(sessionID, messageID);
           }
         }
@@ -239,7 +245,7 @@ export function createV2Plugin(
     /** The calls completed since the user last spoke, from the kept events (all of the session's, unless some were dropped). */
     const timelineOf = (sessionID: string) => {
       const timeline = v2Timeline(messagesOf(sessionID));
-      return { timeline, end: timeline.entries.length, lookBack: { wholeSession: (events.get(sessionID)?.length ?? 0) < maxEvents } };
+      return { timeline, end: timeline.entries.length, lookBack: { wholeSession: eventsOf(sessionID).length < maxEvents } };
     };
     const registrations: Array<{ dispose(): Promise<void> }> = [];
     if (settings.prevent && canHook) {
@@ -261,7 +267,9 @@ export function createV2Plugin(
             try {
               // Builds whose context request names no kind call this hook for the agent's requests only.
               const primary = request?.kind === "primary" || (isRecord(request) && request.kind === undefined);
-              if (!primary || !afterCompaction.delete(request.sessionID)) return;
+              const record = primary ? sessions.find(request.sessionID) : undefined;
+              if (!record?.afterCompaction) return;
+              record.afterCompaction = false;
               const { timeline, end, lookBack } = timelineOf(request.sessionID);
               if (Array.isArray(request.system)) request.system.push({ type: "text", text: continueNoteBefore(timeline, end, lookBack) });
             } catch (error) {
