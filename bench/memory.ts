@@ -38,7 +38,8 @@ import { createGuard } from "../src/plugin/opencode-v1/guard.js";
 import { createMirror } from "../src/plugin/opencode-v1/mirror.js";
 import { resolveSettings } from "../src/config/settings.js";
 import { historyLimit } from "../src/judge/verdict.js";
-import { contentLines, factsOf } from "../src/judge/information.js";
+import { factsOf } from "../src/judge/information.js";
+import { contentLines } from "../src/hosts/answers.js";
 import { bash, SessionBuilder, type Message } from "../test/support/session.js";
 import { outputOf } from "./hooks.js";
 

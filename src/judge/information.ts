@@ -11,7 +11,7 @@
  */
 import type { ShellRun } from "../model/action.js";
 import type { ToolCall } from "../model/entry.js";
-import { headedHitText, headingPath, isWrapperLine, LINE_NUMBER, REPORT_WRAPPER } from "../hosts/answers.js";
+import { answerText, contentLines, forEachContentLine, mayHold, REPORT_WRAPPER } from "../hosts/answers.js";
 import { pathSegments } from "../shell/role.js";
 import { ComparableOutput, normalizeOutput, reportContent, sameReport, sameTask, SUBSTANTIAL_CHARS } from "./signature.js";
 import { callKind, runOf } from "./tool-kinds.js";
@@ -54,70 +54,6 @@ function effectOf(call: ToolCall): string {
     return `shell\u0000${anonymous.length >= SUBSTANTIAL_CONTENT ? anonymous : command}`;
   }
   return `${call.tool}\u0000${action.asked.comparable}`;
-}
-
-/** A search hit as grep -n, rg and git grep write it: `src/a.ts:12:text`. */
-const HIT = /^(?:\.\/)?[\w@.\/-]*\.\w+:\d+:.*$/;
-
-const basename = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
-
-/** An answer as text: a string as it is, anything else as indented JSON, nothing as "". */
-const answerText = (output: unknown): string =>
-  typeof output === "string" ? output : output === undefined || output === null ? "" : JSON.stringify(output, null, 1);
-
-/**
- * Calls `visit` with each content line of an answer: trimmed, as shown (run-to-run noise is
- * left in: reading every answer's noise out would cost a replay several times its parse; a
- * repeated question is compared without it, see {@link Answer}), without line numbers (the
- * read tool's is passed on when `numbered`, else −1) or the lines a tool wraps content in
- * (hosts/answers.ts `isWrapperLine`), without a trailing comma (a search result moved to the
- * end of a JSON list), empty lines left out; a search hit as its file's name and its text,
- * however the search tool wrote it (grep -n's `file:12:text`, or under a file heading). Two answers
- * showing the same lines of a file, or the same hits, give the same lines, however asked.
- * Stops when `visit` returns true.
- */
-function forEachLine(output: unknown, numbered: boolean, visit: (text: string, n: number) => boolean | void): void {
-  const raw = answerText(output);
-  let file = "";
-  let start = 0;
-  while (start <= raw.length) {
-    let end = raw.indexOf("\n", start);
-    if (end === -1) end = raw.length;
-    const whole = raw.slice(start, end);
-    start = end + 1;
-    // A line number begins with a digit or white space (every character `\s` matches is below "0" or not ASCII).
-    const first = whole.charCodeAt(0);
-    const mayBeNumbered = first <= 57 || first >= 128;
-    const number = numbered && mayBeNumbered ? LINE_NUMBER.exec(whole) : null;
-    let line = (number ? whole.slice(number[0].length) : mayBeNumbered ? whole.replace(LINE_NUMBER, "") : whole).trim();
-    if (line.endsWith(",")) line = line.slice(0, -1);
-    if (line === "" || isWrapperLine(line)) continue;
-    const heading = headingPath(line);
-    if (heading !== undefined) {
-      file = basename(heading);
-      continue;
-    }
-    const headed = headedHitText(line);
-    const n = number ? Number.parseInt(number[0], 10) : -1;
-    let text = line;
-    if (headed !== undefined) text = `${file}\u0000${headed.trim()}`;
-    else if (line.includes(":") && HIT.test(line)) {
-      // A hit's file is all before its first colon, its text all after the second (the line number has none).
-      const fileEnd = line.indexOf(":");
-      const name = line.slice(line.lastIndexOf("/", fileEnd) + 1, fileEnd);
-      text = `${name}\u0000${line.slice(line.indexOf(":", fileEnd + 1) + 1).trim()}`;
-    }
-    if (visit(text, n) === true) return;
-  }
-}
-
-/** The content lines of an answer as texts (see {@link forEachLine}): the same lines of a file, or the same hits, however asked. */
-export function contentLines(output: unknown): string[] {
-  const lines: string[] = [];
-  forEachLine(output, false, (text) => {
-    lines.push(text);
-  });
-  return lines;
 }
 
 /** A number an answer states (`87`, `41M`, `12.5%`, the `45` of `shard.ts:45`), not one inside a name. */
@@ -266,15 +202,12 @@ interface FileSeen {
   readonly texts: Map<string, boolean>;
 }
 
-/** An answer whose lines count as seen, not yet entered in the maps (see {@link Seen}): its text as {@link forEachLine} reads it. */
+/** An answer whose lines count as seen, not yet entered in the maps (see {@link Seen}): its text as {@link forEachContentLine} reads it. */
 interface Shown {
   readonly file: string | undefined;
   readonly text: string;
   readonly numbered: boolean;
 }
-
-/** May `answer` (an answer's text) hold a line that {@link forEachLine} gives as `text`? Only when it holds the text after its last NUL (a search hit's own text). */
-export const mayHold = (answer: string, text: string): boolean => answer.includes(text.slice(text.lastIndexOf("\u0000") + 1));
 
 /** How many characters of answers {@link Seen} keeps unentered at most: each line checked is looked for in all of them. */
 const MAX_KEPT_CHARS = 1 << 17;
@@ -340,7 +273,7 @@ export class Seen {
     if (shown.file !== undefined && (byFile = this.files.get(shown.file)) === undefined)
       this.files.set(shown.file, (byFile = { numbered: new Map(), texts: new Map() }));
     let unseen = false;
-    forEachLine(shown.text, shown.numbered, (text, n) => {
+    forEachContentLine(shown.text, shown.numbered, (text, n) => {
       if (check) {
         if (this.pending.some((kept) => mayHold(kept.text, text))) this.enterPending();
         if (!this.seenBefore(byFile, text, n)) return (unseen = true);

@@ -5,7 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { commandRole } from "../../src/shell/role.js";
 import fc from "fast-check";
-import { contentLines, factsOf, InformationState, mayHold, Seen, type Brought } from "../../src/judge/information.js";
+import { factsOf, InformationState, Seen, type Brought } from "../../src/judge/information.js";
+import { contentLines } from "../../src/hosts/answers.js";
+import { FILE, plain, readOutput } from "../support/answers.js";
 import { callKind, type CallKind } from "../../src/judge/tool-kinds.js";
 import type { ToolCall } from "../../src/model/entry.js";
 import { toolCall } from "../support/calls.js";
@@ -27,14 +29,6 @@ const judged = (calls: readonly (ToolCall | string)[], byAnswer = true): Brought
       ).brought,
   );
 };
-
-const FILE = Array.from({ length: 12 }, (_, i) => `export const value${i} = compute(${i * 7});`);
-/** The read tool's answer for lines [from, to] (1-based) of FILE. */
-const readOutput = (from: number, to: number) =>
-  `<path>/p/src/a.ts</path>\n<type>file</type>\n<content>\n${FILE.slice(from - 1, to)
-    .map((line, i) => `${from + i}: ${line}`)
-    .join("\n")}\n\n(Showing lines ${from}-${to} of 12. Use offset=${to + 1} to continue.)\n</content>`;
-const plain = (from: number, to: number) => `${FILE.slice(from - 1, to).join("\n")}\n`;
 
 describe("commandRole: what a shell line does", () => {
   it.each<[string, "read" | "check" | "effect"]>([
@@ -86,24 +80,6 @@ describe("callKind: tools that read are questions, any other is an effect", () =
     [bash("rm -rf build"), "effect"],
   ])("%j: %s", (c, kind) => {
     expect(callKind(c)).toBe(kind);
-  });
-});
-
-describe("contentLines: the same lines however they were shown", () => {
-  it("the read tool's numbered lines and wrapper, sed's plain lines: the same content", () => {
-    expect(contentLines(readOutput(3, 5))).toEqual(FILE.slice(2, 5));
-    expect(contentLines(plain(3, 5))).toEqual(FILE.slice(2, 5));
-  });
-
-  it("a search hit by its file's name and text, as grep -n, git grep and opencode's grep tool write it", () => {
-    const expected = ["job.ts\u0000const size = legacyTimeout(req)"];
-    expect(contentLines("src/ingest/job.ts:33:  const size = legacyTimeout(req)\n")).toEqual(expected);
-    expect(contentLines("./src/ingest/job.ts:33:const size = legacyTimeout(req)")).toEqual(expected);
-    expect(contentLines("Found 1 matches\n/home/dev/p/src/ingest/job.ts:\n  Line 33:   const size = legacyTimeout(req)")).toEqual(expected);
-  });
-
-  it("a JSON result moved to the end of its list reads the same (no trailing comma)", () => {
-    expect(contentLines('{\n  "url": "https://a",\n  "title": "A"\n}')).toEqual(["{", '"url": "https://a"', '"title": "A"', "}"]);
   });
 });
 
@@ -342,31 +318,6 @@ function numberedLines(output: string, numbered: boolean): { text: string; n: nu
     return { text, n: match ? Number(match[1]) : -1 };
   });
 }
-
-describe("mayHold: could an answer hold a line given as this text", () => {
-  it("holds every line forEachLine gives of it", () => {
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.string({
-            unit: fc.constantFrom(
-              ...["a", "b", " ", ",", ":", "1", "|", "\t", "\r", "\u00a0", "\u1680", "\u2028", "\ufeff", "\u0000", "/", "."],
-              ...["Line 1:", "a.ts:", "x.ts:2:", "<content>", "Found 2 matches"],
-            ),
-          }),
-          {
-            maxLength: 6,
-          },
-        ),
-        (lines) => {
-          const answer = lines.join("\n");
-          for (const text of contentLines(answer)) expect(mayHold(answer, text)).toBe(true);
-        },
-      ),
-      { numRuns: 3000 },
-    );
-  });
-});
 
 describe("Seen: answers kept until needed read as every answer entered when shown", () => {
   // Few files, texts and numbers, so that lines meet, repeat and replace each other often.
