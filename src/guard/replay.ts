@@ -108,11 +108,11 @@ export interface ReplayedSession {
 }
 
 /**
- * How the runtime a session was recorded in stops a loop: opencode's V1 sessions by denying
- * the continue turn; a V2 session and another agent's transcript, which have none, by an
- * interrupt (`SessionRecord.continueTurn`).
+ * How the runtime a session was recorded in stops a loop (`SessionRecord.continueTurn`):
+ * opencode's V1 sessions by denying the continue turn, Codex by ending the turn after the
+ * compaction; a V2 session and Claude Code by an interrupt. The live hooks stop by the same.
  */
-const stopOf = (session: SessionData): StopKind => (session.record.continueTurn ? "continue-turn" : "interrupt");
+export const stopOf = (session: SessionData): StopKind => (session.record.continueTurn ? "continue-turn" : "interrupt");
 
 /**
  * What the decisions of a whole recorded session know besides its history: the host's inputs

@@ -36,6 +36,12 @@ export interface TranscriptSession {
    * does not tell the window.
    */
   readonly usable: number | null;
+  /**
+   * The agent's turn goes on by itself after an automatic compaction and the guard stops a
+   * loop right there, before the next model request (`SessionRecord.continueTurn`): true for
+   * Codex, false for Claude Code, where the guard interrupts at the next tool call.
+   */
+  readonly continueTurn: boolean;
   /** Record kinds this reader does not know, each once, in the order met. */
   readonly unknownRecords: readonly string[];
   /** Lines that are not JSON objects (a torn last line, damage). */
@@ -44,8 +50,8 @@ export interface TranscriptSession {
   readonly subagents: readonly TranscriptSession[];
 }
 
-/** A transcript's session as a host-neutral record: no synthetic continue turn (no opencode ran it). */
-export function transcriptRecord(info: TranscriptSession["info"]): SessionRecord {
+/** A transcript's session as a host-neutral record. */
+export function transcriptRecord({ info, continueTurn }: Pick<TranscriptSession, "info" | "continueTurn">): SessionRecord {
   return {
     id: info.id,
     title: info.title,
@@ -53,7 +59,7 @@ export function transcriptRecord(info: TranscriptSession["info"]): SessionRecord
     parent: info.parentID !== undefined && info.parentID !== "" ? info.parentID : null,
     created: finiteOrNull(info.time.created),
     updated: finiteOrNull(info.time.updated),
-    continueTurn: false,
+    continueTurn,
   };
 }
 

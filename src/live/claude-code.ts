@@ -25,7 +25,6 @@ import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
 import type { Verdict } from "../judge/verdict.js";
-import type { StopKind } from "../guard/host.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
 import { redactSecrets } from "../redact/secrets.js";
@@ -39,13 +38,6 @@ import { CLAUDE_CODE_WORDS } from "../hosts/claude-code/words.js";
 
 /** How the judge reads a Claude Code session's host facts (the same as `replay`'s: no continue text). */
 const FACTS = { source: "claude-code 2.1.328", afterCompaction: [] as const };
-
-/**
- * How the guard stops a loop in Claude Code: it cannot stop at the compaction (2.1.328 ignores
- * `SessionStart`'s `continue: false`), so it refuses the next tool call and stops the turn, an
- * interrupt: a housekeeping deny stops nothing (guard/decision.ts `responsesOf`).
- */
-const STOP: StopKind = "interrupt";
 
 /** Ends every hook command the installer writes: a shell comment that marks the entry as the guard's. */
 export const HOOK_MARK = "# opencode-compaction-guard";
@@ -88,12 +80,12 @@ function hookInput(input: unknown): HookInput | string {
 /** The session as `replay` reads it, from the transcript's text. */
 function sessionOf(text: string, fallbackID: string): SessionData {
   const read = readClaudeCode(text, fallbackID);
-  return { record: transcriptRecord(read.info), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
+  return { record: transcriptRecord(read), timeline: read.timeline, unphysicalTokens: 0, agent: read.agent, usable: read.usable };
 }
 
 /** The decision at the session's latest automatic compaction (undefined: none), with Claude Code's facts and stop. */
 const decideNow = (session: SessionData, settings: GuardSettings): LatestDecision | undefined =>
-  decideLatest(session, { settings, usable: session.usable ?? null, facts: FACTS }, STOP);
+  decideLatest(session, { settings, usable: session.usable ?? null, facts: FACTS });
 
 /** The one line the user reads at a stop, in Claude Code's words (hosts/claude-code/words.ts). */
 function stopLine(verdict: Verdict): string {

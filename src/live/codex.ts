@@ -24,7 +24,6 @@ import { loadSettingsFiles } from "../config/file.js";
 import { continueNoteBefore } from "../guard/prevention.js";
 import { describeEvidence, nextSteps } from "../judge/explain.js";
 import type { Verdict } from "../judge/verdict.js";
-import type { StopKind } from "../guard/host.js";
 import { resolveSettings, type GuardSettings } from "../config/settings.js";
 import type { SessionData } from "../model/session.js";
 import { terminalSafe } from "../redact/terminal-safe.js";
@@ -116,13 +115,6 @@ function settingsOf(context: LiveContext, cwd: string, warn: (line: string) => v
   return resolved.settings;
 }
 
-/**
- * How the guard stops a loop in Codex: its `SessionStart` hook ends the turn right after the
- * compaction, before the next model request, as denying opencode's continue turn does; a
- * housekeeping deny stops it too (guard/decision.ts `responsesOf`).
- */
-const STOP: StopKind = "continue-turn";
-
 /** The stop's reason in words: the rule, its evidence and what to do next, in Codex's words (hosts/codex/words.ts). */
 export function stopReason(verdict: Verdict): string {
   return terminalSafe(
@@ -177,7 +169,7 @@ async function handle(input: unknown, context: LiveContext): Promise<HookReply> 
       return withWarnings(goOnWith(`compaction-guard: no rollout for Codex session ${hook.sessionID}; Codex goes on unguarded`));
     const session = await readExport(path);
     if (session.timeline.compactions.length === 0) return withWarnings(GO_ON);
-    const latest = decideLatest(session, sessionInputs(session, { settings }), STOP);
+    const latest = decideLatest(session, sessionInputs(session, { settings }));
     if (!latest?.stops) return withWarnings(afterCompaction && settings.prevent ? noteReply(session) : GO_ON);
     if (latest.response.observe)
       return withWarnings(

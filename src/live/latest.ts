@@ -7,8 +7,7 @@
  */
 import type { GuardSettings } from "../config/settings.js";
 import { decideAt, responsesOf, type Decision } from "../guard/decision.js";
-import type { StopKind } from "../guard/host.js";
-import { sessionOptions } from "../guard/replay.js";
+import { sessionOptions, stopOf } from "../guard/replay.js";
 import type { SessionInputs } from "../judge/verdict.js";
 import { TimelineSteps } from "../judge/view.js";
 import type { SessionData } from "../model/session.js";
@@ -26,14 +25,20 @@ export interface LatestDecision extends Decision {
 
 /**
  * Decides at the latest automatic compaction with a successful summary of `session`, a whole
- * transcript, in an agent that stops a loop by `stop`. Undefined when there is no such
- * compaction. Pure.
+ * transcript, stopped as its agent stops a loop (guard/replay.ts `stopOf`). Undefined when
+ * there is no such compaction. Pure.
  */
-export function decideLatest(session: SessionData, inputs: SessionInputs<GuardSettings>, stop: StopKind): LatestDecision | undefined {
+export function decideLatest(session: SessionData, inputs: SessionInputs<GuardSettings>): LatestDecision | undefined {
   const { timeline } = session;
   const latest = timeline.compactions.filter((c) => c.auto && c.succeeded).at(-1);
   if (latest === undefined) return undefined;
   const { settings } = inputs;
-  const decision = decideAt(new TimelineSteps(timeline), latest, settings, sessionOptions(session, inputs), responsesOf(stop, settings));
+  const decision = decideAt(
+    new TimelineSteps(timeline),
+    latest,
+    settings,
+    sessionOptions(session, inputs),
+    responsesOf(stopOf(session), settings),
+  );
   return { ...decision, stops: decision.response.stops && realUserAfter(timeline, compactionEnd(latest)) === -1 };
 }

@@ -16,9 +16,11 @@ export interface SessionRecord {
   /** Its last activity, ms since the epoch; null when not recorded. */
   readonly updated: number | null;
   /**
-   * The host adds a synthetic continue turn after an automatic compaction (opencode V1): a
-   * denied compaction with no continue turn after it shows the guard stopped the session.
-   * False for opencode's V2 runner and for other agents' transcripts.
+   * The session goes on by itself after an automatic compaction and the guard stops a loop
+   * right there, before the next model request: opencode V1 adds a synthetic continue turn
+   * (a denied compaction with no continue turn after it shows the guard stopped the session),
+   * Codex goes on with the turn, which its `SessionStart` hook can end. False for opencode's V2
+   * runner and for Claude Code, where the guard stops a loop by an interrupt.
    */
   readonly continueTurn: boolean;
 }

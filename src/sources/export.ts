@@ -373,7 +373,7 @@ function transcriptSession(text: string, name: string): SessionData | undefined 
   if (!read) return undefined;
   const passedOver = passedOverOf(read.badLines, read.unknownRecords);
   return {
-    record: transcriptRecord(read.info),
+    record: transcriptRecord(read),
     timeline: read.timeline,
     unphysicalTokens: 0,
     agent: read.agent,

@@ -5,6 +5,9 @@
  * stops at the first as a V1 session (its continue turn denied) and at the third where the
  * runtime interrupts (a V2 session lets housekeeping go on).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { responsesOf, responseTo, type Response } from "../../src/guard/decision.js";
@@ -16,6 +19,8 @@ import { v1SessionData } from "../../src/hosts/opencode/session.js";
 import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 import type { Verdict } from "../../src/judge/verdict.js";
 import { SessionBuilder } from "../support/session.js";
+import { readExport } from "../../src/sources/export.js";
+import { toClaudeCode, toCodex } from "../support/transcripts.js";
 
 const SESSION = "ses_r";
 
@@ -121,6 +126,17 @@ describe("replay's stop is where the live path halts", () => {
     const halts = [];
     for (const row of rows) halts.push(await liveHalts(stop, row.compaction.messageID));
     expect(rows[halts.indexOf(true)]).toBe(firstDeny);
+  });
+
+  it("another agent's transcript stops as its live hook does: Codex ends the turn after the compaction, Claude Code interrupts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocg-replay-host-"));
+    const firstDeny = async (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      const session = await readExport(join(dir, name));
+      return [session.record.continueTurn, replaySession(session, INPUTS).firstDeny?.compaction.index];
+    };
+    expect(await firstDeny("codex.jsonl", toCodex(V1.timeline))).toEqual([true, 1]);
+    expect(await firstDeny("claude.jsonl", toClaudeCode(V1.timeline))).toEqual([false, 3]);
   });
 
   it("observe mode: the live path halts nothing, replay names where it would have stopped", async () => {

@@ -35,9 +35,9 @@ describe("a session's record, host-neutral", () => {
     expect(v2SessionData({ id: "ses_c" }, { messages: [] }).record.continueTurn).toBe(false);
   });
 
-  it("reads a transcript's session: no continue turn", () => {
+  it("reads a transcript's session: the continue turn as its reader tells it", () => {
     const info = { id: "t1", title: "list files", directory: "/w", parentID: "t0", time: { created: 5, updated: 9 } };
-    expect(transcriptRecord(info)).toEqual({
+    expect(transcriptRecord({ info, continueTurn: false })).toEqual({
       id: "t1",
       title: "list files",
       directory: "/w",
@@ -46,14 +46,14 @@ describe("a session's record, host-neutral", () => {
       updated: 9,
       continueTurn: false,
     });
-    expect(transcriptRecord({ id: "t2", title: "", time: {} })).toEqual({
+    expect(transcriptRecord({ info: { id: "t2", title: "", time: {} }, continueTurn: true })).toEqual({
       id: "t2",
       title: "",
       directory: undefined,
       parent: null,
       created: null,
       updated: null,
-      continueTurn: false,
+      continueTurn: true,
     });
   });
 });

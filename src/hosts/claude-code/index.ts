@@ -369,6 +369,8 @@ export function readClaudeCode(text: string, fallbackID = "claude-code"): Transc
       timeline: transcriptTimeline(built.entries),
       agent: "claude-code" as const,
       usable: window - keptFree(version),
+      // 2.1.328 ignores `SessionStart`'s `continue: false`: the guard stops a loop at the next tool call.
+      continueTurn: false,
       unknownRecords: unknown.list(),
       badLines,
       subagents: [] as TranscriptSession[],

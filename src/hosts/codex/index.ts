@@ -362,6 +362,8 @@ export function readCodex(text: string, fallbackID = "codex"): TranscriptSession
     agent: "codex",
     // Codex compacts at 90% of the model's window; `model_context_window` is 95% of it (openai_models.rs).
     usable: window > 0 ? Math.floor((window * 90) / 95) : null,
+    // The turn goes on after a compaction; the `SessionStart` hook can end it before the next model request.
+    continueTurn: true,
     unknownRecords: unknown.list(),
     badLines: parsed.badLines,
     subagents: [],
