@@ -12,7 +12,7 @@ import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js"
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { previewCall } from "../redact/preview.js";
-import { StepsView, stepsFrom, TimelineSteps, type Action, type StepView } from "./view.js";
+import { StepsView, TimelineSteps, type Action, type StepView } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<SharedSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -169,7 +169,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
     stepNumber += 1;
     if (entry.toolCalls.length === 0) return;
     // Views of one stretch since the user's last message share what they judged new: one view per stretch.
-    if (view === undefined || view.from !== stepsFrom(steps, position)) view = new StepsView(steps, position, options);
+    if (view === undefined || view.lastUserPosition !== steps.lastUser[position]) view = new StepsView(steps, position, options);
     const step = view.stepAt(position);
     if (step === undefined) return;
     const first = view.firstStepUpTo(position, window);

@@ -6,7 +6,7 @@
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
 import { RULES, type Evidence, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
-import { buildView, TimelineSteps } from "./view.js";
+import { DecisionView, TimelineSteps } from "./view.js";
 
 export type { Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
 
@@ -104,7 +104,7 @@ export function contextOf(settings: JudgeSettings, options: DecideOptions): Rule
 export function decideWith(steps: TimelineSteps, compaction: Compaction, settings: JudgeSettings, options: DecideOptions): Verdict {
   const context = contextOf(settings, options);
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
-  const view = buildView(steps, compaction, settings, start);
+  const view = new DecisionView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
   const first = RULES.find((_, i) => findings[i]!.fired);
   const fired: RuleName[] = [];

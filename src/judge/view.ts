@@ -6,7 +6,7 @@
  * (./information.ts). A timeline's actions and judgements are worked out once per timeline
  * and settings ({@link TimelineSteps}) and shared by every view of it.
  */
-import { isRealUser, isStep, isWorkStep, type AssistantEntry, type Entry, type ToolCall } from "../model/entry.js";
+import { isRealUser, isWorkStep, type AssistantEntry, type ToolCall } from "../model/entry.js";
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { textSignature } from "./signature.js";
@@ -40,11 +40,6 @@ export class Action {
     /** Its key under `askingByResult`: an asking call's tool and status alone, else {@link key}. */
     readonly byTool: string,
   ) {}
-
-  /** Was an action of the same key (`byTool`: of the same {@link byTool}) done before it, in its own step or at any distance back, at or after `position`? */
-  keyUsedSince(position: number, byTool = false): boolean {
-    return ((byTool ? this.previousOfTool : this.previousOfKey)?.position ?? -1) >= position;
-  }
 }
 
 /** A step that did something (non-empty, non-summary assistant message) and its actions. */
@@ -320,12 +315,6 @@ export class TimelineSteps {
     if (!named) this.named.set(settings, (named = withIds(settings)));
     return named;
   }
-
-  /** Position of the last real user message in `entries[start..end]`, or −1. */
-  lastUserIn(end: number, start: number): number {
-    const at = this.lastUser[end] ?? -1;
-    return at >= start ? at : -1;
-  }
 }
 
 /** Binary search: the first index of `list` (sorted by `positionAt`) whose position is > `after`. */
@@ -350,14 +339,6 @@ const firstAfter = (compactions: readonly Compaction[], after: number): number =
 export function compactionBetween(compactions: readonly Compaction[], after: number, before: number): boolean {
   const i = firstAfter(compactions, after);
   return i < compactions.length && compactions[i]!.position < before;
-}
-
-/**
- * Where the steps of a view of `timeline.entries[start..end]` begin: after the user's last
- * real message in it ({@link StepsView.from}), without building the view.
- */
-export function stepsFrom(steps: TimelineSteps, end: number, start = 0): number {
-  return Math.max(start, steps.lastUserIn(end, start) + 1);
 }
 
 /** What was judged of an action the views do not hold: information, as a call never seen. */
@@ -396,7 +377,8 @@ export class StepsView {
     start = 0,
   ) {
     const settings = (this.settings = steps.settingsOf(options));
-    this.lastUserPosition = steps.lastUserIn(end, start);
+    const user = steps.lastUser[end] ?? -1;
+    this.lastUserPosition = user >= start ? user : -1;
     this.from = Math.max(start, this.lastUserPosition + 1);
     this.positions = steps.positions;
     this.views = steps.stepViews(settings);
@@ -459,9 +441,9 @@ export class StepsView {
     return this.settings.askingByResult ? action.firstOfTool : action.firstOfKey;
   }
 
-  /** Was an action of `action`'s key (see {@link keyOf}) done before it at or after `position`? */
+  /** Was an action of `action`'s key (see {@link keyOf}) done before it, in its own step or further back, at or after `position`? */
   keyUsedSince(action: Action, position: number): boolean {
-    return action.keyUsedSince(position, this.settings.askingByResult);
+    return ((this.settings.askingByResult ? action.previousOfTool : action.previousOfKey)?.position ?? -1) >= position;
   }
 
   /** Did the action bring anything since the user's last message? A repeat, however spelled, did not. */
@@ -484,6 +466,7 @@ export class DecisionView extends StepsView {
   /** Index in `timeline.compactions` just past k. */
   private readonly upTo: number;
 
+  /** The view of k on `timeline.entries[start..end]` (the timeline of `steps`); never throws on a timeline from buildTimeline. */
   constructor(
     steps: TimelineSteps,
     /** The automatic compaction being decided: compaction k. */
@@ -533,25 +516,4 @@ export class DecisionView extends StepsView {
     }
     return found.reverse();
   }
-
-  /** The newest `n` steps since `from`, oldest first. */
-  recentSteps(n: number): StepView[] {
-    return this.stepsUpTo(this.end, n);
-  }
-}
-
-/**
- * Builds the view of compaction k (`compaction`) on `timeline.entries[start..end]` (the
- * timeline of `steps`), where end is k's summary (or k itself when the summary is missing).
- *
- * @param settings `matchOutput` (whether outputs are part of a call's signature) and `ignore`.
- * @returns the view; never throws on a timeline from buildTimeline.
- */
-export function buildView(
-  steps: TimelineSteps,
-  compaction: Compaction,
-  settings: Pick<SharedSettings, "matchOutput" | "ignore">,
-  start = 0,
-): DecisionView {
-  return new DecisionView(steps, compaction, settings, start);
 }

@@ -19,7 +19,7 @@ import type { Evidence, RuleName } from "../../src/judge/rules/index.js";
 import type { Rule } from "../../src/judge/rules/rule.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
 import { contextOf, historyLimit } from "../../src/judge/verdict.js";
-import { buildView, TimelineSteps } from "../../src/judge/view.js";
+import { DecisionView, TimelineSteps } from "../../src/judge/view.js";
 import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
 /** Every field optional, at every depth: what `toMatchObject` compares. */
@@ -127,7 +127,7 @@ function runRow<N extends RuleName>(rule: Rule<N, Evidence[N]>, row: Row<N>, fir
   const compaction = timeline.compactions.find((c) => c.messageID === verdict.compaction.messageID)!;
   const context = contextOf(settings, { ...opencodeInputs(limits, reserved), subagent, wholeSession });
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
-  const finding = rule.check(buildView(new TimelineSteps(timeline), compaction, settings, start), context);
+  const finding = rule.check(new DecisionView(new TimelineSteps(timeline), compaction, settings, start), context);
 
   expect(finding.fired, `${rule.name} fired`).toBe(fires);
   if (row.evidence !== undefined) expectMatch(finding.evidence, row.evidence, `${rule.name} evidence`);

@@ -134,7 +134,7 @@ export const repeatedToolCall = defineRule({
   /** Four messages for each step of the window. */
   history: (settings) => 4 * settings.window,
   check(view, { settings, directory, usable }) {
-    const steps = view.recentSteps(settings.window);
+    const steps = view.stepsUpTo(view.end, settings.window);
     const { best, fires: found, newSeen } = strongest(steps, view, settings.threshold);
     // After a stop that a fitting step released, repeats from before it no longer count.
     const rearmed = rearmedAfterStop(view, usable);

@@ -57,7 +57,7 @@ export interface Words<E> {
 }
 
 /**
- * A rule as its file declares it. `check` is pure and never throws on a view from buildView.
+ * A rule as its file declares it. `check` is pure and never throws on any DecisionView.
  * `O`: the specs of the settings this rule alone reads (none: `{}`); its check reads them
  * beside the shared ones (../settings.ts), and no other rule sees them.
  */
