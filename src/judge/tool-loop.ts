@@ -51,7 +51,6 @@ export function toolLoopAction(runs: number, settings: Pick<SharedSettings, "too
 }
 
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  once: 1,
   twice: 2,
   thrice: 3,
   two: 2,

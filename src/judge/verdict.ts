@@ -107,13 +107,8 @@ export function decideWith(steps: TimelineSteps, compaction: Compaction, setting
   const view = new DecisionView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));
   const first = RULES.find((_, i) => findings[i]!.fired);
-  const fired: RuleName[] = [];
-  const evidence: Record<string, unknown> = {};
-  for (let i = 0; i < RULES.length; i++) {
-    const rule = RULES[i]!;
-    if (findings[i]!.fired) fired.push(rule.name);
-    evidence[rule.name] = findings[i]!.evidence;
-  }
+  const fired: RuleName[] = RULES.filter((_, i) => findings[i]!.fired).map((rule) => rule.name);
+  const evidence = Object.fromEntries(RULES.map((rule, i) => [rule.name, findings[i]!.evidence]));
   return {
     decision: first ? "deny" : "allow",
     rule: first?.name ?? null,

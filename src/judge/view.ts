@@ -230,10 +230,7 @@ export class TimelineSteps {
    * is asked about: a decision judges the steps since the user last spoke, never those before.
    */
   judgementOf(settings: ActionSettings, action: Action): Judgement | undefined {
-    const judged = this.judgedUnder(settings);
-    const user = this.lastUser[action.position];
-    if (user !== undefined && !judged.users.has(user)) this.judgeSince(user, settings, judged);
-    return judged.byAction.get(action);
+    return this.judgedAt(settings, action.position).byAction.get(action);
   }
 
   /**
@@ -242,55 +239,46 @@ export class TimelineSteps {
    * the judging over ({@link TimelineSteps} `earlier`).
    */
   judgeNewest(options: ActionOptions): void {
-    const settings = this.settingsOf(options);
-    const judged = this.judgedUnder(settings);
     const last = this.positions[this.positions.length - 1];
-    const user = last === undefined ? undefined : this.lastUser[last];
-    if (user !== undefined && !judged.users.has(user)) this.judgeSince(user, settings, judged);
+    if (last !== undefined) this.judgedAt(this.settingsOf(options), last);
   }
 
-  private judgedUnder(settings: ActionSettings): Judged {
+  /**
+   * What actions brought under `settings`, the work steps whose last real user message is the
+   * one at or before `position` judged first (once, oldest first): from a new state, or from
+   * where the earlier read's judging of the same first actions left off.
+   */
+  private judgedAt(settings: ActionSettings, position: number): Judged {
     let judged = this.judged.get(settings.id);
     if (!judged) this.judged.set(settings.id, (judged = { byAction: new Map(), users: new Set(), newest: undefined }));
-    return judged;
-  }
-
-  /** The actions of the work steps whose last real user message is at `user` (−1: none), oldest first. */
-  private actionsSince(user: number, settings: ActionSettings): Action[] {
+    const user = this.lastUser[position];
+    if (user === undefined || judged.users.has(user)) return judged;
+    judged.users.add(user);
     const views = this.stepViews(settings);
     const actions: Action[] = [];
     for (let s = firstPositionAfter(this.positions, user); s < views.length && this.lastUser[views[s]!.position] === user; s++)
       actions.push(...views[s]!.actions);
-    return actions;
-  }
-
-  /**
-   * Judges the work steps whose last real user message is at `user` (−1: none), oldest first,
-   * into `judged`: from a new state, or from where the earlier read's judging of the same
-   * first actions left off.
-   */
-  private judgeSince(user: number, settings: ActionSettings, judged: Judged): void {
-    judged.users.add(user);
-    const actions = this.actionsSince(user, settings);
     const taken = this.earlier?.handOver(settings.id, actions, this.timeline.entries);
     const state = taken?.state ?? new InformationState(settings.matchOutput);
-    const done = taken?.judgements.length ?? 0;
-    for (let i = 0; i < done; i++) judged.byAction.set(actions[i]!, taken!.judgements[i]!);
     const judgements = taken?.judgements ?? [];
-    for (let i = done; i < actions.length; i++) {
+    for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!;
-      const judgement = state.judge({
-        call: action.call,
-        text: action.kind === "text" ? action.key : undefined,
-        position: action.position,
-        messageID: (this.timeline.entries[action.position] as AssistantEntry).id,
-      });
-      judged.byAction.set(action, judgement);
-      judgements.push(judgement);
+      // The judgements handed over come first; each action after them is judged now.
+      if (i === judgements.length)
+        judgements.push(
+          state.judge({
+            call: action.call,
+            text: action.kind === "text" ? action.key : undefined,
+            position: action.position,
+            messageID: (this.timeline.entries[action.position] as AssistantEntry).id,
+          }),
+        );
+      judged.byAction.set(action, judgements[i]!);
     }
     // The steps that reach the timeline's end are the only ones a later read can go on from.
     const last = this.positions[this.positions.length - 1];
     if (last !== undefined && this.lastUser[last] === user) judged.newest = { actions, judgements, state };
+    return judged;
   }
 
   /**
