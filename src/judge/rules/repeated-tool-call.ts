@@ -7,7 +7,7 @@
  * same result), Cline (new work resets) and Codex (only a real user message resets);
  * evidence wholly on one side of a compaction does not deny (docs/how-it-decides.md).
  */
-import { buildChains, keysRepeat, oneRun, type Chain } from "../chains.js";
+import { buildChains, oneRun, type Chain } from "../chains.js";
 import { previewCall } from "../../redact/preview.js";
 import { compactionBetween, type DecisionView, type StepView } from "../view.js";
 import { decimal, spec } from "../../shared/setting.js";
@@ -67,25 +67,13 @@ function checkRunIn(view: DecisionView, threshold: number): Chain | undefined {
 
 /**
  * The strongest chain of `steps`: one that fires first, then the longest, then the most
- * recent. When no key repeats in them every chain is one run, which lies on one side of any
- * compaction and so cannot fire: the strongest is the latest call's, found without building
- * the others.
+ * recent (when no key repeats in them, the latest call's one run).
  */
 function strongest(
   steps: readonly StepView[],
   view: DecisionView,
   threshold: number,
 ): { readonly best: Chain | undefined; readonly fires: boolean; readonly newSeen: number } {
-  if (!keysRepeat(steps, view)) {
-    for (let i = steps.length - 1; i >= 0; i--) {
-      const step = steps[i]!;
-      const actions = step.actions;
-      for (let j = actions.length - 1; j >= 0; j--) {
-        if (actions[j]!.kind === "tool") return { best: oneRun(step, actions[j]!), fires: false, newSeen: 0 };
-      }
-    }
-    return { best: undefined, fires: false, newSeen: 0 };
-  }
   const { chains, newSeen } = buildChains(steps, view);
   let best: Chain | undefined;
   let bestFires = false;
