@@ -10,12 +10,7 @@ import { predictNextPrompt as predictWith, type Prediction } from "./judge/predi
 import type { Evidence, RuleName } from "./judge/rules/index.js";
 import { replayTimeline as replayTimelineWith, type ReplayRow } from "./guard/replay.js";
 import type { GuardSettings } from "./config/settings.js";
-import {
-  decide as decideWith,
-  decideCompaction as decideCompactionWith,
-  type DecideOptions as JudgeOptions,
-  type Verdict,
-} from "./judge/verdict.js";
+import { decide as decideWith, findDecisionPoint, type DecideOptions as JudgeOptions, type Verdict } from "./judge/verdict.js";
 import { OPENCODE_FACTS, opencodeInputs, type ModelLimits } from "./hosts/opencode/facts.js";
 import { buildTimeline } from "./hosts/opencode/v1.js";
 import type { Compaction, Timeline } from "./model/timeline.js";
@@ -81,7 +76,9 @@ export function decideCompaction(
   settings: GuardSettings,
   options: DecideOptions = {},
 ): Verdict | undefined {
-  return decideCompactionWith(timeline, compactionID, settings, judgeOptions(options));
+  const point = findDecisionPoint(timeline, compactionID);
+  if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;
+  return decide(timeline, point, settings, options);
 }
 
 /**

@@ -128,24 +128,3 @@ export function findDecisionPoint(timeline: Timeline, messageID?: string): Compa
   const candidates = timeline.compactions.filter((c) => c.auto);
   return candidates.find((c) => c.messageID === messageID) ?? candidates.filter((c) => c.succeeded).at(-1);
 }
-
-/**
- * The guard's decision at one automatic compaction of a timeline a host read (the newest
- * `historyLimit(settings)` messages are enough), as the hook makes it.
- *
- * @param compactionID the compaction's id; undefined = the latest automatic compaction with a
- *   successful summary.
- * @param options as for `decide`.
- * @returns the verdict, or undefined when no automatic compaction of that id (or none at all) is
- *   in the timeline.
- */
-export function decideCompaction(
-  timeline: Timeline,
-  compactionID: string | undefined,
-  settings: JudgeSettings,
-  options: DecideOptions,
-): Verdict | undefined {
-  const point = findDecisionPoint(timeline, compactionID);
-  if (!point || (compactionID !== undefined && point.messageID !== compactionID)) return undefined;
-  return decide(timeline, point, settings, options);
-}
