@@ -12,7 +12,7 @@ import { isStep, TOOL_LOOP_NOTICE_MARK, type ToolCall } from "../model/entry.js"
 import type { CallInTimeline, Timeline } from "../model/timeline.js";
 import type { SharedSettings } from "./settings.js";
 import { previewCall } from "../redact/preview.js";
-import { StepsView, TimelineSteps, type Action, type StepView } from "./view.js";
+import { StepsView, TimelineSteps, type Action } from "./view.js";
 
 /** The settings the check reads. */
 export type ToolLoopSettings = Pick<SharedSettings, "toolLoop" | "threshold" | "matchOutput" | "ignore">;
@@ -96,12 +96,11 @@ export interface ToolLoopCheck {
   readonly action: ToolLoopAction;
 }
 
-/** The chain of `target` (an action of the newest step in `steps`), walked by the one chain judgement. */
-function chainOf(steps: readonly StepView[], view: StepsView, target: Action): Chain | undefined {
-  // No earlier action of the same key in these steps: the first run, with nothing walked or compared.
-  const first = steps[0];
-  if (first === undefined || !view.keyUsedSince(target, first.position)) return undefined;
-  return buildChains(steps, view, target).last;
+/** The chain of `target` (an action of the step at `position`) in the newest `window` steps up to it; undefined: its first run. */
+function chainOf(view: StepsView, position: number, window: number, target: Action): Chain | undefined {
+  // No earlier action of the same key in the window: the first run, with nothing listed, walked or compared.
+  if (!view.keyUsedSince(target, view.firstStepUpTo(position, window))) return undefined;
+  return buildChains(view.stepsUpTo(position, window), view, target).last;
 }
 
 /**
@@ -115,13 +114,11 @@ export function checkToolCall(call: CallInTimeline, settings: ToolLoopSettings):
   if (settings.toolLoop === "off") return { runs: 0, action: null };
   const { timeline, position: at, callIndex: k } = call;
   const view = new StepsView(new TimelineSteps(timeline), at, { ...settings, askingByResult: false });
-  const steps = view.stepsUpTo(at, toolLoopSteps(settings));
-  const step = steps.at(-1);
+  const step = view.stepAt(at);
   const entry = timeline.entries[at];
-  const target =
-    step?.position === at && entry?.kind === "assistant" ? step.actions.find((action) => action.call === entry.toolCalls[k]) : undefined;
+  const target = step && entry?.kind === "assistant" ? step.actions.find((action) => action.call === entry.toolCalls[k]) : undefined;
   if (!target) return { runs: 0, action: null };
-  const runs = chainOf(steps, view, target)?.count ?? 1;
+  const runs = chainOf(view, at, toolLoopSteps(settings), target)?.count ?? 1;
   return { runs, action: toolLoopAction(runs, settings, askedIn(timeline, view)) };
 }
 
@@ -171,7 +168,6 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
     if (view === undefined || view.lastUserPosition !== steps.lastUser[position]) view = new StepsView(steps, position, options);
     const step = view.stepAt(position);
     if (step === undefined) return;
-    const first = view.firstStepUpTo(position, window);
     const actions = step.actions;
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!;
@@ -182,8 +178,7 @@ export function toolLoopsOf(source: Timeline | TimelineSteps, settings: ToolLoop
         found.push(entryOf(action.call, "stop", refused, entry.id));
         continue;
       }
-      // The window's steps are listed only for a call whose key ran in it.
-      const chain = view.keyUsedSince(action, first) ? chainOf(view.stepsUpTo(position, window), view, action) : undefined;
+      const chain = chainOf(view, position, window, action);
       const runs = chain?.count ?? 1;
       // Below the threshold nothing is done, whatever the user asked for.
       if (runs < settings.threshold) continue;
