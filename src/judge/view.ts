@@ -74,15 +74,6 @@ export type ActionOptions = Pick<SharedSettings, "matchOutput" | "ignore"> & { r
 /** The settings that shape actions, with the id that names what shapes them and their judgements (`matchOutput`, `ignore`). */
 type ActionSettings = ActionOptions & { readonly askingByResult: boolean; readonly id: string };
 
-/** `settings` with their id (see {@link ActionOptions}). */
-function withIds(settings: ActionOptions): ActionSettings {
-  return {
-    ...settings,
-    askingByResult: settings.askingByResult !== false,
-    id: `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}`,
-  };
-}
-
 /**
  * The actions of the step at `position` under `settings`. Keys (two actions of one key are
  * the same when they repeat the same run: {@link StepsView.sameAction}):
@@ -300,7 +291,10 @@ export class TimelineSteps {
   /** `settings` with the id that names what shapes their actions (see {@link ActionOptions}). */
   settingsOf(settings: ActionOptions): ActionSettings {
     let named = this.named.get(settings);
-    if (!named) this.named.set(settings, (named = withIds(settings)));
+    if (!named) {
+      const id = `${settings.matchOutput}\u0000${settings.ignore.join("\u0000")}`;
+      this.named.set(settings, (named = { ...settings, askingByResult: settings.askingByResult !== false, id }));
+    }
     return named;
   }
 }
