@@ -5,10 +5,10 @@
  */
 import { compactionEnd, type Compaction, type Timeline } from "../model/timeline.js";
 import type { HostInputs } from "../model/host-facts.js";
-import { RULES, type Evidence, type JudgeSettings, type RuleContext, type RuleName, type Severity } from "./rules/index.js";
+import { RULES, type DecideOptions, type Evidence, type JudgeSettings, type RuleName, type Severity } from "./rules/index.js";
 import { DecisionView, TimelineSteps } from "./view.js";
 
-export type { Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
+export type { DecideOptions, Evidence, JudgeSettings, RuleName, Severity } from "./rules/index.js";
 
 /** The guard's answer for one automatic compaction, with what every rule saw. */
 export interface Verdict {
@@ -38,24 +38,6 @@ export function historyLimit(settings: JudgeSettings): number {
   return Math.max(200, ...RULES.map((rule) => rule.history?.(settings) ?? 0));
 }
 
-/**
- * What a decision depends on besides the history and the settings: the host's inputs (its
- * facts, and its usable context in tokens: when known, no-progress also compares with it and
- * cannot-make-room can predict), and what the host knows of the session.
- */
-export interface DecideOptions extends HostInputs {
-  /** The project directory: file paths in previews are shown relative to it. */
-  readonly directory?: string | undefined;
-  /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
-  readonly subagent?: boolean | undefined;
-  /**
-   * The timeline begins with the session's first message (a whole export; in the hook, fewer
-   * messages came back than it asked for). cannot-make-room predicts only then: its base is
-   * the session's first step. Undefined = not known.
-   */
-  readonly wholeSession?: boolean | undefined;
-}
-
 /** What a session's decisions depend on besides its history: the settings (`S`: the guard's, or the judge's alone) and the host's inputs. */
 export interface SessionInputs<S extends JudgeSettings = JudgeSettings> extends HostInputs {
   readonly settings: S;
@@ -83,26 +65,14 @@ export function decide(
   return decideWith(new TimelineSteps(timeline, earlier), compaction, settings, options);
 }
 
-/** What the rules may know beyond the history (rules/rule.ts `RuleContext`), from decide's arguments. */
-export function contextOf(settings: JudgeSettings, options: DecideOptions): RuleContext<JudgeSettings> {
-  return {
-    settings,
-    usable: options.usable,
-    facts: options.facts,
-    directory: options.directory,
-    subagent: options.subagent,
-    wholeSession: options.wholeSession,
-  };
-}
-
 /**
  * {@link decide} on the steps of the compaction's timeline (`steps`: one for all the decisions
- * of a replay). Checks every rule in RULES order, with the context {@link contextOf} makes, on
+ * of a replay). Checks every rule in RULES order, with the settings and `options` as their context, on
  * the slice the hook fetches; the first that fires is the verdict's rule. Returns plain data,
  * all of it computed before it returns.
  */
 export function decideWith(steps: TimelineSteps, compaction: Compaction, settings: JudgeSettings, options: DecideOptions): Verdict {
-  const context = contextOf(settings, options);
+  const context = { ...options, settings };
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const view = new DecisionView(steps, compaction, settings, start);
   const findings = RULES.map((rule) => rule.check(view, context));

@@ -18,7 +18,7 @@ import { compactionEnd } from "../../src/model/timeline.js";
 import type { Evidence, RuleName } from "../../src/judge/rules/index.js";
 import type { Rule } from "../../src/judge/rules/rule.js";
 import { DEFAULT_SETTINGS, type GuardSettings } from "../../src/config/settings.js";
-import { contextOf, historyLimit } from "../../src/judge/verdict.js";
+import { historyLimit } from "../../src/judge/verdict.js";
 import { DecisionView, TimelineSteps } from "../../src/judge/view.js";
 import { OPENCODE_WORDS } from "../../src/hosts/opencode/words.js";
 
@@ -125,7 +125,7 @@ function runRow<N extends RuleName>(rule: Rule<N, Evidence[N]>, row: Row<N>, fir
   // The rule alone, on the view decide builds for this compaction (decideWith in judge/verdict.ts).
   const timeline = buildTimeline(row.session.messages);
   const compaction = timeline.compactions.find((c) => c.messageID === verdict.compaction.messageID)!;
-  const context = contextOf(settings, { ...opencodeInputs(limits, reserved), subagent, wholeSession });
+  const context = { ...opencodeInputs(limits, reserved), subagent, wholeSession, settings };
   const start = Math.max(0, compactionEnd(compaction) - historyLimit(settings) + 1);
   const finding = rule.check(new DecisionView(new TimelineSteps(timeline), compaction, settings, start), context);
 

@@ -37,4 +37,4 @@ export type RuleName = AnyRule["name"];
 /** Each rule's evidence, by rule name. */
 export type Evidence = { readonly [R in AnyRule as R["name"]]: ReturnType<R["check"]>["evidence"] };
 
-export type { Finding, RuleContext, Severity } from "./rule.js";
+export type { DecideOptions, Finding, RuleContext, Severity } from "./rule.js";

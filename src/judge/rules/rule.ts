@@ -5,7 +5,7 @@
  */
 import type { SettingSpecs, SettingValues } from "../../shared/setting.js";
 import type { SharedSettings } from "../settings.js";
-import type { HostFacts } from "../../model/host-facts.js";
+import type { HostInputs } from "../../model/host-facts.js";
 import type { HostWords } from "../../model/host-words.js";
 import type { DecisionView } from "../view.js";
 
@@ -25,21 +25,26 @@ export interface Finding<E> {
 }
 
 /**
- * What a rule may know beyond the history: the settings, the host's facts and where it
- * compacts. `S`: the settings it may read (a rule's check: the shared ones and its own).
+ * What a decision depends on besides the history and the settings: the host's inputs (its
+ * facts, and its usable context in tokens: when known, no-progress also compares with it and
+ * cannot-make-room can predict), and what the host knows of the session.
  */
-export interface RuleContext<S extends SharedSettings = SharedSettings> {
-  readonly settings: S;
-  /** The host's usable context in tokens (a step that reaches it compacts), null when unknown. */
-  readonly usable: number | null;
-  /** What the host sends after a compaction besides the summary (model/host-facts.ts). */
-  readonly facts: HostFacts;
-  /** The session is a subagent's (it has a parent session): its last answer is its caller's result. */
-  readonly subagent?: boolean | undefined;
-  /** The project directory, when known: file paths in previews are shown relative to it. */
+export interface DecideOptions extends HostInputs {
+  /** The project directory: file paths in previews are shown relative to it. */
   readonly directory?: string | undefined;
-  /** The timeline begins with the session's first message (see DecideOptions.wholeSession). */
+  /** The session has a parent (a subagent's, started by the task tool): see turn-finished. */
+  readonly subagent?: boolean | undefined;
+  /**
+   * The timeline begins with the session's first message (a whole export; in the hook, fewer
+   * messages came back than it asked for). cannot-make-room predicts only then: its base is
+   * the session's first step. Undefined = not known.
+   */
   readonly wholeSession?: boolean | undefined;
+}
+
+/** What a rule may know beyond the history: the settings (`S`: a rule's check reads the shared ones and its own) and {@link DecideOptions}. */
+export interface RuleContext<S extends SharedSettings = SharedSettings> extends DecideOptions {
+  readonly settings: S;
 }
 
 /**
