@@ -7,8 +7,7 @@
  * (e2e/FINDINGS.md).
  */
 import { isStep, type Entry } from "../../model/entry.js";
-import { compactionEnd } from "../../model/timeline.js";
-import { compactionSizes, type CompactionSizes } from "../../model/timeline.js";
+import { compactionEnd, compactionSizes, type CompactionSizes } from "../../model/timeline.js";
 import { defineRule } from "./rule.js";
 import { REPLY, tokens } from "../words.js";
 import { keptCulprits, type KeptCulprits } from "../culprits.js";
@@ -57,16 +56,6 @@ function everyStepRefused(entries: readonly Entry[], after: number, before: numb
   return steps > 0;
 }
 
-/** The evidence of a measured compaction. */
-const measured = (
-  previousMessageID: string,
-  sizes: CompactionSizes,
-  minReduction: number,
-  usableTokens: number | null,
-  reduction: number | null,
-  stalled: NoProgressStall,
-): NoProgressEvidence => ({ status: "measured", previousMessageID, ...sizes, minReduction, usableTokens, reduction, stalled });
-
 /** The rule abstains: it did not fire, and says why. */
 const abstain = (reason: string) => ({ fired: false, evidence: { status: "abstain", reason } as NoProgressEvidence });
 
@@ -86,40 +75,39 @@ export const noProgress = defineRule({
   severity: "warning",
   check(view, { settings, usable: usableTokens, directory }) {
     const { previous, compaction, timeline } = view;
-    const culprits = (residualTokens: number | null) => ({
-      culprits: keptCulprits(timeline, compaction, { residualTokens, usableTokens }, view.start, directory),
-    });
     if (!previous) return abstain("no earlier automatic compaction");
     if (view.userSteppedIn) return abstain("a real user message came after the previous compaction");
     if (rearmedAfterStop(view, usableTokens)) return abstain("the guard stopped here and a later step fit under the usable context");
 
     const sizes = compactionSizes(timeline.entries, previous, compaction.position - 1, view.start);
-    if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position)) {
-      return {
-        fired: true,
-        evidence: {
-          ...measured(previous.messageID, sizes, settings.minReduction, usableTokens, null, "provider-overflow-again"),
-          ...culprits(null),
-        },
+    const { minReduction } = settings;
+    // What was measured; when it stalled, what the compaction keeps against what it left (`residualTokens`).
+    const measured = (reduction: number | null, stalled: NoProgressStall, residualTokens: number | null): NoProgressEvidence => {
+      const evidence = {
+        status: "measured" as const,
+        previousMessageID: previous.messageID,
+        ...sizes,
+        minReduction,
+        usableTokens,
+        reduction,
+        stalled,
       };
-    }
+      if (stalled === null) return evidence;
+      return { ...evidence, culprits: keptCulprits(timeline, compaction, { residualTokens, usableTokens }, view.start, directory) };
+    };
+    if (compaction.overflow && everyStepRefused(timeline.entries, compactionEnd(previous), compaction.position))
+      return { fired: true, evidence: measured(null, "provider-overflow-again", null) };
     const { triggerTokens, afterTokens } = sizes;
     if (triggerTokens === null || afterTokens === null) return abstain("token sizes around the previous compaction are missing");
     const reduction = 1 - afterTokens / triggerTokens;
     // A cut of exactly minReduction is progress ("at least"); 1e-9 absorbs float rounding.
     const stalled =
-      reduction < settings.minReduction - 1e-9
+      reduction < minReduction - 1e-9
         ? "reduction-below-minimum"
         : usableTokens !== null && afterTokens >= usableTokens
           ? "still-over-usable-context"
           : null;
-    return {
-      fired: stalled !== null,
-      evidence: {
-        ...measured(previous.messageID, sizes, settings.minReduction, usableTokens, reduction, stalled),
-        ...(stalled === null ? {} : culprits(afterTokens)),
-      },
-    };
+    return { fired: stalled !== null, evidence: measured(reduction, stalled, afterTokens) };
   },
   words: {
     explain: (e, host) => {
