@@ -29,15 +29,14 @@ export interface Chain {
  * @param until stop right after this action (the one just completed): `last` is then its chain.
  * @returns every chain in order of its first run, the chain of the last tool call walked, and
  *   how many new actions were seen in all (a chain whose `newSeen` is less was followed by new work).
- *   Cost: when every key in `steps` is distinct no action is judged new (no output is read).
+ *   Cost: when every key in `steps` is distinct (a chain needs two runs of one key) no action is
+ *   judged new (no output is read).
  */
 export function buildChains(
   steps: readonly StepView[],
   view: Pick<StepsView, "isNew" | "sameAction" | "keyOf" | "keyUsedSince">,
   until?: Action,
 ): { readonly chains: readonly Chain[]; readonly last: Chain | undefined; readonly newSeen: number } {
-  // A chain needs two runs of one key: when every key is distinct there is nothing to count,
-  // and no action needs to be judged new.
   const repeat = keysRepeat(steps, view);
   const latest = new Map<Action, Chain>();
   const chains: Chain[] = [];
@@ -74,7 +73,7 @@ export function buildChains(
  * one run long. The steps are consecutive, so a key repeats in them when a tool call's key
  * was used since the first of them. No output is read.
  */
-export function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
+function keysRepeat(steps: readonly StepView[], view: Pick<StepsView, "keyUsedSince">): boolean {
   const first = steps[0]?.position ?? 0;
   for (let s = 0; s < steps.length; s++) {
     const actions = steps[s]!.actions;

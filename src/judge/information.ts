@@ -87,10 +87,6 @@ function factsOfNormalized(normalized: string): Set<string> {
   return facts;
 }
 
-const NOTHING: Judgement = { brought: "nothing" };
-const TEXT: Judgement = { brought: "text" };
-const WAIT: Judgement = { brought: "wait" };
-
 /** `ids` with `id` last, once. */
 const withLast = (ids: readonly string[], id: string): readonly string[] => (ids[ids.length - 1] === id ? ids : [...ids, id]);
 
@@ -402,14 +398,14 @@ export class InformationState {
     const run = this.judged++;
     if (call === null) {
       const text = action.text ?? "";
-      if (this.said.has(text)) return NOTHING;
+      if (this.said.has(text)) return { brought: "nothing" };
       this.said.add(text);
-      return TEXT;
+      return { brought: "text" };
     }
     const kind = callKind(call);
     if (kind === "wait") {
       this.observed("wait");
-      return WAIT;
+      return { brought: "wait" };
     }
     const shell = runOf(call.action);
     // A failed call changed nothing: it is a question, whose answer is its error.

@@ -3,18 +3,17 @@
  * message of the user's (a background task's result, another plugin's prompt) is judged afresh
  * once a step fits under the usable context again, as after a reply. A stop never disables
  * compaction; this keeps what came before a stop from counting against the work after it.
- *
- * The stop is the guard's own note in the session (`UserEntry.guardNote`, kind `compaction`),
- * written when the session went idle after the denial. Pure; never throws.
+ * Pure; never throws.
  */
 import { isStep } from "../model/entry.js";
 import { compactionEnd } from "../model/timeline.js";
 import type { DecisionView } from "./view.js";
 
 /**
- * Did the guard stop a loop after the previous automatic compaction k−1 (its note lies after
- * k−1's summary and before k), and did a later step before k send a prompt under `usable`
- * tokens? Then the rules that measure k−1's cycle abstain, as when the user stepped in.
+ * Did the guard stop a loop after the previous automatic compaction k−1 (its stop note,
+ * `UserEntry.guardNote` of kind `compaction`, written when the session went idle after the
+ * denial, lies after k−1's summary and before k), and did a later step before k send a
+ * prompt under `usable` tokens? Then the rules that measure k−1's cycle abstain, as when the user stepped in.
  *
  * @param usable the host's usable context in tokens; null (unknown) never re-arms.
  * @returns false without k−1 in view, without a stop note there, or without such a step.
